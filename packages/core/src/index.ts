@@ -1,0 +1,68 @@
+export {
+  BlobSource,
+  type ByteSource,
+  CountingSource,
+  checkRange,
+  MemorySource,
+  type ReadExactOptions,
+  type ReadOptions,
+  readExact,
+  readExactSync,
+  throwIfAborted,
+} from './bytes.js';
+export { Cursor, type CursorOptions, decodeUtf8, float16ToNumber, numberToFloat16, readU64, readU64Big } from './cursor.js';
+export {
+  basename,
+  type DirectorySource,
+  dirname,
+  FileListDirectory,
+  MemoryDirectory,
+  SubDirectory,
+} from './directory.js';
+export { DTYPE_SIZE, type DType, type NumericArray, toTypedArray, typedArrayBytes } from './dtype.js';
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  FormatError,
+  isFormatError,
+  isSourceError,
+  type Problem,
+  ProblemList,
+  type ProblemLocation,
+  SourceError,
+  type ValidationReport,
+  withLocation,
+} from './errors.js';
+export { fromHex, hexDump, toHex } from './hex.js';
+export { HttpSource, type HttpSourceOptions } from './http.js';
+export { type InspectNode, type LazyChildren, node, nodesAt, type PlainInspectNode, toPlainTree, walk } from './inspect.js';
+export { int64String, type JsonValue, toJsonValue } from './json.js';
+export {
+  type AnyFormatPlugin,
+  definePlugin,
+  directoryTarget,
+  type FormatInfo,
+  type FormatPlugin,
+  type FormatReader,
+  fileTarget,
+  type JsonRecord,
+  type MagicSignature,
+  type OpenOptions,
+  type ProgressCallback,
+  type ProgressEvent,
+  type RecordOptions,
+  type Summary,
+  type Target,
+  type ValidateOptions,
+} from './plugin.js';
+export {
+  type Candidate,
+  createRegistry,
+  type Detection,
+  HEAD_WINDOW,
+  matchesMagic,
+  rankByMagic,
+  type Registry,
+  TAR_SHARD,
+} from './registry.js';
+export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';

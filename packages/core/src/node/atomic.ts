@@ -1,0 +1,197 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ByteSink } from '../sink.js';
+import { SourceError } from '../errors.js';
+import { describeFsError } from './file.js';
+
+const TEMP_MARK = '.binscope-tmp-';
+
+function tempNameFor(target: string): string {
+  const dir = path.dirname(target);
+  const base = path.basename(target);
+  return path.join(dir, `.${base}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files a killed writer left beside `target` (their pid is gone), so a crash
+ * leaves no litter once the next write succeeds.
+ */
+export function removeStaleTemps(target: string): void {
+  const dir = path.dirname(target);
+  const prefix = `.${path.basename(target)}${TEMP_MARK}`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && pidAlive(pid)) continue;
+    if (pid === process.pid) continue;
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function ioError(what: string, target: string, cause: unknown): SourceError {
+  return new SourceError(`${what} ${target}: ${describeFsError(cause)}`, target, { cause });
+}
+
+/**
+ * A file written beside its target under a temp name and renamed over it on commit, so the
+ * target holds either the complete previous file or the complete new one, never a part.
+ */
+export class AtomicFile implements ByteSink {
+  position = 0;
+  private fd: number | undefined;
+  private done = false;
+
+  private constructor(
+    readonly target: string,
+    readonly tempPath: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  static create(target: string): AtomicFile {
+    const tempPath = tempNameFor(target);
+    let fd: number;
+    try {
+      fd = fs.openSync(tempPath, 'wx', 0o644);
+    } catch (cause) {
+      throw ioError('cannot write', target, cause);
+    }
+    return new AtomicFile(target, tempPath, fd);
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    this.writeSync(bytes);
+  }
+
+  writeSync(bytes: Uint8Array): void {
+    if (this.fd === undefined) throw new SourceError(`${this.target}: write after close`, this.target);
+    try {
+      let written = 0;
+      while (written < bytes.byteLength) {
+        written += fs.writeSync(this.fd, bytes, written, bytes.byteLength - written);
+      }
+    } catch (cause) {
+      this.abort();
+      throw ioError('cannot write', this.target, cause);
+    }
+    this.position += bytes.byteLength;
+  }
+
+  /** Writes at an absolute position without moving `position` (patching a header). */
+  writeAt(bytes: Uint8Array, offset: number): void {
+    if (this.fd === undefined) throw new SourceError(`${this.target}: write after close`, this.target);
+    try {
+      fs.writeSync(this.fd, bytes, 0, bytes.byteLength, offset);
+    } catch (cause) {
+      this.abort();
+      throw ioError('cannot write', this.target, cause);
+    }
+  }
+
+  /** Flushes, then renames over the target. */
+  async commit(): Promise<void> {
+    if (this.done) return;
+    if (this.fd === undefined) throw new SourceError(`${this.target}: commit after abort`, this.target);
+    try {
+      fs.fsyncSync(this.fd);
+      fs.closeSync(this.fd);
+      this.fd = undefined;
+      fs.renameSync(this.tempPath, this.target);
+      this.done = true;
+    } catch (cause) {
+      this.abort();
+      throw ioError('cannot write', this.target, cause);
+    }
+    removeStaleTemps(this.target);
+  }
+
+  /** Drops the temp file; the target is untouched. */
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.fd !== undefined) {
+      try {
+        fs.closeSync(this.fd);
+      } catch {}
+      this.fd = undefined;
+    }
+    fs.rmSync(this.tempPath, { force: true });
+  }
+}
+
+/** Writes a whole file atomically, from bytes or from a function that streams into the sink. */
+export async function writeFileAtomic(
+  target: string,
+  content: Uint8Array | ((sink: AtomicFile) => Promise<void>),
+): Promise<void> {
+  const file = AtomicFile.create(target);
+  try {
+    if (content instanceof Uint8Array) await file.write(content);
+    else await content(file);
+    await file.commit();
+  } catch (error) {
+    file.abort();
+    throw error;
+  }
+}
+
+/**
+ * Builds a directory under a temp name and renames it into place. An existing target is
+ * moved aside first and deleted only once the new one is in place.
+ */
+export async function writeDirectoryAtomic(target: string, build: (tempDir: string) => Promise<void>): Promise<void> {
+  const tempDir = tempNameFor(target);
+  try {
+    fs.mkdirSync(tempDir, { recursive: false });
+  } catch (cause) {
+    throw ioError('cannot create', target, cause);
+  }
+  try {
+    await build(tempDir);
+  } catch (error) {
+    fs.rmSync(tempDir, { recursive: true, force: true });
+    throw error;
+  }
+  let aside: string | undefined;
+  try {
+    if (fs.existsSync(target)) {
+      aside = tempNameFor(target);
+      fs.renameSync(target, aside);
+    }
+    fs.renameSync(tempDir, target);
+  } catch (cause) {
+    if (aside && !fs.existsSync(target)) fs.renameSync(aside, target);
+    fs.rmSync(tempDir, { recursive: true, force: true });
+    throw ioError('cannot write', target, cause);
+  }
+  if (aside) fs.rmSync(aside, { recursive: true, force: true });
+  removeStaleTemps(target);
+}
+
+/** A private scratch folder (spilled columns, staged data), removed by the returned function. */
+export function makeScratchDir(near?: string): { dir: string; remove: () => void } {
+  const base = near ? path.dirname(path.resolve(near)) : (process.env.TMPDIR ?? '/tmp');
+  let dir: string;
+  try {
+    dir = fs.mkdtempSync(path.join(base, TEMP_MARK.slice(1)));
+  } catch {
+    dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', TEMP_MARK.slice(1)));
+  }
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,94 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ByteSource } from '../bytes.js';
+import { SourceError } from '../errors.js';
+
+/**
+ * A local file read with positional `fs.readSync`: no stream, no whole-file read, and
+ * page-cache speed. Reads are synchronous under the hood; `read` just wraps them.
+ */
+export class NodeFileSource implements ByteSource {
+  private fd: number | undefined;
+  readonly size: number;
+
+  private constructor(
+    readonly path: string,
+    readonly name: string,
+    fd: number,
+    size: number,
+  ) {
+    this.fd = fd;
+    this.size = size;
+  }
+
+  /** Opens a file; `name` is what errors call it (defaults to the path as given). */
+  static open(filePath: string, name = filePath): NodeFileSource {
+    let fd: number;
+    try {
+      fd = fs.openSync(filePath, 'r');
+    } catch (cause) {
+      throw new SourceError(`${filePath}: ${describeFsError(cause)}`, filePath, { cause });
+    }
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) {
+      fs.closeSync(fd);
+      throw new SourceError(`${filePath}: is a directory`, filePath);
+    }
+    return new NodeFileSource(filePath, name, fd, stat.size);
+  }
+
+  read(offset: number, length: number): Promise<Uint8Array> {
+    try {
+      return Promise.resolve(this.readSync(offset, length));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  readSync(offset: number, length: number): Uint8Array {
+    const start = Math.min(Math.max(0, offset), this.size);
+    const want = Math.max(0, Math.min(length, this.size - start));
+    const out = Buffer.allocUnsafe(want);
+    return this.readInto(out, start);
+  }
+
+  /** Fills `target` from `offset`; returns the filled part. Lets hot loops reuse one buffer. */
+  readInto(target: Uint8Array, offset: number): Uint8Array {
+    if (this.fd === undefined) throw new SourceError(`${this.name}: read after close`, this.path);
+    let filled = 0;
+    while (filled < target.byteLength) {
+      const n = fs.readSync(this.fd, target, filled, target.byteLength - filled, offset + filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return filled === target.byteLength ? target : target.subarray(0, filled);
+  }
+
+  async close(): Promise<void> {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+export function openFile(filePath: string): NodeFileSource {
+  return NodeFileSource.open(filePath, path.basename(filePath));
+}
+
+export function describeFsError(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory';
+    case 'ENOSPC':
+      return 'no space left on device';
+    case 'EROFS':
+      return 'read-only file system';
+    default:
+      return (cause as Error)?.message ?? String(cause);
+  }
+}

@@ -1,0 +1,116 @@
+import type { ByteSource, ReadOptions } from './bytes.js';
+import type { DirectorySource } from './directory.js';
+import type { ValidationReport } from './errors.js';
+import type { InspectNode } from './inspect.js';
+import type { JsonValue } from './json.js';
+
+/** What a plugin is asked to read: one file (maybe with its folder), or a directory archive. */
+export type Target =
+  | {
+      kind: 'file';
+      source: ByteSource;
+      /** The folder the file sits in, for formats that point into sibling files (TARIDX shards). */
+      siblings?: DirectorySource;
+    }
+  | { kind: 'directory'; directory: DirectorySource };
+
+export function fileTarget(source: ByteSource, siblings?: DirectorySource): Target {
+  return { kind: 'file', source, siblings };
+}
+
+export function directoryTarget(directory: DirectorySource): Target {
+  return { kind: 'directory', directory };
+}
+
+/** A signature as data: `bytes` (or Latin-1 text) expected at `offset`. */
+export interface MagicSignature {
+  offset: number;
+  bytes: Uint8Array | string;
+}
+
+/**
+ * A format's metadata: everything detection needs, importable without the parser
+ * (each package's `/format` entry exports just this).
+ */
+export interface FormatInfo {
+  /** Version of this interface the plugin implements. Bumped on breaking changes. */
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  readonly title: string;
+  readonly kind: 'file' | 'directory';
+  readonly extensions: readonly string[];
+  readonly mimeTypes?: readonly string[];
+  readonly magic: readonly MagicSignature[];
+  /**
+   * What signatures cannot express, e.g. "a directory holding header.sch that starts with
+   * SCDL". Returns a confidence in (0, 1], or 0 for no.
+   */
+  detect?(target: Target, head: Uint8Array, options?: ReadOptions): Promise<number>;
+}
+
+export interface ProgressEvent {
+  phase?: string;
+  done: number;
+  total?: number;
+  unit?: 'bytes' | 'items';
+}
+export type ProgressCallback = (event: ProgressEvent) => void;
+
+export interface OpenOptions extends ReadOptions {
+  onProgress?: ProgressCallback;
+}
+
+export interface RecordOptions extends ReadOptions {
+  /** First record to produce. */
+  offset?: number;
+  /** How many records at most. */
+  limit?: number;
+  /** Restrict to these columns / fields (formats that have them). */
+  columns?: readonly string[];
+}
+
+export interface ValidateOptions extends OpenOptions {
+  /** Also check payloads against their containers when they are reachable (shards, blocks). */
+  deep?: boolean;
+}
+
+/** A human + machine summary: `info`. */
+export interface Summary {
+  format: string;
+  title: string;
+  version?: string;
+  /** The format's headline counts: rows, columns, samples, fields, datasets, arrays, ... */
+  counts: Record<string, number>;
+  /** Label/value pairs for a human reader, in display order. */
+  properties: Array<[string, JsonValue]>;
+  /** Structured detail (schema, fields, tables), JSON-able. */
+  details?: { [key: string]: JsonValue };
+}
+
+export interface FormatReader {
+  readonly format: string;
+  close?(): Promise<void>;
+}
+
+/** A record as the CLI and the web page show it. */
+export type JsonRecord = { [key: string]: JsonValue };
+
+/** One format, implemented by one package. Writers are the packages' own exports. */
+export interface FormatPlugin<R extends FormatReader = FormatReader> extends FormatInfo {
+  /** Opens lazily: reads the header and what it needs to answer questions, not the data. */
+  open(target: Target, options?: OpenOptions): Promise<R>;
+  info(reader: R, options?: ReadOptions): Promise<Summary>;
+  /** The structure tree, with byte ranges. */
+  inspect(reader: R, options?: ReadOptions): Promise<InspectNode>;
+  /** Every error and warning, with class and offset. Never throws for bad input. */
+  validate(target: Target, options?: ValidateOptions): Promise<ValidationReport>;
+  /** Rows / samples / tables as JSON-able records, streamed. */
+  records(reader: R, options?: RecordOptions): AsyncIterable<JsonRecord>;
+}
+
+/** Erases a plugin's reader type so different plugins fit one list. */
+export type AnyFormatPlugin = FormatPlugin<FormatReader>;
+
+export function definePlugin<R extends FormatReader>(plugin: FormatPlugin<R>): AnyFormatPlugin {
+  return plugin as unknown as AnyFormatPlugin;
+}

@@ -1,0 +1,127 @@
+import type { ReadOptions } from './bytes.js';
+import { basename } from './directory.js';
+import { toHex } from './hex.js';
+import type { AnyFormatPlugin, FormatInfo, MagicSignature, Target } from './plugin.js';
+
+/**
+ * Plain tar files are not a plugin format but TARIDX indexes them, so detection names
+ * them: the POSIX/GNU "ustar" magic at byte 257.
+ */
+export const TAR_SHARD: FormatInfo = {
+  specificationVersion: 'v1',
+  id: 'tar',
+  title: 'tar shard',
+  kind: 'file',
+  extensions: ['tar'],
+  mimeTypes: ['application/x-tar'],
+  magic: [{ offset: 257, bytes: 'ustar' }],
+};
+
+export const HEAD_WINDOW = 4096;
+
+export interface Candidate {
+  id: string;
+  score: number;
+  reason: string;
+}
+
+export interface Detection {
+  /** Plugin id, 'tar' for a tar shard, or null when nothing matched. */
+  format: string | null;
+  title: string;
+  plugin?: AnyFormatPlugin;
+  /** Every match, best first, with why it matched. */
+  candidates: Candidate[];
+  /** The first bytes of the file (empty for a directory), for an honest "unknown". */
+  head: Uint8Array;
+  headHex: string;
+}
+
+export interface Registry {
+  readonly plugins: readonly AnyFormatPlugin[];
+  get(id: string): AnyFormatPlugin | undefined;
+  detect(target: Target, options?: ReadOptions): Promise<Detection>;
+}
+
+function magicBytes(sig: MagicSignature): Uint8Array {
+  if (typeof sig.bytes !== 'string') return sig.bytes;
+  return Uint8Array.from(sig.bytes, (c) => c.charCodeAt(0) & 0xff);
+}
+
+export function matchesMagic(head: Uint8Array, sig: MagicSignature): boolean {
+  const bytes = magicBytes(sig);
+  if (sig.offset + bytes.byteLength > head.byteLength) return false;
+  for (let i = 0; i < bytes.byteLength; i++) if (head[sig.offset + i] !== bytes[i]) return false;
+  return true;
+}
+
+/** Ranks formats against a head window. Pure: usable without any parser code loaded. */
+export function rankByMagic(formats: readonly FormatInfo[], head: Uint8Array, name = ''): Candidate[] {
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  const out: Candidate[] = [];
+  for (const format of formats) {
+    if (format.kind !== 'file') continue;
+    for (const sig of format.magic) {
+      if (!matchesMagic(head, sig)) continue;
+      const length = magicBytes(sig).byteLength;
+      const byExtension = format.extensions.includes(ext);
+      // Longer signatures are less likely to match by chance; the extension breaks ties.
+      out.push({
+        id: format.id,
+        score: length + (byExtension ? 0.5 : 0),
+        reason: `magic ${JSON.stringify(typeof sig.bytes === 'string' ? sig.bytes : toHex(sig.bytes))} at byte ${sig.offset}${byExtension ? `, extension .${ext}` : ''}`,
+      });
+      break;
+    }
+  }
+  return out.sort((a, b) => b.score - a.score);
+}
+
+/** Registration is explicit: pass the plugins you want, in the order that breaks ties. */
+export function createRegistry(plugins: readonly AnyFormatPlugin[]): Registry {
+  const byId = new Map(plugins.map((p) => [p.id, p]));
+  return {
+    plugins,
+    get: (id) => byId.get(id),
+    async detect(target, options) {
+      if (target.kind === 'directory') {
+        const candidates: Candidate[] = [];
+        for (const plugin of plugins) {
+          if (plugin.kind !== 'directory' || !plugin.detect) continue;
+          const score = await plugin.detect(target, new Uint8Array(0), options);
+          if (score > 0) candidates.push({ id: plugin.id, score, reason: 'directory layout' });
+        }
+        candidates.sort((a, b) => b.score - a.score);
+        const best = candidates[0] ? byId.get(candidates[0].id) : undefined;
+        return {
+          format: best?.id ?? null,
+          title: best?.title ?? 'unknown directory',
+          plugin: best,
+          candidates,
+          head: new Uint8Array(0),
+          headHex: '',
+        };
+      }
+      const source = target.source;
+      const head = (await source.read(0, Math.min(HEAD_WINDOW, source.size), options)).slice();
+      const name = basename(source.name);
+      const candidates = rankByMagic([...plugins, TAR_SHARD], head, name);
+      for (const plugin of plugins) {
+        if (plugin.kind !== 'file' || !plugin.detect || candidates.some((c) => c.id === plugin.id)) continue;
+        const score = await plugin.detect(target, head, options);
+        if (score > 0) candidates.push({ id: plugin.id, score, reason: 'content check' });
+      }
+      candidates.sort((a, b) => b.score - a.score);
+      const bestId = candidates[0]?.id;
+      const plugin = bestId ? byId.get(bestId) : undefined;
+      return {
+        format: bestId ?? null,
+        title: plugin?.title ?? (bestId === TAR_SHARD.id ? TAR_SHARD.title : 'unknown'),
+        plugin,
+        candidates,
+        head: head.subarray(0, 64),
+        headHex: toHex(head.subarray(0, 64)),
+      };
+    },
+  };
+}
