@@ -1,0 +1,144 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface Row {
+  format: string;
+  operation: string;
+  /** Bytes the operation processes (for MB/s). */
+  bytes?: number;
+  /** Items it processes (rows, samples, keys) for items/s. */
+  items?: number;
+  medianMs: number;
+  runs: number;
+  floor?: string;
+  floorMs?: number;
+  /** subject time / floor time (lower is better), or the inverse where `higherIsBetter`. */
+  ratio?: number;
+  goal?: string;
+  peakRssMb: number;
+  note?: string;
+}
+
+export interface Operation {
+  format: string;
+  operation: string;
+  bytes?: number;
+  items?: number;
+  /** e.g. "≤ 1.15" — printed beside the ratio, never enforced. */
+  goal?: string;
+  runs?: number;
+  warmup?: number;
+  note?: string;
+}
+
+type Work = () => unknown | Promise<unknown>;
+
+/**
+ * Runs each operation and its floor the same number of times, interleaved so both see the
+ * same cache and thermal state, and reports medians and their ratio.
+ */
+export class Bench {
+  readonly rows: Row[] = [];
+  constructor(
+    /** 1 = the issue's full workload; 0.01 = CI smoke run. */
+    readonly scale: number,
+    /** Scratch folder for generated workloads; removed at the end. */
+    readonly tmp: string,
+  ) {}
+
+  /** Scales a full-size count, keeping at least `min`. */
+  n(full: number, min = 1): number {
+    return Math.max(min, Math.round(full * this.scale));
+  }
+
+  /** A per-format scratch folder. */
+  dir(name: string): string {
+    const dir = path.join(this.tmp, name);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  async compare(op: Operation, subject: Work, floor?: { name: string; run: Work }): Promise<Row> {
+    const runs = Math.max(5, op.runs ?? 5);
+    const warmup = op.warmup ?? 1;
+    for (let i = 0; i < warmup; i++) {
+      await subject();
+      if (floor) await floor.run();
+    }
+    const subjectTimes: number[] = [];
+    const floorTimes: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      if (floor) floorTimes.push(await timeOnce(floor.run));
+      subjectTimes.push(await timeOnce(subject));
+    }
+    const medianMs = median(subjectTimes);
+    const floorMs = floor ? median(floorTimes) : undefined;
+    const row: Row = {
+      format: op.format,
+      operation: op.operation,
+      bytes: op.bytes,
+      items: op.items,
+      medianMs,
+      runs,
+      floor: floor?.name,
+      floorMs,
+      ratio: floorMs ? medianMs / floorMs : undefined,
+      goal: op.goal,
+      peakRssMb: peakRssMb(),
+      note: op.note,
+    };
+    this.rows.push(row);
+    printRow(row);
+    return row;
+  }
+
+  /** A one-off measurement (no floor), e.g. open time. */
+  async measure(op: Operation, subject: Work): Promise<Row> {
+    return this.compare(op, subject);
+  }
+}
+
+async function timeOnce(work: Work): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function peakRssMb(): number {
+  // maxRSS is in KiB on Linux.
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined) return '';
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+export function throughput(row: Row): string {
+  const seconds = row.medianMs / 1000;
+  if (row.bytes) return `${(row.bytes / 1e6 / seconds).toFixed(1)} MB/s`;
+  if (row.items) return `${Math.round(row.items / seconds).toLocaleString('en-US')} /s`;
+  return '';
+}
+
+function printRow(row: Row): void {
+  const ratio = row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}${row.goal ? ` (goal ${row.goal})` : ''}`;
+  process.stderr.write(
+    `  ${row.format} ${row.operation}: ${row.medianMs.toFixed(1)} ms ${throughput(row)}${row.floor ? ` | floor ${row.floor} ${row.floorMs!.toFixed(1)} ms` : ''}${ratio}\n`,
+  );
+}
+
+export function makeTmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-bench-'));
+}

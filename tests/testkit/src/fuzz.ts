@@ -1,0 +1,102 @@
+import { isFormatError } from '@binscope/core';
+import fc from 'fast-check';
+
+/** Seeded and bounded so CI stays fast; BINSCOPE_FUZZ_RUNS raises it for a long run. */
+export const FUZZ_RUNS = Number(process.env.BINSCOPE_FUZZ_RUNS ?? 150);
+
+export type Mutation =
+  | { kind: 'flip'; at: number; bit: number }
+  | { kind: 'run'; at: number; value: number; length: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'u32'; at: number; value: number }
+  | { kind: 'u64'; at: number; value: bigint }
+  | { kind: 'copy'; from: number; to: number; length: number };
+
+const interesting32 = [0, 1, 0x7f, 0x80, 0xff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff, 16, 64, 512];
+const interesting64 = [0n, 1n, 0xffffffffn, 2n ** 53n, 2n ** 60n, 2n ** 63n, 2n ** 64n - 1n];
+
+/**
+ * Mutations of a valid file: bit flips, byte runs, truncation (often at the given structure
+ * boundaries), 32/64-bit fields set to 0/max/huge values (little- or big-endian), and copies
+ * of one region over another (duplicated or cyclic references).
+ */
+export function mutationArbitrary(size: number, boundaries: readonly number[] = []): fc.Arbitrary<Mutation[]> {
+  const at = fc.nat({ max: Math.max(0, size - 1) });
+  const cut = boundaries.length
+    ? fc.oneof(fc.constantFrom(...boundaries.filter((b) => b < size)), at)
+    : at;
+  const one: fc.Arbitrary<Mutation> = fc.oneof(
+    fc.record({ kind: fc.constant('flip' as const), at, bit: fc.nat({ max: 7 }) }),
+    fc.record({ kind: fc.constant('run' as const), at, value: fc.constantFrom(0, 0xff, 0x41), length: fc.integer({ min: 1, max: 64 }) }),
+    fc.record({ kind: fc.constant('truncate' as const), at: cut }),
+    fc.record({ kind: fc.constant('u32' as const), at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at, value: fc.constantFrom(...interesting32) }),
+    fc.record({ kind: fc.constant('u64' as const), at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at, value: fc.constantFrom(...interesting64) }),
+    fc.record({ kind: fc.constant('copy' as const), from: at, to: at, length: fc.integer({ min: 1, max: 128 }) }),
+  );
+  return fc.array(one, { minLength: 1, maxLength: 3 });
+}
+
+export function applyMutations(input: Uint8Array, mutations: readonly Mutation[]): Uint8Array {
+  let out = input.slice();
+  for (const m of mutations) {
+    switch (m.kind) {
+      case 'flip':
+        if (m.at < out.length) out[m.at] ^= 1 << m.bit;
+        break;
+      case 'run':
+        out.fill(m.value, m.at, Math.min(out.length, m.at + m.length));
+        break;
+      case 'truncate':
+        out = out.slice(0, m.at);
+        break;
+      case 'u32':
+        if (m.at + 4 <= out.length) new DataView(out.buffer).setUint32(m.at, m.value, m.at % 2 === 0);
+        break;
+      case 'u64':
+        if (m.at + 8 <= out.length) new DataView(out.buffer).setBigUint64(m.at, m.value, m.at % 2 === 0);
+        break;
+      case 'copy': {
+        const length = Math.min(m.length, out.length - m.from, out.length - m.to);
+        if (length > 0) out.copyWithin(m.to, m.from, m.from + length);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs `read` on `input`: it must succeed or throw a FormatError. Anything else (RangeError,
+ * TypeError, out-of-memory) fails the test with the mutated bytes' description.
+ */
+export async function expectFormatErrorOrSuccess(read: () => Promise<unknown>, description: string): Promise<void> {
+  try {
+    await read();
+  } catch (error) {
+    if (!isFormatError(error)) {
+      throw new Error(`not a FormatError for ${description}: ${(error as Error)?.stack ?? error}`);
+    }
+  }
+}
+
+/**
+ * Property: every mutation of `valid` either reads fine or fails with a FormatError, and
+ * heap growth stays within `memoryFactor`× the input size (plus a small constant).
+ */
+export async function fuzzMutations(
+  valid: Uint8Array,
+  read: (bytes: Uint8Array) => Promise<unknown>,
+  options: { boundaries?: readonly number[]; runs?: number; seed?: number; memoryFactor?: number } = {},
+): Promise<void> {
+  const memoryLimit = (options.memoryFactor ?? 64) * valid.byteLength + 64 * 1024 * 1024;
+  await fc.assert(
+    fc.asyncProperty(mutationArbitrary(valid.byteLength, options.boundaries), async (mutations) => {
+      const bytes = applyMutations(valid, mutations);
+      const before = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed;
+      await expectFormatErrorOrSuccess(() => read(bytes), JSON.stringify(mutations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+      const grown = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed - before;
+      if (grown > memoryLimit) throw new Error(`reading a ${bytes.byteLength}-byte file grew memory by ${grown} bytes`);
+    }),
+    { numRuns: options.runs ?? FUZZ_RUNS, seed: options.seed ?? 42, interruptAfterTimeLimit: 60_000 },
+  );
+}
