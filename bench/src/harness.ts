@@ -133,7 +133,8 @@ export function throughput(row: Row): string {
 }
 
 function printRow(row: Row): void {
-  const ratio = row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}${row.goal ? ` (goal ${row.goal})` : ''}`;
+  const ratio =
+    row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}${row.goal ? ` (goal ${row.goal})` : ''}`;
   process.stderr.write(
     `  ${row.format} ${row.operation}: ${row.medianMs.toFixed(1)} ms ${throughput(row)}${row.floor ? ` | floor ${row.floor} ${row.floorMs!.toFixed(1)} ms` : ''}${ratio}\n`,
   );

@@ -21,7 +21,8 @@ if (!VECTORS_PRESENT) {
 describe.skipIf(!VECTORS_PRESENT)(`conformance vectors in ${VECTORS}`, async () => {
   for (const format of formats()) {
     const conformance = await loadFormat(format);
-    if (!conformance) console.warn(`conformance: format '${format}' is not implemented, its vectors are not counted`);
+    if (!conformance)
+      console.warn(`conformance: format '${format}' is not implemented, its vectors are not counted`);
 
     describe.skipIf(!conformance)(format, () => {
       for (const testCase of validCases(format)) {

@@ -35,7 +35,10 @@ export function validCases(format: string): ValidCase[] {
   const root = path.join(VECTORS, format);
   return fs
     .readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && d.name !== 'invalid' && fs.existsSync(path.join(root, d.name, 'expected.json')))
+    .filter(
+      (d) =>
+        d.isDirectory() && d.name !== 'invalid' && fs.existsSync(path.join(root, d.name, 'expected.json')),
+    )
     .map((d) => ({
       format,
       name: d.name,
@@ -56,7 +59,12 @@ export function invalidCases(format: string): InvalidCase[] {
     const file = cells[1].replace(/`/g, '');
     const errorClass = cells[cells.length - 2].replace(/`/g, '');
     if (!file || file === 'file' || /^-+$/.test(file) || !/^[A-Za-z]+$/.test(errorClass)) continue;
-    out.push({ format, name: file.replace(/\/$/, ''), path: path.join(VECTORS, format, 'invalid', file), errorClass });
+    out.push({
+      format,
+      name: file.replace(/\/$/, ''),
+      path: path.join(VECTORS, format, 'invalid', file),
+      errorClass,
+    });
   }
   return out;
 }

@@ -112,11 +112,15 @@ export async function readExact(
   if (length === 0) return new Uint8Array(0);
   const out = source.readSync ? source.readSync(offset, length) : await source.read(offset, length, options);
   if (out.byteLength !== length) {
-    throw new FormatError('Truncated', `${options.what ?? 'data'} ends early: got ${out.byteLength} of ${length} bytes`, {
-      offset,
-      file: source.name,
-      format: options.format,
-    });
+    throw new FormatError(
+      'Truncated',
+      `${options.what ?? 'data'} ends early: got ${out.byteLength} of ${length} bytes`,
+      {
+        offset,
+        file: source.name,
+        format: options.format,
+      },
+    );
   }
   return out;
 }
@@ -145,7 +149,11 @@ export function checkRange(
     throw new FormatError('OutOfBounds', `${what}: invalid range ${offset}+${length}`, loc);
   }
   if (offset > source.size || (offset === source.size && length > 0)) {
-    throw new FormatError('OutOfBounds', `${what} starts at ${offset}, past the end of the file (${source.size} bytes)`, loc);
+    throw new FormatError(
+      'OutOfBounds',
+      `${what} starts at ${offset}, past the end of the file (${source.size} bytes)`,
+      loc,
+    );
   }
   if (offset + length > source.size) {
     throw new FormatError(

@@ -128,7 +128,12 @@ export class Cursor {
     const at = this.offset;
     const v = readU64(this.view, this.pos, this.littleEndian);
     this.pos += 8;
-    if (!Number.isSafeInteger(v)) throw this.error('OutOfBounds', `${what} ${readU64Big(this.view, at - this.base, this.littleEndian)} is beyond any file size`, at);
+    if (!Number.isSafeInteger(v))
+      throw this.error(
+        'OutOfBounds',
+        `${what} ${readU64Big(this.view, at - this.base, this.littleEndian)} is beyond any file size`,
+        at,
+      );
     return v;
   }
   f16(what?: string): number {

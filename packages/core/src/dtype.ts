@@ -61,7 +61,8 @@ export function toTypedArray(bytes: Uint8Array, dtype: DType, littleEndian = tru
   const Ctor = CTORS[dtype];
   if (size === 1) return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count) as NumericArray;
   if (littleEndian === hostLittleEndian) {
-    if (bytes.byteOffset % size === 0) return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count) as NumericArray;
+    if (bytes.byteOffset % size === 0)
+      return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count) as NumericArray;
     const copy = bytes.slice(0, count * size);
     return new Ctor(copy.buffer, 0, count) as NumericArray;
   }

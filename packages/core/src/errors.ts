@@ -38,7 +38,12 @@ export class FormatError extends Error {
   readonly file: string | undefined;
   readonly format: string | undefined;
 
-  constructor(code: ErrorCode, message: string, location: ProblemLocation = {}, options?: { cause?: unknown }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    location: ProblemLocation = {},
+    options?: { cause?: unknown },
+  ) {
     super(decorate(message, location), options);
     this.name = 'FormatError';
     this.code = code;
@@ -54,7 +59,13 @@ export class FormatError extends Error {
   }
 
   toProblem(): Problem {
-    return { code: this.code, message: this.detail, offset: this.offset, file: this.file, format: this.format };
+    return {
+      code: this.code,
+      message: this.detail,
+      offset: this.offset,
+      file: this.file,
+      format: this.format,
+    };
   }
 }
 

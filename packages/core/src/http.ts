@@ -83,7 +83,10 @@ export class HttpSource implements ByteSource {
         // Only the head is needed now; later reads re-stream up to what they need.
         const head = await readStreamPrefix(response, probeLength);
         source.bytesFetched = head.byteLength;
-        source.storeBlocks(0, head.subarray(0, Math.floor(head.byteLength / source.blockSize) * source.blockSize));
+        source.storeBlocks(
+          0,
+          head.subarray(0, Math.floor(head.byteLength / source.blockSize) * source.blockSize),
+        );
       }
       return source;
     }
@@ -101,7 +104,8 @@ export class HttpSource implements ByteSource {
     const firstBlock = Math.floor(start / this.blockSize);
     const lastBlock = Math.floor((end - 1) / this.blockSize);
     // Large reads bypass the cache: caching them would evict the small structures that matter.
-    if (lastBlock - firstBlock + 1 > this.cacheBlocks / 2) return this.fetchRange(start, end, options?.signal);
+    if (lastBlock - firstBlock + 1 > this.cacheBlocks / 2)
+      return this.fetchRange(start, end, options?.signal);
 
     const missing: number[] = [];
     for (let b = firstBlock; b <= lastBlock; b++) if (!this.cache.has(b)) missing.push(b);
@@ -153,15 +157,22 @@ export class HttpSource implements ByteSource {
     try {
       response = await this.fetchFn(this.url, { headers, signal: signal ?? this.options.signal });
     } catch (cause) {
-      throw new SourceError(`cannot fetch ${this.url}: ${String((cause as Error)?.message ?? cause)}`, this.url, {
-        cause,
-      });
+      throw new SourceError(
+        `cannot fetch ${this.url}: ${String((cause as Error)?.message ?? cause)}`,
+        this.url,
+        {
+          cause,
+        },
+      );
     }
     if (response.status === 206) {
       const body = new Uint8Array(await response.arrayBuffer());
       this.bytesFetched += body.byteLength;
       if (body.byteLength !== end - start) {
-        throw new SourceError(`${this.url}: asked for ${end - start} bytes, server sent ${body.byteLength}`, this.url);
+        throw new SourceError(
+          `${this.url}: asked for ${end - start} bytes, server sent ${body.byteLength}`,
+          this.url,
+        );
       }
       return body;
     }
@@ -172,7 +183,10 @@ export class HttpSource implements ByteSource {
       this.bytesFetched += prefix.byteLength;
       return prefix.slice(start, end);
     }
-    throw new SourceError(`cannot fetch ${this.url}: HTTP ${response.status} ${response.statusText}`, this.url);
+    throw new SourceError(
+      `cannot fetch ${this.url}: HTTP ${response.status} ${response.statusText}`,
+      this.url,
+    );
   }
 }
 

@@ -10,7 +10,15 @@ export {
   readExactSync,
   throwIfAborted,
 } from './bytes.js';
-export { Cursor, type CursorOptions, decodeUtf8, float16ToNumber, numberToFloat16, readU64, readU64Big } from './cursor.js';
+export {
+  Cursor,
+  type CursorOptions,
+  decodeUtf8,
+  float16ToNumber,
+  numberToFloat16,
+  readU64,
+  readU64Big,
+} from './cursor.js';
 export {
   basename,
   type DirectorySource,
@@ -35,7 +43,15 @@ export {
 } from './errors.js';
 export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';
-export { type InspectNode, type LazyChildren, node, nodesAt, type PlainInspectNode, toPlainTree, walk } from './inspect.js';
+export {
+  type InspectNode,
+  type LazyChildren,
+  node,
+  nodesAt,
+  type PlainInspectNode,
+  toPlainTree,
+  walk,
+} from './inspect.js';
 export { int64String, type JsonValue, toJsonValue } from './json.js';
 export {
   type AnyFormatPlugin,

@@ -20,18 +20,37 @@ const interesting64 = [0n, 1n, 0xffffffffn, 2n ** 53n, 2n ** 60n, 2n ** 63n, 2n 
  * boundaries), 32/64-bit fields set to 0/max/huge values (little- or big-endian), and copies
  * of one region over another (duplicated or cyclic references).
  */
-export function mutationArbitrary(size: number, boundaries: readonly number[] = []): fc.Arbitrary<Mutation[]> {
+export function mutationArbitrary(
+  size: number,
+  boundaries: readonly number[] = [],
+): fc.Arbitrary<Mutation[]> {
   const at = fc.nat({ max: Math.max(0, size - 1) });
-  const cut = boundaries.length
-    ? fc.oneof(fc.constantFrom(...boundaries.filter((b) => b < size)), at)
-    : at;
+  const cut = boundaries.length ? fc.oneof(fc.constantFrom(...boundaries.filter((b) => b < size)), at) : at;
   const one: fc.Arbitrary<Mutation> = fc.oneof(
     fc.record({ kind: fc.constant('flip' as const), at, bit: fc.nat({ max: 7 }) }),
-    fc.record({ kind: fc.constant('run' as const), at, value: fc.constantFrom(0, 0xff, 0x41), length: fc.integer({ min: 1, max: 64 }) }),
+    fc.record({
+      kind: fc.constant('run' as const),
+      at,
+      value: fc.constantFrom(0, 0xff, 0x41),
+      length: fc.integer({ min: 1, max: 64 }),
+    }),
     fc.record({ kind: fc.constant('truncate' as const), at: cut }),
-    fc.record({ kind: fc.constant('u32' as const), at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at, value: fc.constantFrom(...interesting32) }),
-    fc.record({ kind: fc.constant('u64' as const), at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at, value: fc.constantFrom(...interesting64) }),
-    fc.record({ kind: fc.constant('copy' as const), from: at, to: at, length: fc.integer({ min: 1, max: 128 }) }),
+    fc.record({
+      kind: fc.constant('u32' as const),
+      at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at,
+      value: fc.constantFrom(...interesting32),
+    }),
+    fc.record({
+      kind: fc.constant('u64' as const),
+      at: boundaries.length ? fc.oneof(fc.constantFrom(...boundaries), at) : at,
+      value: fc.constantFrom(...interesting64),
+    }),
+    fc.record({
+      kind: fc.constant('copy' as const),
+      from: at,
+      to: at,
+      length: fc.integer({ min: 1, max: 128 }),
+    }),
   );
   return fc.array(one, { minLength: 1, maxLength: 3 });
 }
@@ -69,7 +88,10 @@ export function applyMutations(input: Uint8Array, mutations: readonly Mutation[]
  * Runs `read` on `input`: it must succeed or throw a FormatError. Anything else (RangeError,
  * TypeError, out-of-memory) fails the test with the mutated bytes' description.
  */
-export async function expectFormatErrorOrSuccess(read: () => Promise<unknown>, description: string): Promise<void> {
+export async function expectFormatErrorOrSuccess(
+  read: () => Promise<unknown>,
+  description: string,
+): Promise<void> {
   try {
     await read();
   } catch (error) {
@@ -93,9 +115,13 @@ export async function fuzzMutations(
     fc.asyncProperty(mutationArbitrary(valid.byteLength, options.boundaries), async (mutations) => {
       const bytes = applyMutations(valid, mutations);
       const before = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed;
-      await expectFormatErrorOrSuccess(() => read(bytes), JSON.stringify(mutations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)));
+      await expectFormatErrorOrSuccess(
+        () => read(bytes),
+        JSON.stringify(mutations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
+      );
       const grown = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed - before;
-      if (grown > memoryLimit) throw new Error(`reading a ${bytes.byteLength}-byte file grew memory by ${grown} bytes`);
+      if (grown > memoryLimit)
+        throw new Error(`reading a ${bytes.byteLength}-byte file grew memory by ${grown} bytes`);
     }),
     { numRuns: options.runs ?? FUZZ_RUNS, seed: options.seed ?? 42, interruptAfterTimeLimit: 60_000 },
   );

@@ -1,2 +1,9 @@
-export { applyMutations, expectFormatErrorOrSuccess, FUZZ_RUNS, fuzzMutations, type Mutation, mutationArbitrary } from './fuzz.js';
+export {
+  applyMutations,
+  expectFormatErrorOrSuccess,
+  FUZZ_RUNS,
+  fuzzMutations,
+  type Mutation,
+  mutationArbitrary,
+} from './fuzz.js';
 export { tempDir } from './temp.js';

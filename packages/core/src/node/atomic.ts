@@ -155,7 +155,10 @@ export async function writeFileAtomic(
  * Builds a directory under a temp name and renames it into place. An existing target is
  * moved aside first and deleted only once the new one is in place.
  */
-export async function writeDirectoryAtomic(target: string, build: (tempDir: string) => Promise<void>): Promise<void> {
+export async function writeDirectoryAtomic(
+  target: string,
+  build: (tempDir: string) => Promise<void>,
+): Promise<void> {
   const tempDir = tempNameFor(target);
   try {
     fs.mkdirSync(tempDir, { recursive: false });

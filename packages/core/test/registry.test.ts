@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createRegistry,
+  definePlugin,
+  directoryTarget,
+  type FormatReader,
+  fileTarget,
+  FormatError,
+  isFormatError,
+  MemoryDirectory,
+  MemorySource,
+  node,
+  nodesAt,
+  ProblemList,
+  rankByMagic,
+  toJsonValue,
+  toPlainTree,
+  withLocation,
+} from '../src/index.js';
+
+function fakePlugin(id: string, magic: string, extra: Partial<Parameters<typeof definePlugin>[0]> = {}) {
+  return definePlugin<FormatReader>({
+    specificationVersion: 'v1',
+    id,
+    title: id.toUpperCase(),
+    kind: 'file',
+    extensions: [id],
+    magic: [{ offset: 0, bytes: magic }],
+    open: async () => ({ format: id }),
+    info: async () => ({ format: id, title: id, counts: {}, properties: [] }),
+    inspect: async () => node(id, 'file', 0, 0),
+    validate: async () => ({ valid: true, errors: [], warnings: [] }),
+    records: async function* () {},
+    ...extra,
+  });
+}
+
+const encoder = new TextEncoder();
+
+describe('registry and detection', () => {
+  const short = fakePlugin('aa', 'AB');
+  const long = fakePlugin('bb', 'ABCD');
+  const registry = createRegistry([short, long]);
+
+  it('ranks longer signatures first and explains the choice', async () => {
+    const detection = await registry.detect(fileTarget(new MemorySource(encoder.encode('ABCDEFG'), 'x.bin')));
+    expect(detection.format).toBe('bb');
+    expect(detection.candidates.map((c) => c.id)).toEqual(['bb', 'aa']);
+    expect(detection.candidates[0].reason).toContain('ABCD');
+    expect(detection.plugin).toBe(long);
+  });
+
+  it('breaks ties by extension', async () => {
+    const tie = createRegistry([fakePlugin('one', 'ZZ'), fakePlugin('two', 'ZZ')]);
+    const detection = await tie.detect(fileTarget(new MemorySource(encoder.encode('ZZZ'), 'data.two')));
+    expect(detection.format).toBe('two');
+  });
+
+  it('recognises a plain tar by ustar at byte 257', async () => {
+    const tar = new Uint8Array(1024);
+    tar.set(encoder.encode('ustar'), 257);
+    const detection = await registry.detect(fileTarget(new MemorySource(tar, 'x.tar')));
+    expect(detection.format).toBe('tar');
+    expect(detection.plugin).toBeUndefined();
+  });
+
+  it('says unknown with the first bytes in hex', async () => {
+    const detection = await registry.detect(
+      fileTarget(new MemorySource(new Uint8Array([0xde, 0xad, 0xbe, 0xef]))),
+    );
+    expect(detection.format).toBeNull();
+    expect(detection.headHex).toBe('deadbeef');
+  });
+
+  it('asks directory plugins to detect directories', async () => {
+    const dirPlugin = fakePlugin('dir', 'x', {
+      kind: 'directory',
+      magic: [],
+      detect: async (target) =>
+        target.kind === 'directory' && (await target.directory.has('header.sch')) ? 1 : 0,
+    });
+    const withDir = createRegistry([short, dirPlugin]);
+    const yes = await withDir.detect(
+      directoryTarget(new MemoryDirectory({ 'header.sch': new Uint8Array(4) })),
+    );
+    expect(yes.format).toBe('dir');
+    const no = await withDir.detect(directoryTarget(new MemoryDirectory({ 'other.txt': new Uint8Array(4) })));
+    expect(no.format).toBeNull();
+  });
+
+  it('rankByMagic needs no plugin code', () => {
+    expect(rankByMagic([long], encoder.encode('ABCD'))[0].id).toBe('bb');
+    expect(rankByMagic([long], encoder.encode('ABC'))).toEqual([]);
+  });
+});
+
+describe('errors', () => {
+  it('FormatError carries code, offset, file and format and a readable message', () => {
+    const error = new FormatError('CountMismatch', 'rows disagree', {
+      offset: 12,
+      file: 'a.scbf',
+      format: 'scbf',
+    });
+    expect(error.message).toBe('rows disagree (at a.scbf, byte 12)');
+    expect(error.detail).toBe('rows disagree');
+    expect(isFormatError(error)).toBe(true);
+    expect(isFormatError(error, 'BadMagic')).toBe(false);
+    expect(isFormatError(new RangeError('x'))).toBe(false);
+    expect(error.toProblem()).toEqual({
+      code: 'CountMismatch',
+      message: 'rows disagree',
+      offset: 12,
+      file: 'a.scbf',
+      format: 'scbf',
+    });
+  });
+
+  it('withLocation fills in a missing file without losing the offset', () => {
+    const inner = new FormatError('Truncated', 'short', { offset: 3 });
+    const outer = withLocation(inner, { file: 'f', format: 'x' }) as FormatError;
+    expect(outer.file).toBe('f');
+    expect(outer.offset).toBe(3);
+  });
+
+  it('ProblemList records FormatErrors and rethrows bugs', async () => {
+    const problems = new ProblemList('scbf');
+    await problems.attempt(() => {
+      throw new FormatError('BadMagic', 'nope', { offset: 0 });
+    });
+    problems.warn('NewerMinor', 'minor 3 is newer');
+    const report = problems.report();
+    expect(report.valid).toBe(false);
+    expect(report.errors[0]).toMatchObject({ code: 'BadMagic', offset: 0, format: 'scbf' });
+    expect(report.warnings).toHaveLength(1);
+    await expect(
+      problems.attempt(() => {
+        throw new TypeError('bug');
+      }),
+    ).rejects.toThrow('bug');
+  });
+});
+
+describe('inspection tree', () => {
+  const tree = node('file', 'file', 0, 100, {
+    children: [
+      node('header', 'header', 0, 16, { children: [node('magic', 'field', 0, 4, { value: 'SCDL' })] }),
+      node('data', 'block', 16, 84, { file: 'data.npy' }),
+    ],
+  });
+  it('nodesAt finds the deepest owner of a byte', () => {
+    expect(nodesAt(tree, 2).map((n) => n.name)).toEqual(['file', 'header', 'magic']);
+    expect(nodesAt(tree, 20).map((n) => n.name)).toEqual(['file', 'data']);
+    expect(nodesAt(tree, 20, 'other').map((n) => n.name)).toEqual(['file']);
+  });
+  it('toPlainTree cuts at a depth and counts lazy children', () => {
+    const lazyTree = node('rows', 'table', 0, 10, { lazy: { count: 5, load: async () => [] } });
+    expect(toPlainTree(lazyTree)).toEqual({
+      name: 'rows',
+      kind: 'table',
+      offset: 0,
+      length: 10,
+      childCount: 5,
+    });
+    expect(toPlainTree(tree, 1).children![0].childCount).toBe(1);
+  });
+});
+
+describe('toJsonValue', () => {
+  it('applies the A5 convention', () => {
+    expect(
+      toJsonValue({
+        a: 2n ** 64n - 1n,
+        b: 5n,
+        c: Number.NaN,
+        d: -Infinity,
+        e: new Float32Array([0.5]),
+        f: undefined,
+      }),
+    ).toEqual({ a: '18446744073709551615', b: 5, c: 'NaN', d: '-Infinity', e: [0.5] });
+  });
+});

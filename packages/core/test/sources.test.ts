@@ -1,0 +1,215 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BlobSource,
+  CountingSource,
+  FileListDirectory,
+  HttpSource,
+  isFormatError,
+  isSourceError,
+  MemoryDirectory,
+  MemorySource,
+  readExact,
+  SubDirectory,
+} from '../src/index.js';
+import { NodeFileSource, openDirectory, openPath } from '../src/node/index.js';
+
+const payload = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
+
+describe('readExact', () => {
+  const source = new MemorySource(payload.subarray(0, 100), 'mem.bin');
+  it('returns exactly the range', async () => {
+    expect(Array.from(await readExact(source, 10, 3))).toEqual(Array.from(payload.subarray(10, 13)));
+  });
+  it('raises Truncated for a range that starts inside and runs past the end', async () => {
+    const error = await readExact(source, 90, 20, { what: 'block', format: 'x' }).catch((e) => e);
+    expect(isFormatError(error, 'Truncated')).toBe(true);
+    expect(error.offset).toBe(90);
+    expect(error.file).toBe('mem.bin');
+  });
+  it('raises OutOfBounds for a range that starts past the end, before allocating', async () => {
+    const error = await readExact(source, 2 ** 50, 2 ** 40).catch((e) => e);
+    expect(isFormatError(error, 'OutOfBounds')).toBe(true);
+  });
+  it('raises OutOfBounds for negative or non-integer ranges', async () => {
+    expect(isFormatError(await readExact(source, -1, 2).catch((e) => e), 'OutOfBounds')).toBe(true);
+    expect(isFormatError(await readExact(source, 0, 1.5).catch((e) => e), 'OutOfBounds')).toBe(true);
+  });
+});
+
+describe('file and blob sources', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-core-'));
+    fs.writeFileSync(path.join(dir, 'a.bin'), payload);
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, 'sub', 'b.txt'), 'hello');
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('NodeFileSource reads positionally and clamps at the end', async () => {
+    const source = NodeFileSource.open(path.join(dir, 'a.bin'), 'a.bin');
+    expect(source.size).toBe(payload.byteLength);
+    expect(Array.from(await source.read(1000, 5))).toEqual(Array.from(payload.subarray(1000, 1005)));
+    expect((await source.read(payload.byteLength - 2, 10)).byteLength).toBe(2);
+    const reused = new Uint8Array(4);
+    expect(Array.from(source.readInto(reused, 7))).toEqual(Array.from(payload.subarray(7, 11)));
+    await source.close();
+  });
+
+  it('NodeFileSource on a missing file is a SourceError naming it', () => {
+    let error: unknown;
+    try {
+      NodeFileSource.open(path.join(dir, 'nope.bin'));
+    } catch (e) {
+      error = e;
+    }
+    expect(isSourceError(error)).toBe(true);
+    expect(String(error)).toContain('nope.bin');
+  });
+
+  it('BlobSource reads slices', async () => {
+    const source = new BlobSource(new Blob([payload]), 'b');
+    expect(Array.from(await source.read(299_990, 20))).toEqual(Array.from(payload.subarray(299_990)));
+  });
+
+  it('CountingSource counts the bytes asked for', async () => {
+    const counting = new CountingSource(new MemorySource(payload));
+    await readExact(counting, 0, 10);
+    await counting.read(100, 50);
+    expect(counting.bytesRead).toBe(60);
+    expect(counting.reads).toBe(2);
+  });
+
+  it('NodeDirectory lists recursively and opens by relative path', async () => {
+    const directory = openDirectory(dir);
+    expect(await directory.list()).toEqual(['a.bin', 'sub/b.txt']);
+    expect(await directory.has('sub/b.txt')).toBe(true);
+    expect(await directory.has('sub/zz')).toBe(false);
+    const text = await (await directory.open('sub/b.txt')).read(0, 5);
+    expect(new TextDecoder().decode(text)).toBe('hello');
+    await expect(directory.open('../etc/passwd')).rejects.toThrow(/escapes/);
+    const sub = new SubDirectory(directory, 'sub');
+    expect(await sub.list()).toEqual(['b.txt']);
+    await directory.close();
+  });
+
+  it('openPath makes a directory target for folders and a file target with siblings for files', async () => {
+    const folder = openPath(dir);
+    expect(folder.kind).toBe('directory');
+    const file = openPath(path.join(dir, 'a.bin'));
+    expect(file.kind).toBe('file');
+    if (file.kind === 'file') expect(await file.siblings!.has('sub/b.txt')).toBe(true);
+  });
+
+  it('MemoryDirectory and FileListDirectory strip a shared top folder', async () => {
+    const memory = new MemoryDirectory({ 'x/y.bin': new Uint8Array([1]) });
+    expect(await memory.list()).toEqual(['x/y.bin']);
+    const files = [
+      Object.assign(new File([new Uint8Array([1, 2])], 'header.sch'), {
+        webkitRelativePath: 'arch/header.sch',
+      }),
+      Object.assign(new File([new Uint8Array([3])], 'labels.json'), {
+        webkitRelativePath: 'arch/var/labels.json',
+      }),
+    ];
+    const listed = new FileListDirectory(files);
+    expect(listed.name).toBe('arch');
+    expect(await listed.list()).toEqual(['header.sch', 'var/labels.json']);
+    expect(Array.from(await (await listed.open('header.sch')).read(0, 2))).toEqual([1, 2]);
+    await expect(listed.open('missing')).rejects.toThrow(/no such file/);
+  });
+});
+
+describe('HttpSource against a local server', () => {
+  let server: http.Server;
+  let base: string;
+  const log: Array<{ range?: string; status: number; bytes: number }> = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const ranged = req.url === '/ranged.bin';
+      const range = req.headers.range;
+      const match = range?.match(/^bytes=(\d+)-(\d+)?$/);
+      if (ranged && match) {
+        const start = Number(match[1]);
+        const end = Math.min(payload.byteLength - 1, match[2] ? Number(match[2]) : payload.byteLength - 1);
+        if (start >= payload.byteLength) {
+          res.writeHead(416, { 'Content-Range': `bytes */${payload.byteLength}` });
+          res.end();
+          log.push({ range, status: 416, bytes: 0 });
+          return;
+        }
+        const body = payload.subarray(start, end + 1);
+        res.writeHead(206, {
+          'Content-Range': `bytes ${start}-${end}/${payload.byteLength}`,
+          'Content-Length': String(body.byteLength),
+        });
+        res.end(body);
+        log.push({ range, status: 206, bytes: body.byteLength });
+      } else if (req.url === '/missing.bin') {
+        res.writeHead(404);
+        res.end();
+      } else {
+        // A server that ignores Range and always answers 200 with the whole body.
+        res.writeHead(200, { 'Content-Length': String(payload.byteLength) });
+        res.end(payload);
+        log.push({ range, status: 200, bytes: payload.byteLength });
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('learns the size from Content-Range and fetches only what is read', async () => {
+    const source = await HttpSource.open(`${base}/ranged.bin`, { blockSize: 4096, cacheBlocks: 16 });
+    expect(source.size).toBe(payload.byteLength);
+    const got = await source.read(200_000, 100);
+    expect(Array.from(got)).toEqual(Array.from(payload.subarray(200_000, 200_100)));
+    expect(source.bytesFetched).toBeLessThan(payload.byteLength / 2);
+    const before = source.requests;
+    await source.read(200_010, 50);
+    expect(source.requests).toBe(before);
+  });
+
+  it('reads large ranges around the cache and reads the suffix', async () => {
+    const source = await HttpSource.open(`${base}/ranged.bin`, { blockSize: 4096, cacheBlocks: 8 });
+    const big = await source.read(10_000, 100_000);
+    expect(big.byteLength).toBe(100_000);
+    expect(big[99_999]).toBe(payload[109_999]);
+    const tail = await source.read(source.size - 10, 10);
+    expect(Array.from(tail)).toEqual(Array.from(payload.subarray(payload.byteLength - 10)));
+  });
+
+  it('survives a server that answers 200 instead of 206', async () => {
+    const source = await HttpSource.open(`${base}/plain.bin`);
+    expect(source.size).toBe(payload.byteLength);
+    expect(Array.from(await source.read(123_456, 16))).toEqual(
+      Array.from(payload.subarray(123_456, 123_472)),
+    );
+  });
+
+  it('re-streams only a prefix when a 200 body is too large to keep', async () => {
+    const source = await HttpSource.open(`${base}/plain.bin`, { maxWholeBody: 1000, blockSize: 4096 });
+    expect(source.size).toBe(payload.byteLength);
+    expect(Array.from(await source.read(5000, 8))).toEqual(Array.from(payload.subarray(5000, 5008)));
+  });
+
+  it('honours AbortSignal', async () => {
+    const source = await HttpSource.open(`${base}/ranged.bin`, { blockSize: 4096 });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(source.read(250_000, 10, { signal: controller.signal })).rejects.toThrow();
+  });
+
+  it('reports HTTP errors as SourceError', async () => {
+    const error = await HttpSource.open(`${base}/missing.bin`).catch((e) => e);
+    expect(isSourceError(error)).toBe(true);
+    expect(String(error)).toContain('404');
+  });
+});
