@@ -13,8 +13,7 @@ export interface InputFile {
 
 export type OpenInput =
   /** A picker selection or a drop: one file, several, or a folder's files (`folder` set). */
-  | { kind: 'files'; files: InputFile[]; folder?: string }
-  | { kind: 'url'; url: string };
+  { kind: 'files'; files: InputFile[]; folder?: string } | { kind: 'url'; url: string };
 
 /** What the page needs to draw a tree row. `file` is already inherited from ancestors. */
 export interface TreeNodeView {
@@ -55,6 +54,8 @@ export interface SessionInfo {
   source: 'file' | 'directory' | 'url';
   /** The single file being shown, when the session is a file (even when siblings came along). */
   mainFile?: string;
+  /** Size of the main file (file sessions). */
+  mainSize?: number;
   /** Plugin id, 'tar' for a plain tar shard, 'h5ad' for AnnData input, or null when unknown. */
   format: string | null;
   title: string;
@@ -90,10 +91,20 @@ export type Request =
   | { type: 'children'; sessionId: number; path: number[]; start: number; end: number }
   | { type: 'nodeAt'; sessionId: number; file?: string; offset: number }
   | { type: 'bytes'; sessionId: number; file?: string; offset: number; length: number }
+  | { type: 'size'; sessionId: number; file?: string }
   | { type: 'validate'; sessionId: number }
   | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
   | { type: 'view'; sessionId: number; query: ViewQuery }
-  | { type: 'stats'; sessionId: number };
+  | { type: 'stats'; sessionId: number }
+  /** Converts the session's .h5ad file(s) to SCDL, into `directory` (File System Access) or a zip. */
+  | {
+      type: 'convertH5ad';
+      sessionId: number;
+      options: H5adConvertOptions;
+      directory?: FileSystemDirectoryHandle;
+    }
+  /** Opens the archive the last in-memory conversion produced, as a new session. */
+  | { type: 'openConverted'; sessionId: number };
 
 export interface ResponseMap {
   open: SessionInfo;
@@ -101,10 +112,28 @@ export interface ResponseMap {
   children: TreeNodeView[];
   nodeAt: NodeLocation;
   bytes: Uint8Array;
+  size: number;
   validate: ValidationReport;
   records: JsonRecord[];
   view: ViewResult;
   stats: ByteStats;
+  convertH5ad: { result: ConvertH5adResult; zip?: Uint8Array };
+  openConverted: SessionInfo;
+}
+
+export interface H5adConvertOptions {
+  dataDtype: string;
+  useX: boolean;
+  /** obsp key for neighbor files, or '' for none. */
+  neighbors: string;
+}
+
+export interface ConvertH5adResult {
+  /** The archive folder's name (`<input>.scdl`). */
+  name: string;
+  output: 'zip' | 'directory';
+  warnings: string[];
+  result: { [key: string]: JsonValue };
 }
 
 /** A view answer: JSON plus, optionally, raw buffers (images, payloads, archive files). */

@@ -55,6 +55,8 @@ export {
 export { int64String, type JsonValue, toJsonValue } from './json.js';
 export {
   type AnyFormatPlugin,
+  type ByteLocation,
+  type ContentField,
   definePlugin,
   directoryTarget,
   type FormatInfo,

@@ -95,6 +95,21 @@ export interface FormatReader {
 /** A record as the CLI and the web page show it. */
 export type JsonRecord = { [key: string]: JsonValue };
 
+/** Where a value is stored: a byte range of the file (or of `file`, inside an archive). */
+export interface ByteLocation {
+  offset: number;
+  length?: number;
+  file?: string;
+}
+
+/** A value `diff` compares, named by a path that is the same in every file of the format. */
+export interface ContentField {
+  /** "header.version", "schema.columns[2].type", "counts.rows", ... */
+  path: string;
+  value: JsonValue;
+  location?: ByteLocation;
+}
+
 /** One format, implemented by one package. Writers are the packages' own exports. */
 export interface FormatPlugin<R extends FormatReader = FormatReader> extends FormatInfo {
   /** Opens lazily: reads the header and what it needs to answer questions, not the data. */
@@ -106,6 +121,15 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   validate(target: Target, options?: ValidateOptions): Promise<ValidationReport>;
   /** Rows / samples / tables as JSON-able records, streamed. */
   records(reader: R, options?: RecordOptions): AsyncIterable<JsonRecord>;
+  /**
+   * Optional, for `diff`: the content as comparable fields (header fields, schema, fields,
+   * tables, arrays, counts) with their locations. Leave out what only reflects the encoding
+   * (compressed sizes, block offsets, padding) so files of equal content compare equal.
+   * Without it, diff compares info()'s version, counts and details.
+   */
+  contentFields?(reader: R, options?: ReadOptions): Promise<ContentField[]>;
+  /** Optional, for `diff`: where record `index` (numbered as records() yields them) is stored. */
+  locateRecord?(reader: R, index: number, options?: ReadOptions): Promise<ByteLocation[]>;
 }
 
 /** Erases a plugin's reader type so different plugins fit one list. */

@@ -12,7 +12,16 @@ export const BACKEND_MEMMAP_V0 = 1;
 export const CORE_HEADER_SIZE = 16;
 
 /** The element types of the header's ArrayDType enum (C3), by their numpy names. */
-export type ScdlDType = 'uint8' | 'uint16' | 'uint32' | 'uint64' | 'float16' | 'float32' | 'float64' | 'string' | 'fixed_string';
+export type ScdlDType =
+  | 'uint8'
+  | 'uint16'
+  | 'uint32'
+  | 'uint64'
+  | 'float16'
+  | 'float32'
+  | 'float64'
+  | 'string'
+  | 'fixed_string';
 /** The numeric subset: what data and index arrays can hold. */
 export type ScdlNumericDType = Exclude<ScdlDType, 'string' | 'fixed_string'>;
 
@@ -27,7 +36,9 @@ export const DTYPE_CODES: Readonly<Record<ScdlDType, number>> = {
   string: 8,
   fixed_string: 9,
 };
-const DTYPE_BY_CODE = new Map<number, ScdlDType>(Object.entries(DTYPE_CODES).map(([k, v]) => [v, k as ScdlDType]));
+const DTYPE_BY_CODE = new Map<number, ScdlDType>(
+  Object.entries(DTYPE_CODES).map(([k, v]) => [v, k as ScdlDType]),
+);
 
 export const UPSTREAM_DTYPE_NAMES: Readonly<Record<ScdlDType, string>> = {
   uint8: 'UINT8_ARRAY',
@@ -125,7 +136,11 @@ export interface ScdlHeader {
   warnings: string[];
 }
 
-function err(code: ConstructorParameters<typeof FormatError>[0], message: string, offset: number): FormatError {
+function err(
+  code: ConstructorParameters<typeof FormatError>[0],
+  message: string,
+  offset: number,
+): FormatError {
   return new FormatError(code, message, { offset, file: HEADER_FILE, format: FORMAT });
 }
 
@@ -143,7 +158,11 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
     throw err('BadMagic', `header.sch does not start with "SCDL" (got ${got})`, 0);
   }
   if (bytes.byteLength < CORE_HEADER_SIZE) {
-    throw err('Truncated', `header.sch is ${bytes.byteLength} bytes, shorter than the ${CORE_HEADER_SIZE}-byte core header`, 0);
+    throw err(
+      'Truncated',
+      `header.sch is ${bytes.byteLength} bytes, shorter than the ${CORE_HEADER_SIZE}-byte core header`,
+      0,
+    );
   }
   c.pos = 4;
   const major = c.u8('version');
@@ -151,15 +170,23 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
   const point = c.u8('version');
   const warnings: string[] = [];
   if (major !== SCHEMA_VERSION.major) {
-    throw err('UnsupportedVersion', `schema version ${major}.${minor}.${point} is not supported (this reader reads 0.x)`, 4);
+    throw err(
+      'UnsupportedVersion',
+      `schema version ${major}.${minor}.${point} is not supported (this reader reads 0.x)`,
+      4,
+    );
   }
   if (minor > SCHEMA_VERSION.minor || (minor === SCHEMA_VERSION.minor && point > SCHEMA_VERSION.point)) {
-    warnings.push(`schema version ${major}.${minor}.${point} is newer than ${SCHEMA_VERSION.major}.${SCHEMA_VERSION.minor}.${SCHEMA_VERSION.point}; reading it as that`);
+    warnings.push(
+      `schema version ${major}.${minor}.${point} is newer than ${SCHEMA_VERSION.major}.${SCHEMA_VERSION.minor}.${SCHEMA_VERSION.point}; reading it as that`,
+    );
   }
   const endianness = c.u8('endianness');
-  if (endianness !== ENDIAN_NETWORK) throw err('InvalidValue', `endianness byte is ${endianness}, must be 1 (NETWORK)`, 7);
+  if (endianness !== ENDIAN_NETWORK)
+    throw err('InvalidValue', `endianness byte is ${endianness}, must be 1 (NETWORK)`, 7);
   const backend = c.u32('backend');
-  if (backend !== BACKEND_MEMMAP_V0) throw err('InvalidValue', `backend ${backend} is unknown (only MEMMAP_V0 = 1)`, 8);
+  if (backend !== BACKEND_MEMMAP_V0)
+    throw err('InvalidValue', `backend ${backend} is unknown (only MEMMAP_V0 = 1)`, 8);
   const arrayCount = c.u32('array count');
   if (arrayCount * MIN_ARRAY_DESCRIPTOR > c.remaining) {
     throw err('Truncated', `array count ${arrayCount} needs more descriptors than header.sch holds`, 12);
@@ -176,16 +203,27 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
   let hasFeatureIndexCount = true;
   if (c.remaining === 0) {
     hasFeatureIndexCount = false;
-    warnings.push('header.sch has no feature-index count (an archive from before feature indices); reading it as 0');
+    warnings.push(
+      'header.sch has no feature-index count (an archive from before feature indices); reading it as 0',
+    );
   } else {
     const countAt = c.offset;
     const fiCount = c.u32('feature index count');
     if (fiCount * MIN_FEATURE_DESCRIPTOR > c.remaining) {
-      throw err('Truncated', `feature index count ${fiCount} needs more descriptors than header.sch holds`, countAt);
+      throw err(
+        'Truncated',
+        `feature index count ${fiCount} needs more descriptors than header.sch holds`,
+        countAt,
+      );
     }
     for (let i = 0; i < fiCount; i++) {
       const d = readFeatureDescriptor(c, i);
-      if (names.has(d.name)) throw err('InvalidValue', `feature index name "${d.name}" repeats an array or index name`, d.span.offset);
+      if (names.has(d.name))
+        throw err(
+          'InvalidValue',
+          `feature index name "${d.name}" repeats an array or index name`,
+          d.span.offset,
+        );
       names.add(d.name);
       featureIndices.push(d);
     }
@@ -207,7 +245,8 @@ function readName(c: Cursor, what: string): { name: string; span: Span } {
   const at = c.offset;
   const length = c.u32(`${what} name length`);
   if (length === 0) throw err('InvalidValue', `${what} name is empty`, at);
-  if (length > c.remaining) throw err('Truncated', `${what} name of ${length} bytes runs past the end of header.sch`, at);
+  if (length > c.remaining)
+    throw err('Truncated', `${what} name of ${length} bytes runs past the end of header.sch`, at);
   const name = c.utf8(length, `${what} name`);
   return { name, span: { offset: at, length: 4 + length } };
 }
@@ -228,7 +267,8 @@ function readShape(c: Cursor, what: string): { shape: number[] | null; span: Spa
   const dimsAt = c.offset;
   const dims = c.u32(`${what} shape dims`);
   if (dims === 0) throw err('InvalidValue', `${what} has a shape with 0 dimensions`, dimsAt);
-  if (dims * 4 > c.remaining) throw err('Truncated', `${what} shape of ${dims} dimensions runs past the end of header.sch`, dimsAt);
+  if (dims * 4 > c.remaining)
+    throw err('Truncated', `${what} shape of ${dims} dimensions runs past the end of header.sch`, dimsAt);
   const shape: number[] = [];
   for (let i = 0; i < dims; i++) {
     const dimAt = c.offset;
@@ -255,7 +295,12 @@ function readArrayDescriptor(c: Cursor, index: number): ArrayDescriptor {
     dtypeCode: code,
     shape,
     span: { offset: start, length: c.offset - start },
-    fields: { name: nameSpan, length: { offset: lengthAt, length: 8 }, dtype: { offset: dtypeAt, length: 4 }, shape: shapeSpan },
+    fields: {
+      name: nameSpan,
+      length: { offset: lengthAt, length: 8 },
+      dtype: { offset: dtypeAt, length: 4 },
+      shape: shapeSpan,
+    },
   };
 }
 
@@ -269,7 +314,8 @@ function readFeatureDescriptor(c: Cursor, index: number): FeatureIndexDescriptor
   const { dtype, code } = readDType(c, name);
   const filesAt = c.offset;
   const fileCount = c.u32(`${name} file count`);
-  if (fileCount * 5 > c.remaining) throw err('Truncated', `${name} lists ${fileCount} files, more than header.sch holds`, filesAt);
+  if (fileCount * 5 > c.remaining)
+    throw err('Truncated', `${name} lists ${fileCount} files, more than header.sch holds`, filesAt);
   const files: string[] = [];
   for (let i = 0; i < fileCount; i++) files.push(readName(c, `${name} file ${i}`).name);
   const filesSpan = { offset: filesAt, length: c.offset - filesAt };

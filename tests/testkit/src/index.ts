@@ -7,3 +7,12 @@ export {
   mutationArbitrary,
 } from './fuzz.js';
 export { tempDir } from './temp.js';
+export {
+  type TarEntry,
+  type TarFormat,
+  type TarHeaderFields,
+  TarWriter,
+  paxRecords,
+  tarBytes,
+  tarHeader,
+} from './tar.js';

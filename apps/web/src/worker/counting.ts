@@ -1,11 +1,80 @@
-import { type ByteSource, CountingSource, type DirectorySource } from '@binscope/core';
+import type { ByteSource, DirectorySource, ReadOptions } from '@binscope/core';
 
 /**
- * A directory whose opened files count their reads, so the page can show how little of a
- * folder was actually read. Every open gets its own counter; the session sums them.
+ * The distinct bytes read so far, as merged [start, end) intervals. Core's CountingSource
+ * counts every read, so a header read by detection and again by the parser counts twice;
+ * the page's "read N of M bytes" should say how much of the file was touched at all.
  */
-export class CountingDirectory implements DirectorySource {
-  readonly counters: CountingSource[] = [];
+export class Coverage {
+  private starts: number[] = [];
+  private ends: number[] = [];
+  bytes = 0;
+  reads = 0;
+
+  add(start: number, end: number): void {
+    this.reads++;
+    if (end <= start) return;
+    // First interval that ends at or after `start` (could merge with the new one).
+    let lo = 0;
+    let hi = this.ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ends[mid] < start) lo = mid + 1;
+      else hi = mid;
+    }
+    let i = lo;
+    let newStart = start;
+    let newEnd = end;
+    while (i < this.starts.length && this.starts[i] <= end) {
+      newStart = Math.min(newStart, this.starts[i]);
+      newEnd = Math.max(newEnd, this.ends[i]);
+      this.bytes -= this.ends[i] - this.starts[i];
+      i++;
+    }
+    this.starts.splice(lo, i - lo, newStart);
+    this.ends.splice(lo, i - lo, newEnd);
+    this.bytes += newEnd - newStart;
+  }
+}
+
+/** A byte source that records which bytes were read (see Coverage). */
+export class CoverageSource implements ByteSource {
+  readonly readSync?: (offset: number, length: number) => Uint8Array;
+  constructor(
+    readonly inner: ByteSource,
+    readonly coverage = new Coverage(),
+  ) {
+    const innerSync = inner.readSync?.bind(inner);
+    if (innerSync) {
+      this.readSync = (offset, length) => {
+        const out = innerSync(offset, length);
+        this.coverage.add(offset, offset + out.byteLength);
+        return out;
+      };
+    }
+  }
+  get size(): number {
+    return this.inner.size;
+  }
+  get name(): string {
+    return this.inner.name;
+  }
+  async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
+    const out = await this.inner.read(offset, length, options);
+    this.coverage.add(offset, offset + out.byteLength);
+    return out;
+  }
+  close(): Promise<void> {
+    return this.inner.close?.() ?? Promise.resolve();
+  }
+}
+
+/**
+ * A directory whose files record their reads: one Coverage per path, shared by every open
+ * of that path, so the session can total how much of a folder was read.
+ */
+export class CoverageDirectory implements DirectorySource {
+  readonly coverage = new Map<string, Coverage>();
   constructor(readonly inner: DirectorySource) {}
   get name(): string {
     return this.inner.name;
@@ -16,15 +85,22 @@ export class CountingDirectory implements DirectorySource {
   has(path: string): Promise<boolean> {
     return this.inner.has(path);
   }
+  coverageOf(path: string): Coverage {
+    let c = this.coverage.get(path);
+    if (!c) this.coverage.set(path, (c = new Coverage()));
+    return c;
+  }
   async open(path: string): Promise<ByteSource> {
-    const source = new CountingSource(await this.inner.open(path));
-    this.counters.push(source);
-    return source;
+    return new CoverageSource(await this.inner.open(path), this.coverageOf(path));
   }
   get bytesRead(): number {
-    return this.counters.reduce((sum, c) => sum + c.bytesRead, 0);
+    let sum = 0;
+    for (const c of this.coverage.values()) sum += c.bytes;
+    return sum;
   }
   get reads(): number {
-    return this.counters.reduce((sum, c) => sum + c.reads, 0);
+    let sum = 0;
+    for (const c of this.coverage.values()) sum += c.reads;
+    return sum;
   }
 }

@@ -1,0 +1,179 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ProgressCallback } from '@binscope/core';
+import type { ScbfType } from '@binscope/scbf';
+import type { DataDtype } from '@binscope/scdl-h5ad';
+import { type CommonOptions, type Context, forPath } from '../context.js';
+import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { openInput } from '../open.js';
+import { progressBar } from '../progress.js';
+import { printJson } from '../render.js';
+
+export interface ConvertOptions extends CommonOptions {
+  types?: string;
+  level?: number;
+  dataDtype: string;
+  useX?: boolean;
+  neighbors?: string;
+  force?: boolean;
+}
+
+type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl';
+
+function extension(p: string): string {
+  const base = path.basename(p);
+  return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Which conversion IN → OUT asks for, by extension (and, for a folder IN, its .h5ad files). */
+function chooseConversion(input: string, output: string): Conversion {
+  const from = isDirectory(input) ? 'dir' : extension(input);
+  const to = extension(output);
+  if (from === 'csv' && to === 'scbf') return 'csv→scbf';
+  if (from === 'scbf' && to === 'csv') return 'scbf→csv';
+  if (from === 'h5ad' || from === 'dir') return 'h5ad→scdl';
+  throw new CliError(
+    `cannot convert ${input} → ${output}: binscope converts .csv → .scbf, .scbf → .csv, and .h5ad (or a folder of .h5ad files) → an SCDL archive folder`,
+    EXIT.usage,
+  );
+}
+
+/** "id:int32,price:float64" → { id: 'int32', price: 'float64' }. */
+function parseTypes(spec: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of spec.split(',')) {
+    const at = part.lastIndexOf(':');
+    if (at <= 0 || at === part.length - 1) {
+      throw new CliError(
+        `--types: ${JSON.stringify(part)} is not NAME:TYPE (e.g. id:int32,price:float64,name:utf8)`,
+        EXIT.usage,
+      );
+    }
+    out[part.slice(0, at).trim()] = part.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * `binscope convert IN OUT`, through the format packages' converters. Each writes OUT
+ * atomically (temp name, then rename), so OUT is never half-written.
+ */
+export async function convertCommand(
+  ctx: Context,
+  input: string,
+  output: string,
+  options: ConvertOptions,
+): Promise<ExitCode> {
+  if (!fs.existsSync(input)) throw new CliError(`${input}: no such file or directory`, EXIT.usage);
+  const conversion = chooseConversion(input, output);
+  const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
+  let report: Record<string, unknown>;
+  try {
+    switch (conversion) {
+      case 'csv→scbf': {
+        const { csvToScbf } = await import('@binscope/scbf/node');
+        const types = options.types ? parseTypes(options.types) : undefined;
+        const result = await forPath(input, () =>
+          csvToScbf(input, output, {
+            types: types as Record<string, ScbfType> | undefined,
+            level: options.level,
+            onProgress: progress.onProgress,
+          }),
+        );
+        report = {
+          input,
+          output,
+          conversion,
+          rows: result.rows,
+          columns: result.columns,
+          csvBytes: result.csvBytes,
+          scbfBytes: result.scbfBytes,
+        };
+        break;
+      }
+      case 'scbf→csv': {
+        if (options.types || options.level !== undefined)
+          throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+        const detected = await forPath(input, async () => {
+          const opened = await openInput(input);
+          await opened.close();
+          return opened.detection.format;
+        });
+        if (detected !== 'scbf')
+          throw new CliError(
+            `${input}: not an SCBF file (detected: ${detected ?? 'unknown format'})`,
+            EXIT.failed,
+          );
+        const { scbfToCsv } = await import('@binscope/scbf/node');
+        await forPath(input, () => scbfToCsv(input, output));
+        report = { input, output, conversion, bytes: fs.statSync(output).size };
+        break;
+      }
+      case 'h5ad→scdl':
+        report = await convertH5ad(ctx, input, output, options, progress.onProgress);
+        break;
+    }
+  } finally {
+    progress.stop();
+  }
+  if (options.json) await printJson(ctx.out, report);
+  else ctx.messages.line(`wrote ${output} (${conversion})`);
+  return EXIT.ok;
+}
+
+/**
+ * An existing OUT folder is replaced only with --force, and only when it is an SCDL archive:
+ * a typo must never delete an unrelated folder.
+ */
+async function checkArchiveTarget(output: string, force: boolean | undefined): Promise<void> {
+  if (!fs.existsSync(output)) return;
+  if (!force) throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
+  const opened = await forPath(output, () => openInput(output));
+  await opened.close();
+  if (opened.detection.format !== 'scdl') {
+    throw new CliError(`${output} exists and is not an SCDL archive; refusing to replace it`, EXIT.usage);
+  }
+}
+
+async function convertH5ad(
+  ctx: Context,
+  input: string,
+  output: string,
+  options: ConvertOptions,
+  onProgress: ProgressCallback,
+): Promise<Record<string, unknown>> {
+  if (options.types || options.level !== undefined)
+    throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+  await checkArchiveTarget(output, options.force);
+  const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
+  const result = await forPath(input, () =>
+    convertH5adToScdl(input, output, {
+      dataDtype: options.dataDtype as DataDtype,
+      useX: options.useX,
+      neighbors: options.neighbors,
+      onProgress,
+      onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+    }),
+  );
+  return {
+    input,
+    output,
+    conversion: 'h5ad→scdl',
+    rows: result.rows,
+    nnz: result.nnz,
+    columns: result.numCols,
+    dataDType: result.dataDType,
+    rowPtrDType: result.rowPtrDType,
+    colPtrDType: result.colPtrDType,
+    inputs: result.inputs,
+    warnings: result.warnings,
+  };
+}

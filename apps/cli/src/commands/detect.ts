@@ -1,0 +1,77 @@
+import type { Context, CommonOptions } from '../context.js';
+import { describeError, EXIT, type ExitCode } from '../errors.js';
+import { openInput } from '../open.js';
+import { printJson } from '../render.js';
+
+export interface DetectOptions extends CommonOptions {
+  verbose?: boolean;
+}
+
+interface DetectResult {
+  path: string;
+  /** Plugin id, "tar" for a tar shard, null when unknown (or unreadable). */
+  format: string | null;
+  title: string;
+  kind?: 'file' | 'directory';
+  /** Why it matched, best first. */
+  candidates?: Array<{ id: string; score: number; reason: string }>;
+  /** The first bytes in hex, for an unknown file. */
+  head?: string;
+  error?: string;
+}
+
+function spacedHex(hex: string): string {
+  return hex.replace(/(..)(?!$)/g, '$1 ');
+}
+
+/** Detection only reads a small head window (or a directory's listing): never parses. */
+export async function detectCommand(
+  ctx: Context,
+  paths: string[],
+  options: DetectOptions,
+): Promise<ExitCode> {
+  const results: DetectResult[] = [];
+  let code: ExitCode = EXIT.ok;
+  for (const p of paths) {
+    let result: DetectResult;
+    try {
+      const input = await openInput(p);
+      try {
+        const d = input.detection;
+        result = {
+          path: p,
+          format: d.format,
+          title: d.title,
+          kind: input.target.kind,
+          candidates: d.candidates,
+        };
+        if (!d.format && input.target.kind === 'file') result.head = d.headHex;
+      } finally {
+        await input.close();
+      }
+      if (!result.format && code === EXIT.ok) code = EXIT.failed;
+    } catch (error) {
+      result = { path: p, format: null, title: 'unreadable', error: describeError(error, p) };
+      code = EXIT.usage;
+      if (!options.json) ctx.messages.line(`binscope: ${result.error}`);
+    }
+    results.push(result);
+    if (!options.json && !result.error) await ctx.out.line(humanLine(result, options.verbose));
+  }
+  if (options.json) await printJson(ctx.out, results);
+  await ctx.out.flush();
+  return code;
+}
+
+function humanLine(r: DetectResult, verbose?: boolean): string {
+  if (!r.format) {
+    if (r.kind === 'directory') return `${r.path}: unknown (a directory no format recognises)`;
+    return `${r.path}: unknown (first bytes: ${r.head ? spacedHex(r.head.slice(0, 64)) : 'none, the file is empty'})`;
+  }
+  const best = r.candidates?.[0];
+  let line = `${r.path}: ${r.format} (${r.title})`;
+  if (verbose && r.candidates)
+    line += r.candidates.map((c) => `\n  ${c.id}: ${c.reason} (score ${c.score})`).join('');
+  else if (best) line += ` — ${best.reason}`;
+  return line;
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
+import { type CommonOptions, type Context, forPath } from '../context.js';
+import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { openInput } from '../open.js';
+import { printJson } from '../render.js';
+
+export interface GetOptions extends CommonOptions {
+  ext?: string;
+  output?: string;
+  shards?: string;
+}
+
+/**
+ * `binscope get INDEX KEY`: a sample's members, or one member's payload, through the taridx
+ * package's reader (O(1) key lookup; one positional read of the shard for the payload).
+ */
+export async function getCommand(
+  ctx: Context,
+  indexPath: string,
+  key: string,
+  options: GetOptions,
+): Promise<ExitCode> {
+  if (options.json && options.ext !== undefined && options.output === undefined) {
+    throw new CliError('--json with --ext needs -o FILE: the payload bytes would go to stdout', EXIT.usage);
+  }
+  if (options.output !== undefined && options.ext === undefined) {
+    throw new CliError('-o writes one member: say which with --ext (e.g. --ext jpg)', EXIT.usage);
+  }
+  const input = await forPath(indexPath, () => openInput(indexPath));
+  const detected = input.detection.format;
+  await input.close();
+  if (detected !== 'taridx') {
+    throw new CliError(
+      `${indexPath}: not a .taridx index (detected: ${detected ?? 'unknown format'})`,
+      EXIT.failed,
+    );
+  }
+  const { TaridxReader } = await import('@binscope/taridx');
+  const shardDir =
+    options.shards !== undefined
+      ? forPath(options.shards, async () => openDirectory(options.shards!))
+      : undefined;
+  const shards = await shardDir;
+
+  return forPath(indexPath, async () => {
+    const reader = await TaridxReader.open(
+      openFile(indexPath),
+      shards ? { shards } : { shards: openDirectory(path.dirname(path.resolve(indexPath))) },
+    );
+    try {
+      const sample = await reader.find(key);
+      if (!sample) {
+        if (options.json) await printJson(ctx.out, { index: indexPath, key, found: false });
+        ctx.messages.line(`binscope: ${indexPath}: no sample with key ${JSON.stringify(key)}`);
+        return EXIT.failed;
+      }
+      const set = await reader.shards();
+      const shardName = (fid: number) => set?.names[fid] ?? null;
+      if (options.ext === undefined) {
+        const doc = {
+          index: indexPath,
+          key,
+          crashid: sample.crashid,
+          members: sample.members.map((m) => ({
+            ext: m.ext,
+            fid: m.fid,
+            shard: shardName(m.fid),
+            offset: m.offset,
+            size: m.size,
+          })),
+        };
+        if (options.json) await printJson(ctx.out, { ...doc, found: true });
+        else {
+          await ctx.out.line(
+            `${key}${sample.crashid ? ` (crash id ${sample.crashid})` : ''}: ${sample.members.length} member${sample.members.length === 1 ? '' : 's'}`,
+          );
+          for (const m of doc.members) {
+            await ctx.out.line(
+              `  .${m.ext || '(no extension)'}  ${m.size.toLocaleString('en-US')} B  in ${m.shard ?? `shard ${m.fid}`} at byte ${m.offset + 512}`,
+            );
+          }
+        }
+        await ctx.out.flush();
+        return EXIT.ok;
+      }
+      const ext = options.ext.replace(/^\./, '').toLowerCase();
+      const members = reader.members(sample, ext);
+      if (members.length === 0) {
+        const has = sample.members.map((m) => m.ext || '(none)').join(', ');
+        if (options.json) await printJson(ctx.out, { index: indexPath, key, ext, found: false });
+        ctx.messages.line(
+          `binscope: ${indexPath}: sample ${JSON.stringify(key)} has no .${ext} member (it has: ${has})`,
+        );
+        return EXIT.failed;
+      }
+      const member = members[0];
+      if (members.length > 1) {
+        ctx.messages.line(
+          `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
+        );
+      }
+      const data = await reader.readMember(member);
+      if (options.output !== undefined) {
+        await writeFileAtomic(options.output, data);
+        if (options.json) {
+          await printJson(ctx.out, {
+            index: indexPath,
+            key,
+            ext,
+            fid: member.fid,
+            shard: shardName(member.fid),
+            offset: member.offset,
+            size: member.size,
+            output: options.output,
+            sha256: createHash('sha256').update(data).digest('hex'),
+            found: true,
+          });
+        } else ctx.messages.line(`wrote ${options.output}: ${data.byteLength.toLocaleString('en-US')} bytes`);
+      } else {
+        await ctx.out.bytes(data);
+        await ctx.out.flush();
+      }
+      return EXIT.ok;
+    } finally {
+      await reader.close();
+    }
+  });
+}

@@ -1,0 +1,48 @@
+import type { JsonRecord } from '@binscope/core';
+import { type CommonOptions, type Context, forPath } from '../context.js';
+import { EXIT, type ExitCode } from '../errors.js';
+import { withReader } from '../open.js';
+import { type RecordFormat, recordWriter } from '../render.js';
+
+export interface RecordsOptions extends CommonOptions {
+  as?: string;
+  offset: number;
+  /** At most this many records; undefined for all. */
+  limit?: number;
+  format?: RecordFormat;
+  columns?: string[];
+}
+
+/**
+ * `head` and `cat`: records streamed from the plugin's iterator straight to stdout. The
+ * iterator is asked for exactly the window wanted and abandoned as soon as it is done or
+ * the reader of stdout goes away, so `head` and `cat | head` stop reading the file early.
+ */
+export async function recordsCommand(
+  ctx: Context,
+  filePath: string,
+  options: RecordsOptions,
+): Promise<ExitCode> {
+  const format: RecordFormat = options.json
+    ? 'json'
+    : (options.format ?? (ctx.out.isTTY ? 'table' : 'jsonl'));
+  const writer = recordWriter(format, ctx.out);
+  await forPath(filePath, () =>
+    withReader(filePath, { as: options.as }, async (input, reader) => {
+      if (options.limit === 0) return;
+      const records = input.plugin.records(reader, {
+        offset: options.offset,
+        limit: options.limit,
+        columns: options.columns,
+      });
+      let count = 0;
+      for await (const record of records as AsyncIterable<JsonRecord>) {
+        await writer.write(record);
+        count++;
+        if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
+      }
+    }),
+  );
+  await writer.end();
+  return EXIT.ok;
+}

@@ -1,0 +1,125 @@
+import { isFormatError, type Problem, TAR_SHARD, type ValidationReport } from '@binscope/core';
+import type { CommonOptions, Context } from '../context.js';
+import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
+import { type Input, openInput } from '../open.js';
+import { printJson } from '../render.js';
+
+export interface ValidateCommandOptions extends CommonOptions {
+  as?: string;
+  deep?: boolean;
+}
+
+interface JsonProblem {
+  code: string;
+  message: string;
+  offset: number | null;
+  file: string | null;
+}
+
+/** One entry of the `validate --json` array (a contract other tools rely on). */
+export interface ValidateResult {
+  path: string;
+  format: string | null;
+  valid: boolean;
+  errors: JsonProblem[];
+  warnings: JsonProblem[];
+}
+
+function toJsonProblem(problem: Problem, defaultFile: string | null): JsonProblem {
+  return {
+    code: problem.code,
+    message: problem.message,
+    offset: problem.offset ?? null,
+    file: problem.file ?? defaultFile,
+  };
+}
+
+/** What a path no plugin reads fails with: there is no format whose rules it meets. */
+function unrecognised(input: Input): ValidationReport {
+  const file = input.target.kind === 'file' ? input.target.source.name : undefined;
+  if (input.detection.format === TAR_SHARD.id) {
+    return {
+      valid: false,
+      errors: [
+        {
+          code: 'UnsupportedFeature',
+          message:
+            'a plain tar shard has no rules of its own to check; validate its .taridx index with --deep',
+          file,
+        },
+      ],
+      warnings: [],
+    };
+  }
+  const what =
+    input.target.kind === 'directory'
+      ? 'no format recognises this directory'
+      : `no known format's signature matches (first bytes: ${input.detection.headHex.slice(0, 32) || 'none, the file is empty'})`;
+  return { valid: false, errors: [{ code: 'BadMagic', message: what, offset: 0, file }], warnings: [] };
+}
+
+async function validateOne(filePath: string, options: ValidateCommandOptions): Promise<ValidateResult> {
+  const input = await openInput(filePath, { as: options.as, byExtension: true });
+  try {
+    const defaultFile = input.target.kind === 'file' ? input.target.source.name : null;
+    let report: ValidationReport;
+    if (!input.plugin) report = unrecognised(input);
+    else {
+      try {
+        report = await input.plugin.validate(input.target, { deep: options.deep });
+      } catch (error) {
+        // validate() reports bad input rather than throwing; if a FormatError escapes anyway
+        // it is still a finding about the file, not a crash.
+        if (!isFormatError(error)) throw error;
+        report = { valid: false, errors: [error.toProblem()], warnings: [] };
+      }
+    }
+    return {
+      path: filePath,
+      format: input.plugin?.id ?? input.detection.format,
+      valid: report.valid && report.errors.length === 0,
+      errors: report.errors.map((p) => toJsonProblem(p, defaultFile)),
+      warnings: report.warnings.map((p) => toJsonProblem(p, defaultFile)),
+    };
+  } finally {
+    await input.close();
+  }
+}
+
+function where(p: JsonProblem): string {
+  const parts = [p.file, p.offset === null ? undefined : `byte ${p.offset}`].filter(Boolean);
+  return parts.length > 0 ? ` (at ${parts.join(', ')})` : '';
+}
+
+export async function validateCommand(
+  ctx: Context,
+  paths: string[],
+  options: ValidateCommandOptions,
+): Promise<ExitCode> {
+  const results: ValidateResult[] = [];
+  let code: ExitCode = EXIT.ok;
+  for (const p of paths) {
+    let result: ValidateResult;
+    try {
+      result = await validateOne(p, options);
+    } catch (error) {
+      // A missing path or a bad --as is not a finding about a file: say so, go on, exit 2.
+      if (options.debug) ctx.messages.line(String((error as Error)?.stack ?? error));
+      ctx.messages.line(`binscope: ${error instanceof CliError ? error.message : describeError(error, p)}`);
+      code = EXIT.usage;
+      continue;
+    }
+    results.push(result);
+    if (!result.valid && code === EXIT.ok) code = EXIT.failed;
+    if (!options.json) {
+      const status = result.valid ? 'valid' : 'INVALID';
+      const counts = `${result.errors.length} error${result.errors.length === 1 ? '' : 's'}, ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}`;
+      await ctx.out.line(`${p}: ${status} (${result.format ?? 'unknown format'}), ${counts}`);
+      for (const e of result.errors) await ctx.out.line(`  error ${e.code}: ${e.message}${where(e)}`);
+      for (const w of result.warnings) await ctx.out.line(`  warning ${w.code}: ${w.message}${where(w)}`);
+    }
+  }
+  if (options.json) await printJson(ctx.out, results);
+  await ctx.out.flush();
+  return code;
+}

@@ -1,0 +1,32 @@
+import { CliError, describeError, exitCodeFor } from './errors.js';
+import { type CliStreams, Messages, Output } from './io.js';
+
+/** What every command gets: where data and messages go. */
+export interface Context {
+  streams: CliStreams;
+  out: Output;
+  messages: Messages;
+}
+
+export function createContext(streams: CliStreams): Context {
+  return { streams, out: new Output(streams.stdout), messages: new Messages(streams.stderr) };
+}
+
+/** Options every verb takes. */
+export interface CommonOptions {
+  json?: boolean;
+  debug?: boolean;
+}
+
+/**
+ * Runs `work` for one path, turning any failure into a one-line CliError that names the
+ * path and keeps the original (for --debug) as its cause.
+ */
+export async function forPath<T>(filePath: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(describeError(error, filePath), exitCodeFor(error), { cause: error });
+  }
+}

@@ -1,0 +1,92 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+/** Where a command writes: data to `stdout`, messages and progress to `stderr`. */
+export interface CliStreams {
+  stdout: Writable & { isTTY?: boolean; columns?: number };
+  stderr: Writable & { isTTY?: boolean; columns?: number };
+}
+
+const FLUSH_AT = 64 * 1024;
+
+/**
+ * Buffered stdout with backpressure: waits for 'drain' so a slow reader bounds memory, and
+ * notices a closed pipe (`binscope cat big | head`) so the producer can stop reading.
+ */
+export class Output {
+  private pending: string[] = [];
+  private pendingLength = 0;
+  /** The reader went away (EPIPE) or writing failed: stop producing. */
+  closed = false;
+  /** A write error other than a closed pipe, reported once the command ends. */
+  error: NodeJS.ErrnoException | undefined;
+
+  constructor(readonly stream: CliStreams['stdout']) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      this.closed = true;
+      if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') this.error ??= error;
+    });
+  }
+
+  get isTTY(): boolean {
+    return Boolean(this.stream.isTTY);
+  }
+
+  get columns(): number {
+    return this.stream.columns ?? 120;
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.closed) return;
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    if (this.pendingLength >= FLUSH_AT) await this.flush();
+  }
+
+  async line(text = ''): Promise<void> {
+    await this.write(`${text}\n`);
+  }
+
+  async bytes(data: Uint8Array): Promise<void> {
+    await this.flush();
+    if (this.closed) return;
+    await this.send(data);
+  }
+
+  async flush(): Promise<void> {
+    if (this.pendingLength === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.pendingLength = 0;
+    if (!this.closed) await this.send(text);
+  }
+
+  private async send(chunk: string | Uint8Array): Promise<void> {
+    if (this.stream.write(chunk)) return;
+    // Wait for the reader; an 'error' (broken pipe) rejects `once` and ends the wait too.
+    const stop = new AbortController();
+    try {
+      await Promise.race([
+        once(this.stream, 'drain', { signal: stop.signal }),
+        once(this.stream, 'close', { signal: stop.signal }),
+      ]);
+    } catch {
+      this.closed = true;
+    } finally {
+      stop.abort();
+    }
+  }
+}
+
+/** Messages for a person: stderr, one line each. */
+export class Messages {
+  constructor(readonly stream: CliStreams['stderr']) {}
+
+  get isTTY(): boolean {
+    return Boolean(this.stream.isTTY);
+  }
+
+  line(text: string): void {
+    this.stream.write(`${text}\n`);
+  }
+}

@@ -1,0 +1,119 @@
+import * as path from 'node:path';
+import {
+  type AnyFormatPlugin,
+  type ByteSource,
+  type Detection,
+  type DirectorySource,
+  type FormatReader,
+  type Target,
+  TAR_SHARD,
+} from '@binscope/core';
+import { openPath } from '@binscope/core/node';
+import { CliError, EXIT } from './errors.js';
+import { loadPlugins } from './plugins.js';
+
+/** A path the user named, opened and detected. Close it when done. */
+export interface Input {
+  path: string;
+  target: Target;
+  detection: Detection;
+  /** The plugin that reads it: by magic, else by --as, else by extension. */
+  plugin: AnyFormatPlugin | undefined;
+  close(): Promise<void>;
+}
+
+export interface OpenInputOptions {
+  /** A format id that overrides detection (`--as scbf`). */
+  as?: string;
+  /**
+   * When no signature matches, let a unique extension match pick the plugin, so its reader
+   * explains what is wrong (a `.scbf` with a broken magic gets BadMagic, not "unknown").
+   */
+  byExtension?: boolean;
+}
+
+async function closeQuietly(thing: ByteSource | DirectorySource | undefined): Promise<void> {
+  try {
+    await (thing as { close?: () => Promise<void> } | undefined)?.close?.();
+  } catch {
+    // Closing a read-only descriptor cannot lose data; nothing to report.
+  }
+}
+
+export function closeTarget(target: Target): Promise<void> {
+  if (target.kind === 'directory') return closeQuietly(target.directory);
+  return Promise.all([closeQuietly(target.source), closeQuietly(target.siblings)]).then(() => undefined);
+}
+
+export async function openInput(inputPath: string, options: OpenInputOptions = {}): Promise<Input> {
+  const { registry } = await loadPlugins();
+  let forced: AnyFormatPlugin | undefined;
+  if (options.as) {
+    forced = registry.get(options.as);
+    if (!forced) {
+      const known = registry.plugins.map((p) => p.id).join(', ');
+      throw new CliError(`--as ${options.as}: no such format (known: ${known})`, EXIT.usage);
+    }
+  }
+  const target = openPath(inputPath);
+  try {
+    const detection = await registry.detect(target);
+    let plugin = forced ?? detection.plugin;
+    if (!plugin && !detection.format && options.byExtension)
+      plugin = pluginByExtension(registry.plugins, target, inputPath);
+    return { path: inputPath, target, detection, plugin, close: () => closeTarget(target) };
+  } catch (error) {
+    await closeTarget(target);
+    throw error;
+  }
+}
+
+function pluginByExtension(
+  plugins: readonly AnyFormatPlugin[],
+  target: Target,
+  inputPath: string,
+): AnyFormatPlugin | undefined {
+  const base = path.basename(inputPath);
+  const ext = base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
+  if (!ext) return undefined;
+  const matches = plugins.filter((p) => p.kind === target.kind && p.extensions.includes(ext));
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/** What to tell a person about a path no plugin reads. */
+export function unreadable(input: Input): CliError {
+  if (input.detection.format === TAR_SHARD.id) {
+    return new CliError(
+      `${input.path}: a tar shard; binscope reads shards through their index: binscope index DIR --fold NAME, then use the .taridx`,
+      EXIT.failed,
+    );
+  }
+  if (input.target.kind === 'directory') {
+    return new CliError(`${input.path}: not a recognised archive directory`, EXIT.failed);
+  }
+  const hex = input.detection.headHex.slice(0, 32).replace(/(..)(?!$)/g, '$1 ');
+  return new CliError(
+    `${input.path}: unknown format (first bytes: ${hex || 'none, the file is empty'})`,
+    EXIT.failed,
+  );
+}
+
+/** Opens a path with the plugin that reads it, runs `use`, and closes everything. */
+export async function withReader<T>(
+  inputPath: string,
+  options: OpenInputOptions,
+  use: (input: Input & { plugin: AnyFormatPlugin }, reader: FormatReader) => Promise<T>,
+): Promise<T> {
+  const input = await openInput(inputPath, { byExtension: true, ...options });
+  try {
+    if (!input.plugin) throw unreadable(input);
+    const reader = await input.plugin.open(input.target);
+    try {
+      return await use(input as Input & { plugin: AnyFormatPlugin }, reader);
+    } finally {
+      await reader.close?.();
+    }
+  } finally {
+    await input.close();
+  }
+}

@@ -1,0 +1,311 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isAbort, ParserClient } from './client';
+import { DataPanel } from './components/DataPanel';
+import { HexView } from './components/HexView';
+import { OpenBar } from './components/OpenBar';
+import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
+import { Tree } from './components/Tree';
+import { inputFromDrop } from './files';
+import type {
+  ByteStats,
+  NodeLocation,
+  OpenInput,
+  Problem,
+  SessionInfo,
+  TreeNodeView,
+  ValidationReport,
+} from './protocol';
+
+type Tab = 'structure' | 'data';
+
+export function App() {
+  const client = useMemo(() => new ParserClient(), []);
+  const [session, setSession] = useState<SessionInfo | null>(null);
+  const [stats, setStats] = useState<ByteStats | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [tab, setTab] = useState<Tab>('structure');
+
+  const [selected, setSelected] = useState<{ path: number[]; node: TreeNodeView } | null>(null);
+  const [reveal, setReveal] = useState<{ location: NodeLocation; token: number } | null>(null);
+  const [hexFile, setHexFile] = useState<string | undefined>(undefined);
+  const [hexSize, setHexSize] = useState(0);
+  const [cursor, setCursor] = useState(0);
+  const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
+
+  const [report, setReport] = useState<ValidationReport | null>(null);
+  const [validating, setValidating] = useState<AbortController | null>(null);
+  const [progress, setProgress] = useState<{ done: number; total?: number } | null>(null);
+  const token = useRef(0);
+
+  useEffect(() => {
+    client.onStats = setStats;
+  }, [client]);
+
+  const validate = useCallback(
+    (s: SessionInfo) => {
+      const controller = new AbortController();
+      setValidating(controller);
+      setProgress(null);
+      client
+        .request(
+          { type: 'validate', sessionId: s.sessionId },
+          { signal: controller.signal, onProgress: setProgress },
+        )
+        .then(setReport)
+        .catch((e) => !isAbort(e) && setFailure(`validation failed: ${(e as Error).message}`))
+        .finally(() => setValidating(null));
+    },
+    [client],
+  );
+
+  /** Shows a freshly opened session: summary, tree at the root, hex at byte 0, validation started. */
+  const adopt = useCallback(
+    (info: SessionInfo) => {
+      setSession(info);
+      setReport(null);
+      setSelected(null);
+      setReveal(null);
+      setCursor(0);
+      setTab(info.view === 'h5ad' ? 'data' : 'structure');
+      const firstFile =
+        info.source === 'directory'
+          ? (info.files.find((f) => f.path === 'header.sch') ?? info.files[0])?.path
+          : undefined;
+      setHexFile(info.root?.file ?? firstFile);
+      setHexSize(
+        info.source === 'directory'
+          ? (info.files.find((f) => f.path === firstFile)?.size ?? 0)
+          : (info.mainSize ?? 0),
+      );
+      setScrollRequest({ offset: 0, token: ++token.current });
+      if (info.autoValidate) validate(info);
+      document.title = `${info.mainFile ?? info.name} · binscope`;
+    },
+    [validate],
+  );
+
+  const open = useCallback(
+    async (input: OpenInput) => {
+      validating?.abort();
+      setFailure(null);
+      setBusy(
+        input.kind === 'url'
+          ? `opening ${input.url}…`
+          : `opening ${input.folder ?? (input.files.length === 1 ? input.files[0].path : `${input.files.length} files`)}…`,
+      );
+      try {
+        adopt(await client.request({ type: 'open', input }));
+      } catch (e) {
+        if (!isAbort(e)) setFailure((e as Error).message);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [client, adopt, validating],
+  );
+
+  // ?url=… opens a remote file on load (shareable links).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, on load.
+  useEffect(() => {
+    const url = new URLSearchParams(location.search).get('url');
+    if (url) open({ kind: 'url', url });
+  }, []);
+
+  const showFile = useCallback(
+    async (file: string | undefined) => {
+      if (!session) return;
+      setHexFile(file);
+      try {
+        setHexSize(await client.request({ type: 'size', sessionId: session.sessionId, file }));
+      } catch (e) {
+        setFailure((e as Error).message);
+      }
+    },
+    [client, session],
+  );
+
+  const selectNode = useCallback(
+    (path: number[], node: TreeNodeView) => {
+      setSelected({ path, node });
+      if (node.file !== hexFile) showFile(node.file);
+      setCursor(node.offset);
+      setScrollRequest({ offset: node.offset, token: ++token.current });
+    },
+    [hexFile, showFile],
+  );
+
+  /** A byte or a problem points at an offset: select the node that owns it and reveal it. */
+  const pick = useCallback(
+    async (file: string | undefined, offset: number, scroll: boolean) => {
+      if (!session) return;
+      if (file !== hexFile) await showFile(file);
+      setCursor(offset);
+      if (scroll) setScrollRequest({ offset, token: ++token.current });
+      if (!session.root || session.root.childCount === 0) return;
+      const location = await client.request({ type: 'nodeAt', sessionId: session.sessionId, file, offset });
+      const node = location.nodes[location.nodes.length - 1];
+      if (!node) return;
+      setSelected({ path: location.path, node });
+      setReveal({ location, token: ++token.current });
+    },
+    [client, session, hexFile, showFile],
+  );
+
+  const jumpToProblem = (problem: Problem) => {
+    if (problem.offset === undefined || !session) return;
+    setTab('structure');
+    const file = session.source === 'directory' ? problem.file : hexFile;
+    pick(file, problem.offset, true);
+  };
+
+  const onDrop = async (event: React.DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    const input = await inputFromDrop(event.dataTransfer);
+    if (input) open(input);
+  };
+
+  const selection = selected
+    ? { start: selected.node.offset, end: selected.node.offset + selected.node.length }
+    : null;
+  const selectionInView = selected && (selected.node.file ?? undefined) === hexFile ? selection : null;
+  const known = !!session?.format && session.format !== 'tar';
+  const hasTree = !!session?.root && session.root.childCount > 0;
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the whole page is a drop target; keyboard users have the pickers.
+    <div
+      className={`app${dragging ? ' dragging' : ''}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={onDrop}
+      data-testid="app"
+    >
+      <OpenBar onOpen={open} stats={stats} busy={busy} />
+      {failure && (
+        <div className="failure" role="alert" data-testid="failure">
+          {failure}
+          <button type="button" onClick={() => setFailure(null)} aria-label="dismiss">
+            ×
+          </button>
+        </div>
+      )}
+      {!session ? (
+        <main className="empty" data-testid="drop-zone">
+          <div className="drop-hint">
+            <h2>Drop a file or a folder here</h2>
+            <p>
+              SCBF, UDF, MLDF and TARIDX files, SCDL archive folders (drop the folder), tar shards together
+              with their <code>.taridx</code>, or an AnnData <code>.h5ad</code> to convert to SCDL.
+            </p>
+            <p className="muted">
+              Nothing is uploaded: files are read in this tab, lazily, a few kilobytes at a time. A URL is
+              read with HTTP range requests.
+            </p>
+          </div>
+        </main>
+      ) : (
+        <div className="workspace">
+          <aside className="sidebar" aria-label="File details">
+            <SummaryPanel session={session} />
+            {(session.format !== null && session.format !== 'tar' && session.format !== 'h5ad') ||
+            session.openError ? (
+              <ProblemsPanel
+                report={report}
+                openError={session.openError}
+                running={!!validating}
+                progress={progress}
+                canValidate={!!session.format}
+                remote={session.source === 'url'}
+                onValidate={() => validate(session)}
+                onCancel={() => validating?.abort()}
+                onJump={jumpToProblem}
+              />
+            ) : null}
+            <FilesPanel
+              session={session}
+              current={hexFile ?? session.mainFile}
+              onShow={(path) => showFile(path)}
+            />
+          </aside>
+          <main className="main">
+            <div className="tabs" role="tablist" aria-label="Views">
+              {(['structure', 'data'] as const).map((t) => (
+                <button
+                  key={t}
+                  type="button"
+                  role="tab"
+                  id={`tab-${t}`}
+                  aria-selected={tab === t}
+                  aria-controls={`panel-${t}`}
+                  tabIndex={tab === t ? 0 : -1}
+                  disabled={t === 'data' && session.view === 'none'}
+                  onClick={() => setTab(t)}
+                  onKeyDown={(e) => {
+                    if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+                      const next = t === 'structure' ? 'data' : 'structure';
+                      if (next === 'data' && session.view === 'none') return;
+                      setTab(next);
+                      document.getElementById(`tab-${next}`)?.focus();
+                    }
+                  }}
+                >
+                  {t === 'structure' ? 'Structure' : session.view === 'h5ad' ? 'Convert to SCDL' : 'Data'}
+                </button>
+              ))}
+            </div>
+            {tab === 'structure' ? (
+              <div id="panel-structure" role="tabpanel" aria-labelledby="tab-structure" className="structure">
+                {!known && <UnknownView session={session} />}
+                <div className={`split${hasTree ? '' : ' no-tree'}`}>
+                  {hasTree && session.root && (
+                    <Tree
+                      key={session.sessionId}
+                      client={client}
+                      sessionId={session.sessionId}
+                      root={session.root}
+                      selectedKey={selected ? selected.path.join('/') : null}
+                      onSelect={selectNode}
+                      reveal={reveal}
+                    />
+                  )}
+                  {(hexFile !== undefined || session.source !== 'directory') && (
+                    <HexView
+                      client={client}
+                      sessionId={session.sessionId}
+                      file={hexFile}
+                      label={hexFile ?? session.mainFile ?? session.name}
+                      size={hexSize}
+                      selection={selectionInView}
+                      selectionLabel={selected?.node.name}
+                      cursor={cursor}
+                      onCursor={setCursor}
+                      onPick={(offset) => pick(hexFile, offset, false)}
+                      scrollRequest={scrollRequest}
+                    />
+                  )}
+                </div>
+              </div>
+            ) : (
+              <div id="panel-data" role="tabpanel" aria-labelledby="tab-data" className="data">
+                <DataPanel client={client} session={session} onOpen={adopt} />
+              </div>
+            )}
+          </main>
+        </div>
+      )}
+      {dragging && (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop to open
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { useRef, useState } from 'react';
+import { inputFromFileList } from '../files';
+import { formatBytes } from '../format';
+import type { ByteStats, OpenInput } from '../protocol';
+
+export function OpenBar({
+  onOpen,
+  stats,
+  busy,
+}: {
+  onOpen(input: OpenInput): void;
+  stats: ByteStats | null;
+  busy: string | null;
+}) {
+  const fileInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const [url, setUrl] = useState('');
+  return (
+    <header className="openbar">
+      <h1>
+        binscope <span className="muted">· look inside binary data files, in your browser</span>
+      </h1>
+      <div className="open-controls">
+        <button type="button" onClick={() => fileInput.current?.click()}>
+          Open files…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="file-input"
+          aria-label="Open files"
+          onChange={(e) => {
+            const input = e.currentTarget.files && inputFromFileList(e.currentTarget.files, false);
+            if (input) onOpen(input);
+            e.currentTarget.value = '';
+          }}
+        />
+        <button type="button" onClick={() => folderInput.current?.click()}>
+          Open folder…
+        </button>
+        <input
+          ref={folderInput}
+          type="file"
+          hidden
+          data-testid="folder-input"
+          aria-label="Open folder"
+          {...{ webkitdirectory: '' }}
+          onChange={(e) => {
+            const input = e.currentTarget.files && inputFromFileList(e.currentTarget.files, true);
+            if (input) onOpen(input);
+            e.currentTarget.value = '';
+          }}
+        />
+        <form
+          className="url-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (url.trim()) onOpen({ kind: 'url', url: url.trim() });
+          }}
+        >
+          <input
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://…/file.scbf (read with range requests)"
+            aria-label="File URL"
+            data-testid="url-input"
+          />
+          <button type="submit">Open URL</button>
+        </form>
+      </div>
+      <div className="status" aria-live="polite">
+        {busy && <span className="busy">{busy}</span>}
+        {stats && (
+          <span
+            className="counter"
+            data-testid="bytes-counter"
+            data-read={stats.bytesRead}
+            data-size={stats.size}
+            title={`${stats.requests} ${stats.remote ? 'HTTP requests' : 'reads'}`}
+          >
+            {stats.remote ? 'fetched' : 'read'} {formatBytes(stats.bytesRead)} of {formatBytes(stats.size)}
+            {stats.remote ? ` · ${stats.requests} request${stats.requests === 1 ? '' : 's'}` : ''}
+          </span>
+        )}
+      </div>
+    </header>
+  );
+}

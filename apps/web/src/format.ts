@@ -1,0 +1,42 @@
+import { fromHex, hexDump } from '@binscope/core';
+
+/** Display helpers shared by the panels. */
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+export function hexOffset(n: number, width = 8): string {
+  return n.toString(16).padStart(width, '0');
+}
+
+/** Parses "1234", "0x4d2" or "4d2h" as a byte offset. */
+export function parseOffset(text: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  if (!t) return undefined;
+  const value = t.startsWith('0x')
+    ? Number.parseInt(t.slice(2), 16)
+    : t.endsWith('h')
+      ? Number.parseInt(t, 16)
+      : Number(t);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+export function displayValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** A hex string as a classic dump (core's hexDump over the decoded bytes). */
+export function hexDumpLines(hex: string): string {
+  return hexDump(fromHex(hex));
+}

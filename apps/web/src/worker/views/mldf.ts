@@ -1,0 +1,74 @@
+import type { ImageValue, MldfReader, MldfValue, NdArray } from '@binscope/mldf';
+import type { ViewProvider } from '../views';
+import { hexPreview, type Json, pageOf, previewJson, previewValues } from './common';
+
+/** MLDF samples a page at a time through the reader's batched `samples` (nearby reads coalesced). */
+export const mldfView: ViewProvider = async (session, query, signal) => {
+  const reader = session.reader as MldfReader;
+  if (query.op !== 'samples') throw new Error(`unknown MLDF view query ${query.op}`);
+  const { start, end } = pageOf(query, reader.numSamples, 60);
+  const indices = Array.from({ length: end - start }, (_, k) => start + k);
+  const samples = await reader.samples(indices, { signal });
+  const buffers: Record<string, Uint8Array> = {};
+  const rows: Json[] = samples.map((sample, k) => {
+    const values: Record<string, Json> = {};
+    for (const field of reader.fields) {
+      values[field.name] = describe(field.type, sample[field.name], `${indices[k]}:${field.name}`, buffers);
+    }
+    return { index: indices[k], values };
+  });
+  const fields: Json[] = reader.fields.map((f) => ({
+    name: f.name,
+    type: f.type,
+    ndarray: f.ndarray ? { dtype: f.ndarray.dtype, shape: [...f.ndarray.shape] } : null,
+  }));
+  return { json: { total: reader.numSamples, fields, samples: rows }, buffers };
+};
+
+function describe(
+  type: string,
+  value: MldfValue | undefined,
+  key: string,
+  buffers: Record<string, Uint8Array>,
+): Json {
+  if (value === undefined) return { kind: 'missing' };
+  switch (type) {
+    case 'INT':
+    case 'FLOAT':
+      return { kind: 'scalar', text: String(value) };
+    case 'TEXT_RAW': {
+      const text = value as string;
+      return { kind: 'text', text: text.slice(0, 2000), length: text.length };
+    }
+    case 'BYTES': {
+      const bytes = value as Uint8Array;
+      return { kind: 'bytes', size: bytes.byteLength, hex: hexPreview(bytes) };
+    }
+    case 'NDARRAY': {
+      const array = value as NdArray;
+      return {
+        kind: 'ndarray',
+        dtype: array.dtype,
+        shape: [...array.shape],
+        ...previewValues(array.data as ArrayLike<number | bigint>, 24),
+      };
+    }
+    case 'IMAGE_RAW': {
+      const image = value as ImageValue;
+      // A copy: the pixels may alias a larger read buffer, and this one is transferred.
+      buffers[key] = image.pixels.slice();
+      return {
+        kind: 'image',
+        height: image.height,
+        width: image.width,
+        channels: image.channels,
+        mode: image.mode,
+        buffer: key,
+      };
+    }
+    default: {
+      const { text, truncated } = previewJson(value, 2000);
+      return { kind: 'json', text, truncated };
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { toJsonValue } from '@binscope/core';
+import type { ColumnValues, ScbfReader } from '@binscope/scbf';
+import type { ViewProvider } from '../views';
+import { type Json, pageOf } from './common';
+
+/** Inflated columns kept between pages, up to this many bytes in all (each column is one zlib stream). */
+const CACHE_BUDGET = 256 << 20;
+
+interface ColumnCache {
+  bytes: number;
+  columns: Map<string, ColumnValues>;
+}
+
+/** An SCBF page: the chosen columns only (the others' blocks are never read), rows [offset, offset+limit). */
+export const scbfView: ViewProvider = async (session, query, signal) => {
+  const reader = session.reader as ScbfReader;
+  if (query.op !== 'page') throw new Error(`unknown SCBF view query ${query.op}`);
+  const all = reader.columns;
+  const wanted = Array.isArray(query.columns) ? query.columns.map(String) : all.map((c) => c.name);
+  const selected = all.filter((c) => wanted.includes(c.name));
+  const { start, end } = pageOf(query, reader.rowCount, 500);
+  let cache = session.cache.get('scbf:columns') as ColumnCache | undefined;
+  if (!cache) session.cache.set('scbf:columns', (cache = { bytes: 0, columns: new Map() }));
+
+  const cells: Json[][] = Array.from({ length: end - start }, () => []);
+  for (const column of selected) {
+    let values = cache.columns.get(column.name);
+    const size = column.blocks.reduce((sum, b) => sum + b.uncompressedSize, 0);
+    if (!values && cache.bytes + size <= CACHE_BUDGET) {
+      values = await reader.readColumn(column.index, { signal });
+      cache.columns.set(column.name, values);
+      cache.bytes += size;
+    }
+    if (values) {
+      for (let r = start; r < end; r++) {
+        cells[r - start].push(toJsonValue('get' in values ? values.get(r) : values[r]));
+      }
+    } else {
+      // Too big to keep: stream this column's page (inflating up to the page, no more).
+      let r = 0;
+      for await (const row of reader.rows({
+        columns: [column.index],
+        offset: start,
+        limit: end - start,
+        signal,
+      })) {
+        cells[r++].push(toJsonValue(row[column.name]));
+      }
+    }
+  }
+  return {
+    json: {
+      total: reader.rowCount,
+      columns: all.map((c) => ({ name: c.name, type: c.type })),
+      selected: selected.map((c) => c.name),
+      start,
+      rows: cells,
+    },
+  };
+};

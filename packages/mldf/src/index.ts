@@ -1,0 +1,19 @@
+export type { DataSpill, FieldSpec, MldfWriterOptions, SampleInput } from './write.js';
+export { MldfWriter, MemorySpill, writeMldf } from './write.js';
+export type {
+  AllocEntry,
+  ImageValue,
+  IterateOptions,
+  MldfOpenOptions,
+  MldfSample,
+  MldfValue,
+  NdArray,
+  SampleOptions,
+  ValueInfo,
+} from './read.js';
+export { MldfReader, openMldf } from './read.js';
+export type { FieldType, MldfField, MldfHeader, MldfLayout, NdArrayLayout, NdDtype } from './layout.js';
+export { MLDF_MAGIC, mldfFormat } from './magic.js';
+export { mldfPlugin, mldfRecords } from './plugin.js';
+export { validateMldf } from './validate.js';
+export { inspectMldf } from './inspect.js';

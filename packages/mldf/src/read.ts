@@ -1,0 +1,766 @@
+import {
+  type ByteSource,
+  checkRange,
+  FormatError,
+  type FormatReader,
+  type JsonValue,
+  type NumericArray,
+  type Problem,
+  type ReadOptions,
+  readExact,
+  readU64,
+  toTypedArray,
+} from '@binscope/core';
+import {
+  ALLOC_ENTRY_SIZE,
+  checkLayout,
+  DESCRIPTOR_SIZE,
+  FIELD_DESC_PTR,
+  FORMAT_ID,
+  type MldfField,
+  type MldfHeader,
+  type MldfLayout,
+  ND_DTYPES,
+  type NdDtype,
+  parseDescriptors,
+  parseHeader,
+} from './layout.js';
+
+export interface NdArray {
+  dtype: NdDtype;
+  shape: readonly number[];
+  /** C-order elements; 64-bit dtypes as BigInt64Array/BigUint64Array. */
+  data: NumericArray;
+}
+
+export interface ImageValue {
+  height: number;
+  width: number;
+  channels: number;
+  /** 0 = RAW, the only mode M5 defines. */
+  mode: number;
+  /** height·width·channels bytes, HWC order. */
+  pixels: Uint8Array;
+}
+
+/**
+ * A decoded value: INT → bigint (exact 64-bit), FLOAT → number, BYTES → Uint8Array,
+ * NDARRAY → NdArray, JSON → the parsed value, IMAGE_RAW → ImageValue, TEXT_RAW → string.
+ */
+export type MldfValue = bigint | number | string | Uint8Array | NdArray | ImageValue | JsonValue;
+
+/** A sample: field name → value; `undefined` for a missing value (M6: ptr 0, size 0, no empty form). */
+export type MldfSample = Record<string, MldfValue | undefined>;
+
+/** Where a value lives and what its metadata struct says. */
+export interface ValueInfo {
+  field: string;
+  /** Absolute offset of the value's metadata struct. */
+  metadataOffset: number;
+  ptr: number;
+  size: number;
+  height?: number;
+  width?: number;
+  channels?: number;
+  mode?: number;
+  numTokens?: number;
+  encoding?: number;
+}
+
+export interface AllocEntry {
+  ptr: number;
+  size: number;
+}
+
+export interface MldfOpenOptions extends ReadOptions {
+  /** Bytes of metadata rows kept in memory (default 64 MiB); the table is read in 1 MiB pages on demand. */
+  metadataCacheBytes?: number;
+}
+
+export interface SampleOptions extends ReadOptions {
+  /** Read only these fields (default: all). */
+  fields?: readonly string[];
+}
+
+export interface IterateOptions extends SampleOptions {
+  /** First sample (default 0). */
+  start?: number;
+  /** One past the last sample (default num_samples). */
+  end?: number;
+  /** Size of the sequential reads over the data region (default 4 MiB). */
+  windowSize?: number;
+  /** Samples per batch from `batches()` (default 256). */
+  batchSize?: number;
+}
+
+const METADATA_PAGE_BYTES = 1 << 20;
+const DEFAULT_WINDOW = 4 << 20;
+/** Two ranges closer than this are read as one: a few KiB of waste beats a second syscall or request. */
+const COALESCE_GAP = 64 << 10;
+const MAX_COALESCED_READ = 8 << 20;
+const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+interface Page {
+  bytes: Uint8Array;
+  view: DataView;
+}
+
+/** A sample's metadata row and the [ptr, size] of each selected field. */
+interface Located {
+  index: number;
+  view: DataView;
+  pos: number;
+  slots: Float64Array;
+  lo: number;
+  hi: number;
+  total: number;
+}
+
+/**
+ * A lazy MLDF reader. `open` reads the header and field descriptors only; metadata rows
+ * are read in pages on first use; each value is read from its own byte range, nearby
+ * ranges coalesced into one read. Sources with `readSync` (memory, local files) are read
+ * synchronously under the promise API, so hot loops pay no I/O scheduling.
+ *
+ * Values alias the buffers the source returned for them (core's sources return fresh
+ * buffers), never a buffer this reader reuses.
+ */
+export class MldfReader implements FormatReader {
+  readonly format = FORMAT_ID;
+  readonly numSamples: number;
+  readonly rowSize: number;
+  private readonly byName = new Map<string, MldfField>();
+  private readonly pages = new Map<number, Page>();
+  private readonly pageRows: number;
+  private readonly maxPages: number;
+  private readonly sync: boolean;
+
+  private constructor(
+    readonly source: ByteSource,
+    readonly header: MldfHeader,
+    readonly fields: readonly MldfField[],
+    readonly layout: MldfLayout,
+    /** Non-fatal findings of open (newer minor version, non-canonical layout). */
+    readonly warnings: readonly Problem[],
+    options: MldfOpenOptions,
+  ) {
+    for (const f of fields) this.byName.set(f.name, f);
+    this.numSamples = header.numSamples;
+    this.rowSize = layout.rowSize;
+    this.pageRows = Math.max(1, Math.floor(METADATA_PAGE_BYTES / Math.max(1, layout.rowSize)));
+    this.maxPages = Math.max(1, Math.ceil((options.metadataCacheBytes ?? 64 << 20) / METADATA_PAGE_BYTES));
+    this.sync = typeof source.readSync === 'function';
+  }
+
+  /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
+  static async open(source: ByteSource, options: MldfOpenOptions = {}): Promise<MldfReader> {
+    const file = source.name;
+    const warnings: Array<{ code: string; message: string; offset: number }> = [];
+    const headBytes = await source.read(0, Math.min(source.size, FIELD_DESC_PTR), options);
+    const header = parseHeader(headBytes, source.size, { file, warnings });
+    const descBytes = await readExact(source, header.fieldDescPtr, DESCRIPTOR_SIZE * header.numFields, {
+      format: FORMAT_ID,
+      what: 'field descriptors',
+      signal: options.signal,
+    });
+    const fields = parseDescriptors(descBytes, header, { file, warnings });
+    const layout = checkLayout(header, fields, source.size, { file, warnings });
+    const problems = warnings.map((w) => ({ ...w, file, format: FORMAT_ID }));
+    return new MldfReader(source, header, fields, layout, problems, options);
+  }
+
+  getField(name: string): MldfField {
+    const f = this.byName.get(name);
+    if (!f)
+      throw new RangeError(`no field named '${name}' (fields: ${this.fields.map((x) => x.name).join(', ')})`);
+    return f;
+  }
+
+  /** One sample, reading only its metadata row and its values' bytes (one read when they are adjacent). */
+  async sample(index: number, options: SampleOptions = {}): Promise<MldfSample> {
+    const sel = this.selection(options.fields);
+    const loc = this.locate(index, sel, await this.rowOf(index, options));
+    return this.decodeLocated(loc, sel, options);
+  }
+
+  /** One value of one sample: reads its metadata struct and only that value's bytes. */
+  async field(index: number, name: string, options: ReadOptions = {}): Promise<MldfValue | undefined> {
+    const f = this.getField(name);
+    return (await this.sample(index, { ...options, fields: [f.name] }))[f.name];
+  }
+
+  /**
+   * Many samples, in the order asked. Their byte ranges are sorted and ranges closer than
+   * 64 KiB are read together, so a shuffled batch costs a few large reads.
+   */
+  async samples(indices: readonly number[], options: SampleOptions = {}): Promise<MldfSample[]> {
+    const sel = this.selection(options.fields);
+    const located: Located[] = [];
+    for (const index of indices) located.push(this.locate(index, sel, await this.rowOf(index, options)));
+    const out = new Array<MldfSample>(indices.length);
+    const order = located.map((_, k) => k).sort((a, b) => located[a].lo - located[b].lo);
+    let group: number[] = [];
+    let groupLo = 0;
+    let groupHi = 0;
+    const flush = async () => {
+      if (group.length === 0) return;
+      const buf = await this.readData(groupLo, groupHi - groupLo, options);
+      for (const k of group) out[k] = this.decode(located[k], sel, buf, groupLo);
+      group = [];
+    };
+    for (const k of order) {
+      const loc = located[k];
+      if (loc.hi === 0) {
+        out[k] = this.decode(loc, sel, undefined, 0);
+        continue;
+      }
+      if (!isCompact(loc)) {
+        out[k] = await this.decodeLocated(loc, sel, options);
+        continue;
+      }
+      if (
+        group.length > 0 &&
+        loc.lo - groupHi <= COALESCE_GAP &&
+        Math.max(groupHi, loc.hi) - groupLo <= MAX_COALESCED_READ
+      ) {
+        group.push(k);
+        groupHi = Math.max(groupHi, loc.hi);
+      } else {
+        await flush();
+        group.push(k);
+        groupLo = loc.lo;
+        groupHi = loc.hi;
+      }
+    }
+    await flush();
+    return out;
+  }
+
+  /**
+   * Samples in file order, in arrays of `batchSize`, reading the data region in large
+   * sequential windows (4 MiB by default) instead of one read per value.
+   */
+  async *batches(options: IterateOptions = {}): AsyncGenerator<MldfSample[]> {
+    const sel = this.selection(options.fields);
+    const start = Math.max(0, options.start ?? 0);
+    const end = Math.min(this.numSamples, options.end ?? this.numSamples);
+    const windowSize = Math.max(1, options.windowSize ?? DEFAULT_WINDOW);
+    const batchSize = Math.max(1, options.batchSize ?? 256);
+    let window: Uint8Array | undefined;
+    let winLo = 0;
+    let winHi = 0;
+    let batch: MldfSample[] = [];
+    for (let index = start; index < end; index++) {
+      options.signal?.throwIfAborted();
+      const loc = this.locate(index, sel, await this.rowOf(index, options));
+      let sample: MldfSample;
+      if (loc.hi === 0) {
+        sample = this.decode(loc, sel, undefined, 0);
+      } else if (window && loc.lo >= winLo && loc.hi <= winHi) {
+        sample = this.decode(loc, sel, window, winLo);
+      } else if (!isCompact(loc) || loc.lo < winLo) {
+        // Scattered or backwards values (not what M6 writers produce): read them one by one.
+        sample = await this.decodeLocated(loc, sel, options);
+      } else {
+        winLo = loc.lo;
+        winHi = Math.min(this.layout.dataEnd, Math.max(loc.hi, loc.lo + windowSize));
+        // A fresh window each time: samples already handed out keep views into the old one.
+        window = await this.readData(winLo, winHi - winLo, options);
+        sample = this.decode(loc, sel, window, winLo);
+      }
+      batch.push(sample);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+
+  /** Samples one at a time in file order (see `batches` for the read pattern). */
+  async *iterate(options: IterateOptions = {}): AsyncGenerator<MldfSample> {
+    for await (const batch of this.batches(options)) yield* batch;
+  }
+
+  /**
+   * Checks every value struct of one sample (reserved bytes, enums, range inside the data
+   * region, size against dtype/shape or image geometry) without reading any value.
+   */
+  async checkSample(index: number, options: ReadOptions = {}): Promise<void> {
+    this.locate(index, this.fields, await this.rowOf(index, options));
+  }
+
+  /** The location and metadata of one value, checked like a read (M5–M7) but without reading it. */
+  async valueInfo(index: number, name: string, options: ReadOptions = {}): Promise<ValueInfo> {
+    const f = this.getField(name);
+    const { view, pos } = await this.rowOf(index, options);
+    const p = pos + f.metadataOffset;
+    const metadataOffset = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
+    if (!DATA_BEARING.has(f.type)) return { field: f.name, metadataOffset, ptr: 0, size: 0 };
+    const slot = new Float64Array(2);
+    this.checkValue(view, pos, f, index, slot, 0);
+    const info: ValueInfo = { field: f.name, metadataOffset, ptr: slot[0], size: slot[1] };
+    if (f.type === 'IMAGE_RAW') {
+      info.height = view.getUint16(p + 12, true);
+      info.width = view.getUint16(p + 14, true);
+      info.channels = view.getUint8(p + 16);
+      info.mode = view.getUint8(p + 17);
+    } else if (f.type === 'TEXT_RAW') {
+      info.numTokens = view.getUint16(p + 12, true);
+      info.encoding = view.getUint8(p + 14);
+    }
+    return info;
+  }
+
+  /**
+   * The allocation table (M7), streamed in 1 MiB pieces and checked as it goes: zero
+   * padding, each entry non-empty and inside the data region, entries sorted by ptr and
+   * not overlapping.
+   */
+  async *allocationEntries(options: ReadOptions = {}): AsyncGenerator<AllocEntry[]> {
+    const count = this.layout.allocCount;
+    const perChunk = METADATA_PAGE_BYTES / ALLOC_ENTRY_SIZE;
+    const { dataPtr, allocTablePtr } = this.header;
+    let prevEnd = -1;
+    let prevPtr = -1;
+    for (let first = 0; first < count; first += perChunk) {
+      const n = Math.min(perChunk, count - first);
+      const base = allocTablePtr + first * ALLOC_ENTRY_SIZE;
+      const bytes = await readExact(this.source, base, n * ALLOC_ENTRY_SIZE, {
+        format: FORMAT_ID,
+        what: 'allocation table',
+        signal: options.signal,
+      });
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const out: AllocEntry[] = new Array(n);
+      for (let k = 0; k < n; k++) {
+        const at = base + k * ALLOC_ENTRY_SIZE;
+        const ptr = readU64(view, k * ALLOC_ENTRY_SIZE);
+        const size = view.getUint32(k * ALLOC_ENTRY_SIZE + 8, true);
+        if (view.getUint32(k * ALLOC_ENTRY_SIZE + 12, true) !== 0) {
+          throw this.error('ReservedNonZero', `allocation entry ${first + k}: padding must be 0`, at + 12);
+        }
+        if (size === 0)
+          throw this.error(
+            'InvalidValue',
+            `allocation entry ${first + k} has size 0 (empty values get no entry)`,
+            at + 8,
+          );
+        if (ptr < dataPtr || ptr + size > allocTablePtr) {
+          throw this.error(
+            'OutOfBounds',
+            `allocation entry ${first + k} [${ptr}, ${ptr + size}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
+            at,
+          );
+        }
+        if (ptr <= prevPtr)
+          throw this.error('InvalidValue', `allocation table is not sorted by ptr at entry ${first + k}`, at);
+        if (ptr < prevEnd)
+          throw this.error('InvalidValue', `allocation entry ${first + k} overlaps the previous one`, at);
+        prevPtr = ptr;
+        prevEnd = ptr + size;
+        out[k] = { ptr, size };
+      }
+      yield out;
+    }
+  }
+
+  /**
+   * Checks that the allocation table and the metadata agree (M7): one entry per non-empty
+   * value, same ptr and size. Holds one (ptr, size) pair per value in memory.
+   */
+  async checkAllocations(options: ReadOptions = {}): Promise<void> {
+    const sel = this.fields.filter((f) => DATA_BEARING.has(f.type));
+    let ptrs = new Float64Array(1024);
+    let sizes = new Float64Array(1024);
+    let owners = new Float64Array(1024);
+    let n = 0;
+    let sorted = true;
+    const slot = new Float64Array(2);
+    for (let index = 0; index < this.numSamples && sel.length > 0; index++) {
+      const { view, pos } = await this.rowOf(index, options);
+      for (const f of sel) {
+        this.checkValue(view, pos, f, index, slot, 0);
+        if (slot[1] === 0) continue;
+        if (n === ptrs.length) {
+          ptrs = grow(ptrs);
+          sizes = grow(sizes);
+          owners = grow(owners);
+        }
+        if (n > 0 && slot[0] <= ptrs[n - 1]) sorted = false;
+        ptrs[n] = slot[0];
+        sizes[n] = slot[1];
+        owners[n] = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
+        n++;
+      }
+    }
+    let order: Uint32Array | undefined;
+    if (!sorted) {
+      order = new Uint32Array(n);
+      for (let k = 0; k < n; k++) order[k] = k;
+      order.sort((a, b) => ptrs[a] - ptrs[b]);
+    }
+    let k = 0;
+    let entryIndex = 0;
+    for await (const chunk of this.allocationEntries(options)) {
+      for (const entry of chunk) {
+        const at = this.header.allocTablePtr + entryIndex * ALLOC_ENTRY_SIZE;
+        if (k >= n)
+          throw this.error(
+            'CountMismatch',
+            `allocation entry ${entryIndex} (ptr ${entry.ptr}) belongs to no value`,
+            at,
+          );
+        const v = order ? order[k] : k;
+        if (ptrs[v] < entry.ptr) {
+          throw this.error(
+            'CountMismatch',
+            `value at ${ptrs[v]} (${sizes[v]} bytes) has no allocation entry`,
+            owners[v],
+          );
+        }
+        if (ptrs[v] > entry.ptr)
+          throw this.error(
+            'CountMismatch',
+            `allocation entry ${entryIndex} (ptr ${entry.ptr}) belongs to no value`,
+            at,
+          );
+        if (sizes[v] !== entry.size) {
+          throw this.error(
+            'CountMismatch',
+            `allocation entry ${entryIndex} says ${entry.size} bytes, the value's metadata says ${sizes[v]}`,
+            at + 8,
+          );
+        }
+        k++;
+        entryIndex++;
+      }
+    }
+    if (k < n) {
+      const v = order ? order[k] : k;
+      throw this.error(
+        'CountMismatch',
+        `value at ${ptrs[v]} (${sizes[v]} bytes) has no allocation entry`,
+        owners[v],
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    this.pages.clear();
+    await this.source.close?.();
+  }
+
+  /** The metadata row of a sample: a view of its cached page and the row's position in it. */
+  private rowOf(
+    index: number,
+    options: ReadOptions,
+  ): { view: DataView; pos: number } | Promise<{ view: DataView; pos: number }> {
+    if (!Number.isInteger(index) || index < 0 || index >= this.numSamples) {
+      throw new RangeError(`sample index ${index} is out of range (0..${this.numSamples - 1})`);
+    }
+    const pageIndex = Math.floor(index / this.pageRows);
+    const pos = (index - pageIndex * this.pageRows) * this.rowSize;
+    const page = this.pages.get(pageIndex);
+    if (page) return { view: page.view, pos };
+    const first = pageIndex * this.pageRows;
+    const rows = Math.min(this.pageRows, this.numSamples - first);
+    // Samples without fields have empty rows, and the (empty) table may start past the end of the file.
+    const loaded =
+      this.rowSize === 0
+        ? new Uint8Array(0)
+        : this.readData(
+            this.header.metadataPtr + first * this.rowSize,
+            rows * this.rowSize,
+            options,
+            'metadata table',
+          );
+    const store = (bytes: Uint8Array) => {
+      if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value as number);
+      const p: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+      this.pages.set(pageIndex, p);
+      return { view: p.view, pos };
+    };
+    return loaded instanceof Uint8Array ? store(loaded) : loaded.then(store);
+  }
+
+  /** Reads an exact range, synchronously when the source can. */
+  private readData(
+    offset: number,
+    length: number,
+    options: ReadOptions,
+    what = 'data',
+  ): Uint8Array | Promise<Uint8Array> {
+    if (!this.sync)
+      return readExact(this.source, offset, length, { format: FORMAT_ID, what, signal: options.signal });
+    checkRange(this.source, offset, length, { format: FORMAT_ID, what });
+    const out = this.source.readSync!(offset, length);
+    if (out.byteLength !== length) {
+      throw this.error('Truncated', `${what} ends early: got ${out.byteLength} of ${length} bytes`, offset);
+    }
+    return out;
+  }
+
+  private selection(names: readonly string[] | undefined): readonly MldfField[] {
+    return names ? names.map((n) => this.getField(n)) : this.fields;
+  }
+
+  private locate(index: number, sel: readonly MldfField[], row: { view: DataView; pos: number }): Located {
+    const slots = new Float64Array(sel.length * 2);
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = 0;
+    let total = 0;
+    for (let k = 0; k < sel.length; k++) {
+      const f = sel[k];
+      if (!DATA_BEARING.has(f.type)) continue;
+      this.checkValue(row.view, row.pos, f, index, slots, k * 2);
+      const size = slots[k * 2 + 1];
+      if (size === 0) continue;
+      const ptr = slots[k * 2];
+      if (ptr < lo) lo = ptr;
+      if (ptr + size > hi) hi = ptr + size;
+      total += size;
+    }
+    return { index, view: row.view, pos: row.pos, slots, lo: hi === 0 ? 0 : lo, hi, total };
+  }
+
+  /**
+   * Reads a value's [ptr, size] into slots and checks its struct in A2 order: reserved
+   * bytes, enums, the range against the data region (M7: before any table lookup), then
+   * the size against the field's dtype/shape or the image geometry.
+   */
+  private checkValue(
+    view: DataView,
+    pos: number,
+    f: MldfField,
+    index: number,
+    slots: Float64Array,
+    at: number,
+  ): void {
+    const p = pos + f.metadataOffset;
+    const abs = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
+    const ptr = readU64(view, p);
+    const size = view.getUint32(p + 8, true);
+    const where = () => `sample ${index} field '${f.name}'`;
+    if (f.type === 'IMAGE_RAW') {
+      if (view.getUint16(p + 22, true) !== 0)
+        throw this.error('ReservedNonZero', `${where()}: image metadata padding must be 0`, abs + 22);
+      const mode = view.getUint8(p + 17);
+      if (mode === 1 || mode === 2) {
+        throw this.error(
+          'UnsupportedFeature',
+          `${where()}: image mode ${mode} (${mode === 1 ? 'JPEG' : 'PNG'}) is not supported`,
+          abs + 17,
+        );
+      }
+      if (mode !== 0) throw this.error('InvalidValue', `${where()}: unknown image mode ${mode}`, abs + 17);
+    } else if (f.type === 'TEXT_RAW') {
+      if (view.getUint8(p + 15) !== 0)
+        throw this.error('ReservedNonZero', `${where()}: text metadata padding must be 0`, abs + 15);
+      const encoding = view.getUint8(p + 14);
+      if (encoding === 1 || encoding === 2) {
+        throw this.error(
+          'UnsupportedFeature',
+          `${where()}: text encoding ${encoding} (token ids) is not supported`,
+          abs + 14,
+        );
+      }
+      if (encoding !== 0)
+        throw this.error('InvalidValue', `${where()}: unknown text encoding ${encoding}`, abs + 14);
+    } else if (view.getUint32(p + 12, true) !== 0) {
+      throw this.error('ReservedNonZero', `${where()}: metadata padding must be 0`, abs + 12);
+    }
+    if (size === 0) {
+      if (ptr !== 0)
+        throw this.error('InvalidValue', `${where()}: empty value must have ptr 0, has ${ptr}`, abs);
+    } else if (ptr < this.header.dataPtr || ptr + size > this.layout.dataEnd) {
+      throw this.error(
+        'OutOfBounds',
+        `${where()}: value [${ptr}, ${ptr + size}) lies outside the data region [${this.header.dataPtr}, ${this.layout.dataEnd})`,
+        abs,
+      );
+    }
+    if (f.type === 'NDARRAY') {
+      const nd = f.ndarray!;
+      if (size !== 0 && size !== nd.byteLength) {
+        throw this.error(
+          'CountMismatch',
+          `${where()}: ${size} bytes, but ${nd.dtype} [${nd.shape.join(', ')}] needs ${nd.byteLength}`,
+          abs + 8,
+        );
+      }
+    } else if (f.type === 'IMAGE_RAW') {
+      const pixels = view.getUint16(p + 12, true) * view.getUint16(p + 14, true) * view.getUint8(p + 16);
+      if (size !== pixels && size !== 0) {
+        throw this.error(
+          'CountMismatch',
+          `${where()}: ${size} bytes, but height·width·channels is ${pixels}`,
+          abs + 8,
+        );
+      }
+      if (size === 0 && pixels !== 0) {
+        throw this.error('CountMismatch', `${where()}: empty pixel data for a ${pixels}-byte image`, abs + 8);
+      }
+    }
+    slots[at] = ptr;
+    slots[at + 1] = size;
+  }
+
+  /** Reads what a located sample needs (one read when its values are adjacent) and decodes it. */
+  private async decodeLocated(
+    loc: Located,
+    sel: readonly MldfField[],
+    options: ReadOptions,
+  ): Promise<MldfSample> {
+    if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
+    if (isCompact(loc)) {
+      const read = this.readData(loc.lo, loc.hi - loc.lo, options);
+      return this.decode(loc, sel, read instanceof Uint8Array ? read : await read, loc.lo);
+    }
+    const parts: Array<Uint8Array | undefined> = new Array(sel.length);
+    for (let k = 0; k < sel.length; k++) {
+      const size = loc.slots[k * 2 + 1];
+      if (size > 0) parts[k] = await this.readData(loc.slots[k * 2], size, options);
+    }
+    return this.decode(loc, sel, undefined, 0, parts);
+  }
+
+  /** Builds the sample from its row and the bytes read for it (`buf` starting at file offset `base`, or `parts`). */
+  private decode(
+    loc: Located,
+    sel: readonly MldfField[],
+    buf: Uint8Array | undefined,
+    base: number,
+    parts?: Array<Uint8Array | undefined>,
+  ): MldfSample {
+    const { view, pos, slots } = loc;
+    const out: MldfSample = {};
+    for (let k = 0; k < sel.length; k++) {
+      const f = sel[k];
+      const p = pos + f.metadataOffset;
+      if (f.type === 'INT') {
+        out[f.name] = view.getBigInt64(p, true);
+        continue;
+      }
+      if (f.type === 'FLOAT') {
+        out[f.name] = view.getFloat64(p, true);
+        continue;
+      }
+      const ptr = slots[k * 2];
+      const size = slots[k * 2 + 1];
+      let bytes: Uint8Array;
+      if (size === 0) bytes = new Uint8Array(0);
+      else if (parts) bytes = plain(parts[k]!);
+      else bytes = plain(buf!.subarray(ptr - base, ptr - base + size));
+      out[f.name] = this.decodeValue(f, view, p, bytes, ptr);
+    }
+    return out;
+  }
+
+  private decodeValue(
+    f: MldfField,
+    view: DataView,
+    p: number,
+    bytes: Uint8Array,
+    ptr: number,
+  ): MldfValue | undefined {
+    switch (f.type) {
+      case 'BYTES':
+        return bytes;
+      case 'TEXT_RAW':
+        return bytes.byteLength === 0 ? '' : this.text(bytes, ptr, f.name);
+      case 'JSON': {
+        if (bytes.byteLength === 0) return undefined;
+        const text = this.text(bytes, ptr, f.name);
+        try {
+          return JSON.parse(text) as JsonValue;
+        } catch (cause) {
+          throw new FormatError(
+            'InvalidValue',
+            `field '${f.name}': value is not valid JSON (${(cause as Error).message})`,
+            {
+              offset: ptr,
+              file: this.source.name,
+              format: FORMAT_ID,
+            },
+          );
+        }
+      }
+      case 'NDARRAY': {
+        const nd = f.ndarray!;
+        if (bytes.byteLength === 0 && nd.byteLength !== 0) return undefined;
+        return {
+          dtype: nd.dtype,
+          shape: nd.shape,
+          data: toTypedArray(bytes, ND_DTYPES[nd.dtype]),
+        } satisfies NdArray;
+      }
+      case 'IMAGE_RAW': {
+        const height = view.getUint16(p + 12, true);
+        const width = view.getUint16(p + 14, true);
+        const channels = view.getUint8(p + 16);
+        if (bytes.byteLength === 0 && height === 0 && width === 0 && channels === 0) return undefined;
+        return { height, width, channels, mode: view.getUint8(p + 17), pixels: bytes } satisfies ImageValue;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** Strict UTF-8; short ASCII (labels, small JSON) skips TextDecoder's per-call cost. */
+  private text(bytes: Uint8Array, ptr: number, name: string): string {
+    const n = bytes.byteLength;
+    if (n <= 256) {
+      let ascii = true;
+      for (let i = 0; i < n; i++) {
+        if (bytes[i] > 0x7f) {
+          ascii = false;
+          break;
+        }
+      }
+      if (ascii) return String.fromCharCode.apply(null, bytes as unknown as number[]);
+    }
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      throw new FormatError('InvalidValue', `field '${name}': value is not valid UTF-8`, {
+        offset: ptr,
+        file: this.source.name,
+        format: FORMAT_ID,
+      });
+    }
+  }
+
+  private error(
+    code: ConstructorParameters<typeof FormatError>[0],
+    message: string,
+    offset: number,
+  ): FormatError {
+    return new FormatError(code, message, { offset, file: this.source.name, format: FORMAT_ID });
+  }
+}
+
+/** Opens an MLDF file from any byte source (memory, Blob, HTTP range, local file). */
+export function openMldf(source: ByteSource, options?: MldfOpenOptions): Promise<MldfReader> {
+  return MldfReader.open(source, options);
+}
+
+/** Adjacent values (what M6 writers produce): one read covers the sample. */
+function isCompact(loc: Located): boolean {
+  return loc.hi - loc.lo <= loc.total + COALESCE_GAP;
+}
+
+/** Node Buffers → plain Uint8Array views, so values compare and serialise as Uint8Array everywhere. */
+function plain(bytes: Uint8Array): Uint8Array {
+  return bytes.constructor === Uint8Array
+    ? bytes
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(a.length * 2);
+  b.set(a);
+  return b;
+}

@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '@binscope/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FieldSpec, writeMldf } from '../src/index.js';
+import { MldfFileWriter, openMldfFile, writeMldfFile } from '../src/node.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.resolve(here, '../dist/node.js');
+
+const fields: FieldSpec[] = [
+  { name: 'label', type: 'INT' },
+  { name: 'image', type: 'IMAGE_RAW' },
+  { name: 'meta', type: 'JSON' },
+];
+const sample = (i: number) => ({
+  label: BigInt(i),
+  image: { height: 8, width: 8, channels: 3, pixels: new Uint8Array(192).fill(i & 0xff) },
+  meta: { i },
+});
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanup) c();
+  cleanup = [];
+});
+function scratch(): string {
+  const t = tempDir('binscope-mldf-');
+  cleanup.push(t.remove);
+  return t.dir;
+}
+
+describe('Node file writer', () => {
+  it('spills to disk and produces the same bytes as the in-memory writer', async () => {
+    const dir = scratch();
+    const target = path.join(dir, 'out.mldf');
+    const samples = Array.from({ length: 3000 }, (_, i) => sample(i));
+    await writeMldfFile(target, fields, samples, { pageSize: 4096 });
+    const expected = await writeMldf(fields, samples, { pageSize: 4096 });
+    expect(fs.readFileSync(target).equals(Buffer.from(expected))).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['out.mldf']);
+    const reader = await openMldfFile(target);
+    expect(await reader.sample(2999)).toEqual({ ...sample(2999), image: { ...sample(2999).image, mode: 0 } });
+    await reader.close();
+  });
+
+  it('an aborted writer leaves the target untouched and no temp files', async () => {
+    const dir = scratch();
+    const target = path.join(dir, 'out.mldf');
+    fs.writeFileSync(target, 'previous');
+    const w = MldfFileWriter.create(target, fields);
+    w.add(sample(1));
+    expect(fs.readdirSync(dir).length).toBe(2); // target + the spill
+    w.abort();
+    expect(fs.readFileSync(target, 'utf8')).toBe('previous');
+    expect(fs.readdirSync(dir)).toEqual(['out.mldf']);
+    await expect(writeMldfFile(target, fields, [sample(1), { label: 1.5 }])).rejects.toThrow(/safe integer/);
+    expect(fs.readFileSync(target, 'utf8')).toBe('previous');
+    expect(fs.readdirSync(dir)).toEqual(['out.mldf']);
+  });
+
+  it('a read-only or missing directory fails with a clear error and leaves nothing', async () => {
+    await expect(writeMldfFile('/nonexistent-dir-binscope/x.mldf', fields, [sample(0)])).rejects.toThrow(
+      /cannot write \/nonexistent-dir-binscope\/x.mldf: no such file or directory/,
+    );
+    if (process.getuid?.() === 0) return; // root ignores directory permissions
+    const dir = scratch();
+    fs.chmodSync(dir, 0o500);
+    try {
+      await expect(writeMldfFile(path.join(dir, 'x.mldf'), fields, [sample(0)])).rejects.toThrow(
+        /permission denied/,
+      );
+      expect(fs.readdirSync(dir)).toEqual([]);
+    } finally {
+      fs.chmodSync(dir, 0o700);
+    }
+  });
+
+  it('a writer killed at random points leaves the previous file or nothing new; the next run cleans up', async () => {
+    expect(fs.existsSync(dist), `build the package first: ${dist} is missing`).toBe(true);
+    const dir = scratch();
+    const target = path.join(dir, 'killed.mldf');
+    const script = `
+      import { writeMldfFile } from ${JSON.stringify(dist)};
+      const n = Number(process.argv[2]);
+      const fields = [{ name: 'label', type: 'INT' }, { name: 'blob', type: 'BYTES' }];
+      const signalAt = Number(process.argv[3] ?? -1);
+      async function* samples() {
+        for (let i = 0; i < n; i++) {
+          if (i === signalAt) await new Promise((resolve) => process.stdout.write('x', resolve));
+          yield { label: i, blob: new Uint8Array(4096).fill(i & 255) };
+        }
+      }
+      await writeMldfFile(process.argv[1], fields, samples());
+      process.stdout.write('done');
+    `;
+    /** Runs a writer of n samples; kills it when it reaches sample `killAt`, or after `killAfterMs`. */
+    const run = (n: number, killAt?: number, killAfterMs?: number) =>
+      new Promise<{ done: boolean }>((resolve) => {
+        const args = ['--input-type=module', '-e', script, target, String(n), String(killAt ?? -1)];
+        const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.endsWith('x')) child.kill('SIGKILL');
+        });
+        const timer =
+          killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        child.on('exit', () => {
+          clearTimeout(timer);
+          resolve({ done: out === 'done' });
+        });
+      });
+    const { openMldf } = await import('../src/index.js');
+    const { openFile } = await import('@binscope/core/node');
+    const countIn = async () => {
+      const reader = await openMldf(openFile(target));
+      const n = reader.numSamples;
+      await reader.close();
+      return n;
+    };
+    expect((await run(50)).done).toBe(true);
+    expect(await countIn()).toBe(50);
+    let killedMidWrite = 0;
+    const kills: Array<[number | undefined, number | undefined]> = [
+      [0, undefined],
+      [777, undefined],
+      [19999, undefined],
+      [undefined, 150],
+      [undefined, 400],
+    ];
+    for (const [killAt, killAfterMs] of kills) {
+      const { done } = await run(20000, killAt, killAfterMs);
+      if (!done && fs.readdirSync(dir).length > 1) killedMidWrite++;
+      // Whatever the moment of the kill: the complete old file or the complete new one.
+      expect([50, 20000]).toContain(await countIn());
+      if (done) expect(await countIn()).toBe(20000);
+    }
+    expect(killedMidWrite, 'at least one kill landed mid-write and left a temp file').toBeGreaterThan(0);
+    expect((await run(10)).done).toBe(true);
+    expect(await countIn()).toBe(10);
+    expect(fs.readdirSync(dir)).toEqual(['killed.mldf']);
+  }, 120_000);
+});

@@ -1,0 +1,20 @@
+export { scbfFormat, SCBF_MAGIC } from './magic.js';
+export { scbfPlugin } from './plugin.js';
+export {
+  type CellValue,
+  type ColumnValues,
+  openScbf,
+  type RangeOptions,
+  type Row,
+  type RowOptions,
+  type ScbfBatch,
+  ScbfReader,
+} from './read.js';
+export type { BlockRole, ScbfBlock, ScbfColumn, ScbfHeader, ScbfSchemaColumn, ScbfType } from './layout.js';
+export { Utf8Column } from './utf8.js';
+export { validateScbf } from './validate.js';
+export { inspectScbf } from './inspect.js';
+export { type ColumnInput, columnsFromRows, encodeScbf, schemaJson, type WriteOptions, writeScbf } from './write.js';
+export { cellText, csvField, csvLine, inferCellType, inferColumnType, scbfToCsvChunks, TypeInference } from './csv.js';
+export { isCanonicalFloat, isCanonicalInt32, pyFloatRepr, pyJsonDumps } from './python.js';
+export { zlibName } from '#zlib';

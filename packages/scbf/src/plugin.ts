@@ -1,0 +1,65 @@
+import { definePlugin, type JsonRecord, type RecordOptions, SourceError, type Summary, type Target, toJsonValue } from '@binscope/core';
+import { inspectScbf } from './inspect.js';
+import { scbfFormat } from './magic.js';
+import { openScbf, type ScbfReader } from './read.js';
+import { validateScbf } from './validate.js';
+
+function fileSource(target: Target) {
+  if (target.kind !== 'file') throw new SourceError('SCBF is a single file, not a directory');
+  return target.source;
+}
+
+function summarize(reader: ScbfReader): Summary {
+  const { header, columns, source } = reader;
+  let compressed = 0;
+  let uncompressed = 0;
+  for (const column of columns) {
+    for (const block of column.blocks) {
+      compressed += block.compressedSize;
+      uncompressed += block.uncompressedSize;
+    }
+  }
+  return {
+    format: scbfFormat.id,
+    title: scbfFormat.title,
+    version: 'SCBFv1',
+    counts: { rows: header.totalRows, columns: columns.length },
+    properties: [
+      ['version', 'SCBFv1'],
+      ['rows', header.totalRows],
+      ['columns', columns.length],
+      ['schema', columns.map((c) => `${c.name}: ${c.type}`).join(', ')],
+      ['file size', source.size],
+      ['compressed column data', compressed],
+      ['uncompressed column data', uncompressed],
+    ],
+    details: {
+      schema: columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        compressedBytes: c.blocks.reduce((s, b) => s + b.compressedSize, 0),
+        uncompressedBytes: c.blocks.reduce((s, b) => s + b.uncompressedSize, 0),
+      })),
+      schemaJson: header.schemaJson,
+      metaTableOffset: header.metaTableOffset,
+    },
+  };
+}
+
+async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
+  const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
+  for await (const row of reader.rows({ columns: options.columns, offset: options.offset, limit: options.limit, signal: options.signal })) {
+    if (floats.size) for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
+    yield row;
+  }
+}
+
+/** The SCBF plugin for the core registry (CLI, web page). */
+export const scbfPlugin = definePlugin<ScbfReader>({
+  ...scbfFormat,
+  open: (target, options) => openScbf(fileSource(target), options),
+  info: async (reader) => summarize(reader),
+  inspect: async (reader) => inspectScbf(reader),
+  validate: (target, options) => validateScbf(fileSource(target), options),
+  records,
+});

@@ -1,0 +1,238 @@
+import {
+  type ByteSource,
+  FormatError,
+  type FormatReader,
+  type ReadOptions,
+  readExact,
+  toTypedArray,
+} from '@binscope/core';
+import { inflateBlock } from '#zlib';
+import {
+  FORMAT,
+  parseLayout,
+  type ScbfBlock,
+  type ScbfColumn,
+  type ScbfHeader,
+  type ScbfLayout,
+} from './layout.js';
+import { type BatchValues, columnDecoder } from './stream.js';
+import { Utf8Column } from './utf8.js';
+
+export type ColumnValues = Int32Array | Float64Array | Utf8Column;
+export type CellValue = number | string;
+export type Row = Record<string, CellValue>;
+
+export interface RangeOptions extends ReadOptions {
+  /** First row (default 0). */
+  start?: number;
+  /** Row after the last (default: all rows). */
+  end?: number;
+}
+
+export interface RowOptions extends ReadOptions {
+  /** Column names (or indexes) to read, in this order; default all. */
+  columns?: readonly (string | number)[];
+  /** First row (default 0). */
+  offset?: number;
+  /** How many rows at most. */
+  limit?: number;
+  /** Rows decoded per step (default 8192). */
+  batchRows?: number;
+}
+
+export interface ScbfBatch {
+  /** Row number of the batch's first row. */
+  start: number;
+  length: number;
+  columns: ScbfColumn[];
+  values: BatchValues[];
+}
+
+/**
+ * Opens an SCBF file lazily: reads the header and the column metadata table only, and
+ * checks them (S1, S2, S5's counts and sizes, block bounds). Throws the first defect as a
+ * FormatError. Column data is read per column, on request.
+ */
+export async function openScbf(source: ByteSource, options: ReadOptions = {}): Promise<ScbfReader> {
+  const layout = await parseLayout(source, options);
+  if ('fatal' in layout) throw layout.fatal[0].error;
+  if (layout.findings.length) throw layout.findings[0].error;
+  return new ScbfReader(layout);
+}
+
+export class ScbfReader implements FormatReader {
+  readonly format = FORMAT;
+  readonly source: ByteSource;
+  readonly header: ScbfHeader;
+  readonly columns: readonly ScbfColumn[];
+
+  constructor(layout: ScbfLayout) {
+    this.source = layout.source;
+    this.header = layout.header;
+    this.columns = layout.columns;
+  }
+
+  get rowCount(): number {
+    return this.header.totalRows;
+  }
+
+  get columnNames(): string[] {
+    return this.columns.map((c) => c.name);
+  }
+
+  /** A column's metadata by name or index. */
+  column(key: string | number): ScbfColumn {
+    const column = typeof key === 'number' ? this.columns[key] : this.columns.find((c) => c.name === key);
+    if (!column) {
+      throw new RangeError(`no column ${JSON.stringify(key)} in ${this.source.name}; columns: ${this.columnNames.map((n) => JSON.stringify(n)).join(', ')}`);
+    }
+    return column;
+  }
+
+  /**
+   * One block, inflated, with its length checked against the declared size (S5). Reads only
+   * that block's bytes.
+   */
+  async readBlock(block: ScbfBlock, column?: ScbfColumn, options: ReadOptions = {}): Promise<Uint8Array> {
+    const what = `column${column ? ` "${column.name}"` : ''} ${block.role} block`;
+    const compressed = await readExact(this.source, block.offset, block.compressedSize, {
+      format: FORMAT,
+      what,
+      signal: options.signal,
+    });
+    const result = inflateBlock(compressed, block.uncompressedSize);
+    if (!result.ok) {
+      if (result.reason === 'too-long') {
+        throw this.error('CountMismatch', `${what} ${result.message}, more than its declared uncompressed size${s4Hint(column, block)}`, block.fieldOffset);
+      }
+      throw this.error('DecompressError', `${what} is not a valid zlib stream (${result.message})`, block.offset);
+    }
+    if (result.bytes.byteLength !== block.uncompressedSize) {
+      throw this.error(
+        'CountMismatch',
+        `${what} inflates to ${result.bytes.byteLength} bytes, but its declared uncompressed size is ${block.uncompressedSize}${s4Hint(column, block)}`,
+        block.fieldOffset,
+      );
+    }
+    return result.bytes;
+  }
+
+  /**
+   * A column's values: `Int32Array`, `Float64Array`, or a `Utf8Column` that decodes strings
+   * on demand. Reads only this column's blocks. `start`/`end` select a row range.
+   */
+  async readColumn(key: string | number, options: RangeOptions = {}): Promise<ColumnValues> {
+    const column = this.column(key);
+    const { start, end } = this.range(options);
+    if (column.type === 'utf8') {
+      const offsetsBytes = await this.readBlock(column.blocks[0], column, options);
+      const strings = await this.readBlock(column.blocks[1], column, options);
+      const offsets = toTypedArray(offsetsBytes, 'u32') as Uint32Array;
+      checkOffsets(offsets, strings.byteLength, column, this.source.name);
+      return new Utf8Column(offsets, strings, { file: this.source.name, offset: column.blocks[1].offset, column: column.name }).slice(start, end);
+    }
+    const bytes = await this.readBlock(column.blocks[0], column, options);
+    const values = toTypedArray(bytes, column.type === 'int32' ? 'i32' : 'f64') as Int32Array | Float64Array;
+    // A partial range is copied so the whole inflated block can be collected.
+    return start === 0 && end === column.count ? values : values.slice(start, end);
+  }
+
+  /** Several columns (default all) as name → values. */
+  async readColumns(keys?: readonly (string | number)[], options: RangeOptions = {}): Promise<Record<string, ColumnValues>> {
+    const out: Record<string, ColumnValues> = {};
+    for (const column of keys ? keys.map((k) => this.column(k)) : this.columns) {
+      out[column.name] = await this.readColumn(column.index, options);
+    }
+    return out;
+  }
+
+  /** One cell. Reads the column's blocks; decodes only this value. */
+  async value(key: string | number, row: number, options: ReadOptions = {}): Promise<CellValue> {
+    const values = await this.readColumn(key, { ...options, start: row, end: row + 1 });
+    if (values.length !== 1) throw new RangeError(`row ${row} is outside 0..${this.rowCount - 1}`);
+    return values instanceof Utf8Column ? values.get(0) : values[0];
+  }
+
+  /**
+   * Rows in batches, decoded as a stream: memory stays bounded by the batch size, whatever
+   * the file size, and reading stops as soon as the caller does.
+   */
+  async *batches(options: RowOptions = {}): AsyncGenerator<ScbfBatch> {
+    const columns = options.columns ? options.columns.map((k) => this.column(k)) : [...this.columns];
+    const first = Math.min(Math.max(0, options.offset ?? 0), this.rowCount);
+    const end = Math.min(this.rowCount, first + Math.max(0, options.limit ?? Number.POSITIVE_INFINITY));
+    const batchRows = Math.max(1, options.batchRows ?? 8192);
+    const readWhole = (block: ScbfBlock, column: ScbfColumn) => this.readBlock(block, column, options);
+    const decoders = columns.map((c) => columnDecoder(this.source, c, readWhole, options.signal));
+    if (first > 0 && first < end) for (const d of decoders) await d.skip(first);
+    for (let start = first; start < end; start += batchRows) {
+      const length = Math.min(batchRows, end - start);
+      const values: BatchValues[] = [];
+      for (const d of decoders) values.push(await d.next(length));
+      yield { start, length, columns, values };
+    }
+  }
+
+  /** Row objects `{column: value}`, streamed. */
+  async *rows(options: RowOptions = {}): AsyncGenerator<Row> {
+    for await (const batch of this.batches(options)) {
+      const names = batch.columns.map((c) => c.name);
+      const arrays = batch.values.map((v) => (v instanceof Utf8Column ? v.toArray() : v));
+      for (let i = 0; i < batch.length; i++) {
+        const row: Row = {};
+        for (let c = 0; c < names.length; c++) row[names[c]] = arrays[c][i];
+        yield row;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.source.close?.();
+  }
+
+  private range(options: RangeOptions): { start: number; end: number } {
+    const start = Math.min(Math.max(0, options.start ?? 0), this.rowCount);
+    const end = Math.max(start, Math.min(this.rowCount, options.end ?? this.rowCount));
+    return { start, end };
+  }
+
+  private error(code: 'CountMismatch' | 'DecompressError', message: string, offset: number): FormatError {
+    return new FormatError(code, message, { offset, file: this.source.name, format: FORMAT });
+  }
+}
+
+/** S4 over a whole offsets array: starts at 0, never decreases, ends at the strings' size. */
+export function checkOffsets(offsets: Uint32Array, stringsSize: number, column: ScbfColumn, file: string): void {
+  const at = { offset: column.blocks[0].offset, file, format: FORMAT };
+  if (offsets[0] !== 0) {
+    throw new FormatError('InvalidValue', `column "${column.name}" offsets start at ${offsets[0]}, not 0 (S4)`, at);
+  }
+  const n = offsets.length - 1;
+  let prev = 0;
+  for (let i = 1; i <= n; i++) {
+    const value = offsets[i];
+    if (value > stringsSize && i < n) {
+      throw new FormatError('OutOfBounds', `column "${column.name}" offset ${value} at row ${i} is past the strings block (${stringsSize} bytes)`, at);
+    }
+    if (value < prev) {
+      throw new FormatError('InvalidValue', `column "${column.name}" offsets decrease at row ${i} (${prev} → ${value}) (S4)`, at);
+    }
+    prev = value;
+  }
+  if (prev !== stringsSize) {
+    throw new FormatError(
+      'CountMismatch',
+      `column "${column.name}" offsets end at ${prev}, but the strings block (str_uncomp_size) is ${stringsSize} bytes (S4)`,
+      { ...at, offset: column.blocks[1].fieldOffset },
+    );
+  }
+}
+
+/** The upstream writer stores the offsets block's offset in str_uncomp_size (S4): say so. */
+function s4Hint(column: ScbfColumn | undefined, block: ScbfBlock): string {
+  if (column?.type === 'utf8' && block.role === 'strings' && block.uncompressedSize === column.blocks[0].offset) {
+    return ' (str_uncomp_size holds the offsets block offset: the upstream writer bug of rule S4)';
+  }
+  return '';
+}
+

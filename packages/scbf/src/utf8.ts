@@ -1,0 +1,117 @@
+import { FormatError } from '@binscope/core';
+import { FORMAT } from './layout.js';
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+const latin1 = new TextDecoder('latin1');
+
+/**
+ * A utf8 column as stored: `offsets` (length+1 positions into `bytes`) and the strings
+ * block. Values are decoded on demand, so one `get(i)` never decodes the others.
+ */
+export class Utf8Column implements Iterable<string> {
+  constructor(
+    /** Positions of each value in `bytes`; value i is bytes[offsets[i], offsets[i+1]). */
+    readonly offsets: Uint32Array,
+    readonly bytes: Uint8Array,
+    /** Where the strings block is, for error messages. */
+    readonly location: { file?: string; offset?: number; column?: string; firstRow?: number } = {},
+  ) {}
+
+  get length(): number {
+    return this.offsets.length - 1;
+  }
+
+  /** Value `i`, decoded alone. Bad UTF-8 is `InvalidValue`. */
+  get(i: number): string {
+    if (!(i >= 0 && i < this.length)) throw new RangeError(`row ${i} is outside 0..${this.length - 1}`);
+    return this.decode(this.offsets[i], this.offsets[i + 1], i);
+  }
+
+  /** The value's length in bytes, without decoding it. */
+  byteLength(i: number): number {
+    return this.offsets[i + 1] - this.offsets[i];
+  }
+
+  /** The raw UTF-8 bytes of value `i` (a view). */
+  rawBytes(i: number): Uint8Array {
+    return this.bytes.subarray(this.offsets[i], this.offsets[i + 1]);
+  }
+
+  /** Rows [start, end) sharing this column's bytes. */
+  slice(start = 0, end = this.length): Utf8Column {
+    const s = Math.max(0, Math.min(start, this.length));
+    const e = Math.max(s, Math.min(end, this.length));
+    return new Utf8Column(this.offsets.subarray(s, e + 1), this.bytes, { ...this.location, firstRow: (this.location.firstRow ?? 0) + s });
+  }
+
+  /** Every value. An all-ASCII block is decoded once and sliced, which is much faster. */
+  toArray(): string[] {
+    const n = this.length;
+    const out = new Array<string>(n);
+    if (n === 0) return out;
+    const first = this.offsets[0];
+    const last = this.offsets[n];
+    const region = this.bytes.subarray(first, last);
+    if (isAscii(region)) {
+      const text = latin1.decode(region);
+      for (let i = 0; i < n; i++) out[i] = text.slice(this.offsets[i] - first, this.offsets[i + 1] - first);
+      return out;
+    }
+    for (let i = 0; i < n; i++) out[i] = this.decode(this.offsets[i], this.offsets[i + 1], i);
+    return out;
+  }
+
+  /**
+   * Throws InvalidValue unless every value is valid UTF-8, without building the strings: the
+   * bytes as a whole must be valid and no value may start inside a character.
+   */
+  validate(): void {
+    const n = this.length;
+    if (n === 0) return;
+    const first = this.offsets[0];
+    const region = this.bytes.subarray(first, this.offsets[n]);
+    if (isAscii(region)) return;
+    let wholeValid = true;
+    try {
+      strict.decode(region);
+    } catch {
+      wholeValid = false;
+    }
+    for (let i = 0; i < n; i++) {
+      const start = this.offsets[i];
+      const startsInside = start < this.offsets[n] && (this.bytes[start] & 0xc0) === 0x80;
+      if (startsInside || !wholeValid) this.decode(start, this.offsets[i + 1], i);
+    }
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    for (let i = 0; i < this.length; i++) yield this.get(i);
+  }
+
+  private decode(start: number, end: number, row: number): string {
+    if (end === start) return '';
+    try {
+      return strict.decode(this.bytes.subarray(start, end));
+    } catch {
+      const column = this.location.column === undefined ? '' : ` of column "${this.location.column}"`;
+      throw new FormatError('InvalidValue', `row ${row + (this.location.firstRow ?? 0)}${column} is not valid UTF-8`, {
+        offset: this.location.offset,
+        file: this.location.file,
+        format: FORMAT,
+      });
+    }
+  }
+}
+
+function isAscii(bytes: Uint8Array): boolean {
+  // Eight bytes at a time where alignment allows.
+  let i = 0;
+  const n = bytes.byteLength;
+  if (bytes.byteOffset % 4 === 0 && n >= 16) {
+    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, n >>> 2);
+    for (let w = 0; w < words.length; w++) if (words[w] & 0x80808080) return false;
+    i = words.length << 2;
+  }
+  for (; i < n; i++) if (bytes[i] & 0x80) return false;
+  return true;
+}

@@ -1,0 +1,42 @@
+import { deflate, Inflate } from 'pako';
+import { DEFAULT_LEVEL, type InflateOutcome, tooLong } from './zlib.js';
+
+export const zlibName = 'pako';
+
+const TOO_LONG = Symbol('too-long');
+
+export function inflateBlock(input: Uint8Array, expectedSize: number): InflateOutcome {
+  // windowBits 15 given explicitly: zlib wrapper only (pako would otherwise also accept gzip).
+  // One spare byte: the stream's end then arrives before the chunk is full, so pako does not
+  // allocate a second expectedSize-sized chunk just to find out there is nothing more.
+  const inflater = new Inflate({ windowBits: 15, chunkSize: Math.max(64, expectedSize + 1) });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  inflater.onData = (chunk: Uint8Array) => {
+    total += chunk.byteLength;
+    if (total > expectedSize) throw TOO_LONG;
+    chunks.push(chunk);
+  };
+  inflater.onEnd = () => {};
+  try {
+    inflater.push(input, true);
+  } catch (error) {
+    if (error === TOO_LONG) {
+      return tooLong(input, expectedSize);
+    }
+    return { ok: false, reason: 'corrupt', message: String((error as Error)?.message ?? error) };
+  }
+  if (inflater.err) return { ok: false, reason: 'corrupt', message: inflater.msg || `zlib error ${inflater.err}` };
+  if (chunks.length === 1) return { ok: true, bytes: chunks[0] };
+  const bytes = new Uint8Array(total);
+  let pos = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, pos);
+    pos += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+export function deflateBlock(input: Uint8Array, level = DEFAULT_LEVEL): Uint8Array {
+  return deflate(input, { level });
+}

@@ -1,0 +1,16 @@
+import { csvToScbf, scbfToCsv, openScbfFile } from './dist/node.js';
+import { validateScbf } from './dist/index.js';
+import { NodeFileSource } from '@binscope/core/node';
+const V = '/work/shared/vectors/scbf/large_100k';
+let t = performance.now();
+await csvToScbf(`${V}/large_100k.csv`, '/tmp/scbfwork/l.scbf');
+console.log('csv→scbf', performance.now() - t); t = performance.now();
+await scbfToCsv('/tmp/scbfwork/l.scbf', '/tmp/scbfwork/l.csv');
+console.log('scbf→csv', performance.now() - t); t = performance.now();
+await validateScbf(NodeFileSource.open('/tmp/scbfwork/l.scbf'));
+console.log('validate', performance.now() - t); t = performance.now();
+const r = await openScbfFile('/tmp/scbfwork/l.scbf');
+await r.readColumns();
+console.log('read all', performance.now() - t); t = performance.now();
+let n = 0; for await (const row of r.rows()) n++;
+console.log('rows', performance.now() - t); t = performance.now();

@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FormatError, SourceError } from '@binscope/core';
+import { createScdlArchiveWriter } from '@binscope/scdl/node';
+import type { AnnDataFile, H5adSummary } from './anndata.js';
+import { type ConversionInput, type ConversionResult, type ConvertOptions, convertAnnData } from './convert.js';
+import { type H5Lib, useThrowingErrors } from './h5.js';
+import { comparePathParts, hasSignatureAt, openAnnData, pythonPath, signatureOffsets } from './open.js';
+
+export * from './index.js';
+
+let nodeLib: Promise<H5Lib> | undefined;
+
+/**
+ * h5wasm's Node build, loaded once on first use. It reaches the host file system directly
+ * (Emscripten NODERAWFS), so HDF5 reads exactly the byte ranges it needs from disk.
+ */
+export function loadH5wasmNode(): Promise<H5Lib> {
+  nodeLib ??= import('h5wasm/node').then(async (lib) => {
+    await lib.ready;
+    useThrowingErrors(lib as unknown as H5Lib);
+    return lib as unknown as H5Lib;
+  });
+  return nodeLib;
+}
+
+function describe(cause: unknown): string {
+  const code = (cause as NodeJS.ErrnoException)?.code;
+  return code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : String((cause as Error)?.message ?? cause);
+}
+
+/** Fails with BadMagic before h5wasm sees a file that is not HDF5 at all. */
+function checkHdf5(file: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (cause) {
+    throw new SourceError(`${file}: ${describe(cause)}`, file, { cause });
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const head = new Uint8Array(8);
+    for (const at of signatureOffsets(size)) {
+      if (fs.readSync(fd, head, 0, 8, at) === 8 && hasSignatureAt(head)) return;
+    }
+    throw new FormatError(size < 8 ? 'Truncated' : 'BadMagic', 'not an HDF5 file (no \\x89HDF signature)', {
+      file,
+      offset: 0,
+      format: 'h5ad',
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Opens one `.h5ad` from disk (lazily: h5wasm reads only what is asked for). */
+export async function openH5ad(file: string): Promise<AnnDataFile> {
+  checkHdf5(file);
+  const lib = await loadH5wasmNode();
+  return openAnnData(lib, path.resolve(file), file);
+}
+
+/** A summary of a `.h5ad` (shapes, matrices, columns, obsp keys) without reading its arrays. */
+export async function describeH5ad(file: string): Promise<H5adSummary> {
+  const adata = await openH5ad(file);
+  try {
+    return adata.summary();
+  } finally {
+    adata.close();
+  }
+}
+
+/**
+ * The `.h5ad` files under a folder, recursively, in upstream's order (sorted pathlib paths),
+ * each labelled as upstream labels it: the folder as given joined with the relative path.
+ */
+export function listH5adInputs(dir: string): { path: string; label: string }[] {
+  const found: string[] = [];
+  const visit = (rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+    } catch (cause) {
+      throw new SourceError(`${path.join(dir, rel)}: ${describe(cause)}`, dir, { cause });
+    }
+    for (const entry of entries) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) visit(child);
+      else if (entry.name.endsWith('.h5ad') && (entry.isFile() || entry.isSymbolicLink())) found.push(child);
+    }
+  };
+  visit('');
+  return found
+    .map((rel) => ({ path: path.join(dir, rel), label: pythonPath(`${dir}/${rel}`) }))
+    .sort((a, b) => comparePathParts(a.label, b.label));
+}
+
+/**
+ * Converts `.h5ad` input to an SCDL archive folder at `output`, atomically: the archive is
+ * built in a temp folder beside `output` and renamed into place only when complete (an
+ * existing archive there is replaced then, and left untouched on failure).
+ *
+ * `input` is one `.h5ad` file, a folder of them (converted in sorted order, C12), or a list
+ * of files (in the order given; `{ path, label }` to choose the label). Labels in the
+ * feature indices (labels.json) are the paths as given, as upstream writes them.
+ */
+export async function convertH5adToScdl(
+  input: string | readonly (string | { path: string; label: string })[],
+  output: string,
+  options: ConvertOptions = {},
+): Promise<ConversionResult> {
+  let files: { path: string; label: string }[];
+  if (typeof input === 'string') {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(input);
+    } catch (cause) {
+      throw new SourceError(`${input}: ${describe(cause)}`, input, { cause });
+    }
+    files = stat.isDirectory() ? listH5adInputs(input) : [{ path: input, label: input }];
+    if (files.length === 0) throw new SourceError(`${input}: no .h5ad files in this folder`, input);
+  } else {
+    files = input.map((p) => (typeof p === 'string' ? { path: p, label: p } : p));
+  }
+  for (const f of files) checkHdf5(f.path);
+  const lib = await loadH5wasmNode();
+  const inputs: ConversionInput[] = files.map((f) => ({
+    label: f.label,
+    open: () => openAnnData(lib, path.resolve(f.path), f.path),
+  }));
+  return convertAnnData(inputs, (writeOptions) => createScdlArchiveWriter(output, writeOptions), options);
+}
+
+export type { ConversionInput, ConversionResult, ConvertOptions };

@@ -1,0 +1,108 @@
+/**
+ * The browser entry (h5wasm's wasm build, Emscripten WORKERFS) run under Node: a Web Worker's
+ * FileReaderSync is emulated over a file-backed Blob stand-in, so the test also counts how
+ * many bytes HDF5 actually pulls from the "File".
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tempDir } from '@binscope/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { archiveFiles, convertH5adFiles, convertH5adFilesToMemory, describeH5adFile } from '../src/index.js';
+import { randomCounts, writeH5ad } from './fixture.js';
+import { conversionCases, expectSameArchive, loadCase, vectorsPresent } from './vectors.js';
+
+/** A Blob stand-in over a byte range of a file, read synchronously the way FileReaderSync reads a Blob. */
+class FileRangeBlob {
+  static bytesRead = 0;
+  constructor(
+    readonly file: string,
+    readonly start = 0,
+    readonly size = fs.statSync(file).size,
+  ) {}
+  slice(a = 0, b = this.size): FileRangeBlob {
+    const start = Math.min(this.size, Math.max(0, a));
+    const end = Math.min(this.size, Math.max(start, b));
+    return new FileRangeBlob(this.file, this.start + start, end - start);
+  }
+  readSync(): ArrayBuffer {
+    const out = Buffer.alloc(this.size);
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      fs.readSync(fd, out, 0, this.size, this.start);
+    } finally {
+      fs.closeSync(fd);
+    }
+    FileRangeBlob.bytesRead += this.size;
+    return out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.readSync();
+  }
+}
+
+const g = globalThis as Record<string, unknown>;
+// What a dedicated worker offers; set before h5wasm's wasm module starts (first conversion).
+g.WorkerGlobalScope = function WorkerGlobalScope() {};
+g.FileReaderSync = class {
+  readAsArrayBuffer(blob: FileRangeBlob): ArrayBuffer {
+    return blob.readSync();
+  }
+};
+afterAll(() => {
+  delete g.WorkerGlobalScope;
+  delete g.FileReaderSync;
+});
+
+const asInput = (file: string, label: string) => ({ blob: new FileRangeBlob(file) as unknown as Blob, label });
+
+describe.skipIf(!vectorsPresent)('browser entry reproduces upstream archives', () => {
+  for (const name of conversionCases) {
+    it(`${name}: same archive as upstream, through WORKERFS`, async () => {
+      const c = loadCase(name);
+      const files = [...c.inputs].reverse().map((i) => asInput(i.path, i.label));
+      const { sink, result } = await convertH5adFilesToMemory(files, c.options);
+      const rows = c.expected.matrix.num_rows_from_row_ptr;
+      expect(result.rows).toBe(rows);
+      const listed = [...archiveFiles(sink)];
+      expect(listed.map((f) => f.path)).toEqual(sink.paths());
+      await expectSameArchive((rel) => sink.file(rel), sink.paths(), c.archive, rows);
+    });
+  }
+});
+
+describe('browser entry on generated files', () => {
+  const t = tempDir('scdl-h5ad-web-');
+  afterAll(() => t.remove());
+  const file = path.join(t.dir, 'big.h5ad');
+  writeH5ad(file, {
+    X: { layout: 'csr', values: randomCounts(400, 600, 0.3, 8) },
+    obs: { index: Array.from({ length: 400 }, (_, i) => `c${i}`) },
+    var: { index: Array.from({ length: 600 }, (_, i) => `g${i}`) },
+  });
+  const size = fs.statSync(file).size;
+
+  it('describeH5adFile reads only a small part of the file (lazy WORKERFS reads)', async () => {
+    FileRangeBlob.bytesRead = 0;
+    const summary = await describeH5adFile(asInput(file, 'big.h5ad'));
+    expect(summary).toMatchObject({ obs: 400, vars: 600, x: { layout: 'csr', rows: 400, cols: 600 } });
+    expect(FileRangeBlob.bytesRead).toBeGreaterThan(0);
+    expect(FileRangeBlob.bytesRead).toBeLessThan(size / 4);
+  });
+
+  it('outside a worker (no FileReaderSync) a real Blob is copied into wasm memory and converts the same', async () => {
+    const viaWorkerFs = await convertH5adFilesToMemory([asInput(file, 'big.h5ad')], { useX: true });
+    const saved = g.FileReaderSync;
+    delete g.FileReaderSync;
+    try {
+      const blob = new Blob([fs.readFileSync(file)]);
+      const { MemoryArchiveSink } = await import('@binscope/scdl');
+      const sink = new MemoryArchiveSink();
+      await convertH5adFiles([{ blob, label: 'big.h5ad' }], sink, { useX: true });
+      for (const rel of viaWorkerFs.sink.paths()) {
+        expect(Buffer.from(sink.file(rel)).equals(Buffer.from(viaWorkerFs.sink.file(rel))), rel).toBe(true);
+      }
+    } finally {
+      g.FileReaderSync = saved;
+    }
+  });
+});

@@ -1,0 +1,465 @@
+import {
+  type ByteSource,
+  type DirectorySource,
+  FormatError,
+  isFormatError,
+  isSourceError,
+  type ReadOptions,
+  decodeUtf8,
+  readExact,
+} from '@binscope/core';
+import {
+  type AsyncBuffer,
+  type FileMetaData,
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+} from 'hyparquet';
+import { FORMAT, type FeatureIndexDescriptor } from './header.js';
+import { parseNpy } from './npy.js';
+
+/** A cell from a feature table: strings, numbers, int64 as bigint, booleans, null. */
+export type FeatureValue = string | number | bigint | boolean | null;
+
+export interface FeatureTable {
+  /** Column names in file order. */
+  columns: string[];
+  /** One array per column. */
+  values: FeatureValue[][];
+  numRows: number;
+}
+
+export interface FeatureBlockInfo {
+  index: number;
+  label: string | undefined;
+  /** First row (inclusive) and end row (exclusive) of the matrix this block covers. */
+  start: number;
+  end: number;
+  file: string | undefined;
+}
+
+/** Opens a file of the archive or raises the taxonomy's error naming it (issue 11: missing files). */
+export async function openRequired(
+  dir: DirectorySource,
+  file: string,
+  options?: ReadOptions,
+): Promise<ByteSource> {
+  options?.signal?.throwIfAborted();
+  if (!(await dir.has(file))) {
+    throw new FormatError('Truncated', `missing file ${file}`, { file, offset: 0, format: FORMAT });
+  }
+  try {
+    return await dir.open(file);
+  } catch (error) {
+    if (isSourceError(error))
+      throw new FormatError('Truncated', `missing file ${file}: ${error.message}`, {
+        file,
+        offset: 0,
+        format: FORMAT,
+      });
+    throw error;
+  }
+}
+
+/** Feature metadata files are small; refuse a huge one instead of loading it. */
+const MAX_METADATA_FILE = 256 * 1024 * 1024;
+
+async function readWhole(source: ByteSource, file: string, options?: ReadOptions): Promise<Uint8Array> {
+  if (source.size > MAX_METADATA_FILE) {
+    throw new FormatError(
+      'InvalidValue',
+      `${file} is ${source.size} bytes, too large for feature-index metadata`,
+      { file, offset: 0, format: FORMAT },
+    );
+  }
+  return new Uint8Array(await readExact(source, 0, source.size, { ...options, format: FORMAT, what: file }));
+}
+
+function asyncBuffer(source: ByteSource, file: string): AsyncBuffer {
+  return {
+    byteLength: source.size,
+    async slice(start: number, end = source.size) {
+      const s = Math.max(0, Math.min(start, source.size));
+      const e = Math.max(s, Math.min(end, source.size));
+      const bytes = await readExact(source, s, e - s, { format: FORMAT, what: file });
+      return new Uint8Array(bytes).buffer as ArrayBuffer;
+    },
+  };
+}
+
+function parquetError(file: string, error: unknown): FormatError {
+  if (isFormatError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new FormatError('InvalidValue', `${file} is not a readable parquet table: ${message}`, {
+    file,
+    offset: 0,
+    format: FORMAT,
+  });
+}
+
+const PANDAS_INDEX = /^__index_level_\d+__$/;
+/** Decoded row groups kept per obs index (bounded memory for random lookups). */
+const ROW_GROUP_CACHE = 4;
+
+/** One parquet table of a feature index, read lazily: whole (var) or one row group at a time (obs). */
+class ParquetTable {
+  private metadata: FileMetaData | undefined;
+  private whole: FeatureTable | undefined;
+  private readonly groups = new Map<number, Record<string, FeatureValue>[]>();
+
+  constructor(
+    readonly file: string,
+    private readonly open: () => Promise<ByteSource>,
+  ) {}
+
+  private async buffer(): Promise<AsyncBuffer> {
+    return asyncBuffer(await this.open(), this.file);
+  }
+
+  async meta(): Promise<{ metadata: FileMetaData; columns: string[]; numRows: number; types: string[] }> {
+    if (!this.metadata) {
+      const file = await this.buffer();
+      try {
+        this.metadata = await parquetMetadataAsync(file);
+      } catch (error) {
+        throw parquetError(this.file, error);
+      }
+    }
+    let columns: string[];
+    let types: string[];
+    try {
+      const children = parquetSchema(this.metadata).children.filter(
+        (c) => !PANDAS_INDEX.test(c.element.name),
+      );
+      columns = children.map((c) => c.element.name);
+      types = children.map((c) => arrowType(c.element));
+    } catch (error) {
+      throw parquetError(this.file, error);
+    }
+    const numRows = Number(this.metadata.num_rows);
+    if (!Number.isSafeInteger(numRows) || numRows < 0)
+      throw parquetError(this.file, new Error(`bad row count ${this.metadata.num_rows}`));
+    return { metadata: this.metadata, columns, numRows, types };
+  }
+
+  private async readRows(rowStart: number, rowEnd: number): Promise<Record<string, FeatureValue>[]> {
+    const { metadata, columns } = await this.meta();
+    if (columns.length === 0 || rowEnd <= rowStart)
+      return Array.from({ length: Math.max(0, rowEnd - rowStart) }, () => ({}));
+    try {
+      const rows = (await parquetReadObjects({
+        file: await this.buffer(),
+        metadata,
+        columns,
+        rowStart,
+        rowEnd,
+      })) as Record<string, FeatureValue>[];
+      if (rows.length !== rowEnd - rowStart)
+        throw new Error(`expected ${rowEnd - rowStart} rows, decoded ${rows.length}`);
+      return rows;
+    } catch (error) {
+      throw parquetError(this.file, error);
+    }
+  }
+
+  async table(): Promise<FeatureTable> {
+    if (this.whole) return this.whole;
+    const { columns, numRows } = await this.meta();
+    const rows = await this.readRows(0, numRows);
+    this.whole = { columns, numRows, values: columns.map((name) => rows.map((r) => normalise(r[name]))) };
+    return this.whole;
+  }
+
+  /** One row as {column: value}; decodes (and caches) only the row group holding it. */
+  async row(index: number): Promise<{ columns: string[]; values: FeatureValue[] }> {
+    const { metadata, columns, numRows } = await this.meta();
+    if (!(index >= 0 && index < numRows)) {
+      throw new FormatError('OutOfBounds', `${this.file} has ${numRows} rows, row ${index} asked for`, {
+        file: this.file,
+        format: FORMAT,
+      });
+    }
+    if (this.whole) return { columns, values: this.whole.values.map((col) => col[index]) };
+    let start = 0;
+    for (let g = 0; g < metadata.row_groups.length; g++) {
+      const n = Number(metadata.row_groups[g].num_rows);
+      if (index < start + n) {
+        let rows = this.groups.get(g);
+        if (!rows) {
+          rows = await this.readRows(start, start + n);
+          if (this.groups.size >= ROW_GROUP_CACHE)
+            this.groups.delete(this.groups.keys().next().value as number);
+          this.groups.set(g, rows);
+        }
+        const row = rows[index - start];
+        return { columns, values: columns.map((c) => normalise(row[c])) };
+      }
+      start += n;
+    }
+    throw parquetError(this.file, new Error(`row groups hold ${start} rows, the footer says ${numRows}`));
+  }
+}
+
+/** A parquet column's type in Arrow's words (what pyarrow reports): string, int64, double, bool, ... */
+function arrowType(element: {
+  type?: string;
+  converted_type?: string;
+  logical_type?: { type: string };
+}): string {
+  const logical = element.logical_type?.type;
+  if (element.type === 'BYTE_ARRAY')
+    return logical === 'STRING' || element.converted_type === 'UTF8' ? 'string' : 'binary';
+  if (element.type === 'BOOLEAN') return 'bool';
+  if (element.type === 'DOUBLE') return 'double';
+  if (element.type === 'FLOAT') return 'float';
+  if (element.type === 'INT32' || element.type === 'INT64') {
+    const bits = element.type === 'INT32' ? 32 : 64;
+    const converted = element.converted_type ?? '';
+    if (/^UINT_(8|16|32|64)$/.test(converted)) return `uint${converted.slice(5)}`;
+    if (/^INT_(8|16)$/.test(converted)) return `int${converted.slice(4)}`;
+    return `int${bits}`;
+  }
+  return (element.type ?? 'group').toLowerCase();
+}
+
+function normalise(v: unknown): FeatureValue {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')
+    return v;
+  if (v instanceof Date) return v.toISOString();
+  if (v instanceof Uint8Array) return Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('');
+  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+}
+
+/**
+ * A feature index (`var_features/` or `obs_features/`, C6): the cumulative row index, the
+ * block labels, the version, and one parquet table per block, loaded on first use.
+ */
+export class FeatureIndex {
+  private constructor(
+    readonly name: string,
+    /** `[-1, n1, n1+n2, …]` as upstream stores it. */
+    readonly cumulativeSumIndex: number[],
+    readonly labels: string[],
+    readonly version: string | undefined,
+    private readonly tables: Array<ParquetTable | undefined>,
+    /** Problems that did not stop reading (old layouts, missing optional parts). */
+    readonly warnings: string[],
+  ) {}
+
+  /** Rows covered: the last cumulative sum. */
+  get rows(): number {
+    const last = this.cumulativeSumIndex[this.cumulativeSumIndex.length - 1];
+    return Math.max(0, last ?? 0);
+  }
+
+  get blockCount(): number {
+    return Math.max(0, this.cumulativeSumIndex.length - 1);
+  }
+
+  block(b: number): FeatureBlockInfo {
+    return {
+      index: b,
+      label: this.labels[b],
+      start: Math.max(0, this.cumulativeSumIndex[b]),
+      end: Math.max(0, this.cumulativeSumIndex[b + 1]),
+      file: this.tables[b]?.file,
+    };
+  }
+
+  /** The block covering `row`: the number of cumulative entries ≤ row, minus one (upstream's lookup). */
+  blockOf(row: number): number {
+    const csi = this.cumulativeSumIndex;
+    let lo = 0;
+    let hi = csi.length - 1;
+    if (hi < 1 || row >= csi[hi] || row < 0) return -1;
+    // Find the first b with csi[b+1] > row.
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (csi[mid + 1] > row) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  private tableFor(b: number): ParquetTable {
+    const table = this.tables[b];
+    if (!table) {
+      throw new FormatError('Truncated', `missing file ${this.name}/dataframe_${b}.parquet`, {
+        file: `${this.name}/dataframe_${b}.parquet`,
+        format: FORMAT,
+      });
+    }
+    return table;
+  }
+
+  /** Column names of a block's table. */
+  async columns(b: number): Promise<string[]> {
+    return (await this.tableFor(b).meta()).columns;
+  }
+
+  /** A block's parquet footer facts: rows, writer, columns with their Arrow type names. */
+  async parquetInfo(b: number): Promise<{
+    file: string;
+    numRows: number;
+    createdBy: string | undefined;
+    columns: Array<{ name: string; type: string }>;
+  }> {
+    const table = this.tableFor(b);
+    const { metadata, columns, numRows, types } = await table.meta();
+    return {
+      file: table.file,
+      numRows,
+      createdBy: metadata.created_by,
+      columns: columns.map((name, k) => ({ name, type: types[k] })),
+    };
+  }
+
+  /** A block's number of table rows (features for var; cells for obs) from the parquet footer. */
+  async tableRows(b: number): Promise<number> {
+    return (await this.tableFor(b).meta()).numRows;
+  }
+
+  /** A block's whole table (for var: the features of that block's column space). */
+  table(b: number): Promise<FeatureTable> {
+    return this.tableFor(b).table();
+  }
+
+  /** Row `r` of a block's table. */
+  tableRow(b: number, r: number): Promise<{ columns: string[]; values: FeatureValue[] }> {
+    return this.tableFor(b).row(r);
+  }
+
+  /**
+   * Loads a feature index. Files the header declares must exist (a missing one is
+   * `Truncated`, naming it); older layouts (labels.npy, no header entry) are read where
+   * possible, with warnings, and never crash.
+   */
+  static async load(
+    dir: DirectorySource,
+    name: string,
+    descriptor: FeatureIndexDescriptor | undefined,
+    allFiles: readonly string[],
+    options?: ReadOptions,
+  ): Promise<FeatureIndex> {
+    const warnings: string[] = [];
+    const prefix = `${name}/`;
+    const present = new Set(allFiles);
+    const declared = new Set(descriptor?.files ?? []);
+    const need = async (file: string): Promise<ByteSource | undefined> => {
+      if (declared.has(file)) return openRequired(dir, file, options);
+      return present.has(file) ? dir.open(file) : undefined;
+    };
+
+    const csiFile = `${prefix}cumulative_sum_index.npy`;
+    let cumulative: number[] = [];
+    const csiSource = await need(csiFile);
+    if (csiSource) {
+      const npy = parseNpy(await readWhole(csiSource, csiFile, options), csiFile);
+      if (npy.header.shape.length !== 1) {
+        throw new FormatError(
+          'InvalidValue',
+          `${csiFile} must be 1-d, has shape (${npy.header.shape.join(', ')})`,
+          { file: csiFile, offset: 0, format: FORMAT },
+        );
+      }
+      cumulative = npy.values.map((v, i) => {
+        const n = typeof v === 'bigint' || typeof v === 'number' ? Number(v) : Number.NaN;
+        if (!Number.isSafeInteger(n)) {
+          throw new FormatError('InvalidValue', `${csiFile}[${i}] is not an integer`, {
+            file: csiFile,
+            offset: npy.header.dataOffset,
+            format: FORMAT,
+          });
+        }
+        return n;
+      });
+      for (let i = 1; i < cumulative.length; i++) {
+        if (cumulative[i] < cumulative[i - 1] || cumulative[i] < 0) {
+          throw new FormatError(
+            'InvalidValue',
+            `${csiFile} decreases at entry ${i} (${cumulative[i - 1]} → ${cumulative[i]})`,
+            {
+              file: csiFile,
+              offset: npy.header.dataOffset + i * 8,
+              format: FORMAT,
+            },
+          );
+        }
+      }
+      if (cumulative.length > 0 && cumulative[0] !== -1)
+        warnings.push(`${csiFile} starts at ${cumulative[0]}, upstream starts it at -1`);
+    } else {
+      warnings.push(`${csiFile} is missing; the index has no row blocks`);
+    }
+
+    let labels: string[] = [];
+    const labelsFile = `${prefix}labels.json`;
+    const labelsSource = await need(labelsFile);
+    if (labelsSource) {
+      const bytes = await readWhole(labelsSource, labelsFile, options);
+      const text = decodeUtf8(bytes, { file: labelsFile, offset: 0, format: FORMAT, what: labelsFile });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new FormatError('InvalidValue', `${labelsFile} is not valid JSON`, {
+          file: labelsFile,
+          offset: 0,
+          format: FORMAT,
+        });
+      }
+      if (!Array.isArray(parsed))
+        throw new FormatError('InvalidValue', `${labelsFile} is not a JSON list`, {
+          file: labelsFile,
+          offset: 0,
+          format: FORMAT,
+        });
+      labels = parsed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+    } else if (present.has(`${prefix}labels.npy`)) {
+      // Older archives kept the labels as a .npy of strings.
+      try {
+        const file = `${prefix}labels.npy`;
+        const npy = parseNpy(await readWhole(await dir.open(file), file, options), file);
+        labels = npy.values.map(String);
+        warnings.push(`${name} uses the older labels.npy`);
+      } catch (error) {
+        if (!isFormatError(error)) throw error;
+        warnings.push(`${name}/labels.npy is unreadable: ${error.message}`);
+      }
+    }
+
+    let version: string | undefined;
+    const versionFile = `${prefix}version.npy`;
+    const versionSource = await need(versionFile);
+    if (versionSource) {
+      const npy = parseNpy(await readWhole(versionSource, versionFile, options), versionFile);
+      version = npy.values.length ? String(npy.values[0]) : undefined;
+    }
+
+    // Parquet blocks: those the header lists, else dataframe_<i>.parquet found in the folder.
+    const parquetFiles = new Map<number, string>();
+    const pattern = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dataframe_(\\d+)\\.parquet$`);
+    for (const file of descriptor ? descriptor.files : allFiles) {
+      const m = pattern.exec(file);
+      if (m) parquetFiles.set(Number(m[1]), file);
+    }
+    const blockCount = Math.max(0, cumulative.length - 1);
+    const tables: Array<ParquetTable | undefined> = [];
+    for (let b = 0; b < blockCount; b++) {
+      const file = parquetFiles.get(b);
+      if (!file) {
+        tables.push(undefined);
+        continue;
+      }
+      if (declared.has(file) && !present.has(file)) {
+        throw new FormatError('Truncated', `missing file ${file}`, { file, offset: 0, format: FORMAT });
+      }
+      tables.push(present.has(file) ? new ParquetTable(file, () => dir.open(file)) : undefined);
+    }
+    if (parquetFiles.size !== blockCount) {
+      warnings.push(`${name} has ${parquetFiles.size} dataframe files for ${blockCount} row blocks`);
+    }
+    return new FeatureIndex(name, cumulative, labels, version, tables, warnings);
+  }
+}

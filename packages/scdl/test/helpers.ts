@@ -1,0 +1,54 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MemoryDirectory } from '@binscope/core';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const VECTORS = path.resolve(repoRoot, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
+export const SCDL_VECTORS = path.join(VECTORS, 'scdl');
+export const VECTORS_PRESENT = fs.existsSync(SCDL_VECTORS);
+if (!VECTORS_PRESENT)
+  console.warn(`scdl tests: vector cases skipped, no ${SCDL_VECTORS} (set BINSCOPE_VECTORS)`);
+
+/** Valid cases: folders with expected.json and an archive/. */
+export function validCases(): Array<{ name: string; archive: string; expected: Record<string, unknown> }> {
+  if (!VECTORS_PRESENT) return [];
+  return fs
+    .readdirSync(SCDL_VECTORS, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(SCDL_VECTORS, d.name, 'expected.json')))
+    .map((d) => {
+      const expected = JSON.parse(fs.readFileSync(path.join(SCDL_VECTORS, d.name, 'expected.json'), 'utf8'));
+      return {
+        name: d.name,
+        archive: path.join(SCDL_VECTORS, d.name, expected.archive_dir ?? 'archive'),
+        expected,
+      };
+    });
+}
+
+/** Every file of a folder, recursively, as a MemoryDirectory (for mutation tests). */
+export function loadDirectory(dir: string): MemoryDirectory {
+  const files = new Map<string, Uint8Array>();
+  for (const rel of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    const full = path.join(dir, rel);
+    if (fs.statSync(full).isFile())
+      files.set(rel.split(path.sep).join('/'), new Uint8Array(fs.readFileSync(full)));
+  }
+  return new MemoryDirectory(files, path.basename(dir));
+}
+
+/** A copy of an in-memory archive with some files replaced (bytes) or removed (null). */
+export async function withChanges(
+  dir: MemoryDirectory,
+  changes: Record<string, Uint8Array | null>,
+): Promise<MemoryDirectory> {
+  const out = new MemoryDirectory(new Map(), dir.name);
+  for (const file of await dir.list()) {
+    const change = changes[file];
+    if (change === null) continue;
+    out.set(file, change ?? dir.get(file)!);
+  }
+  for (const [file, bytes] of Object.entries(changes))
+    if (bytes && !(await out.has(file))) out.set(file, bytes);
+  return out;
+}

@@ -1,0 +1,18 @@
+/** @binscope/taridx: random access to tar-shard samples through a .taridx index. Browser-safe. */
+export { type IndexOptions, type IndexResult, indexShards, type ShardInput } from './indexer.js';
+export type { TaridxHeader, TaridxRow } from './layout.js';
+export { taridxFormat } from './magic.js';
+export { taridxPlugin } from './plugin.js';
+export {
+  type MemberData,
+  type OpenTaridxOptions,
+  openTaridx,
+  type ReadMemberOptions,
+  type TarMemberInfo,
+  type TaridxMember,
+  TaridxReader,
+  type TaridxSample,
+} from './read.js';
+export { listShards, ShardSet } from './shards.js';
+export { validateTaridx } from './validate.js';
+export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';

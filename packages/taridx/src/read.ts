@@ -1,0 +1,666 @@
+import {
+  type ByteSource,
+  checkRange,
+  type DirectorySource,
+  FormatError,
+  type FormatReader,
+  type Problem,
+  type ReadOptions,
+  readU64,
+  SourceError,
+} from '@binscope/core';
+import type { XXHashAPI } from 'xxhash-wasm';
+import type { RowGroups } from './groups.js';
+import { hashKey, loadHasher } from './hash.js';
+import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
+import { checkRows, parseIndex, readRows } from './parse.js';
+import { foldOf, ShardSet } from './shards.js';
+import { nameEnd, OCTAL_SIZE_LIMIT, sizeField, splitName, typeflagOf } from './tar.js';
+
+export interface OpenTaridxOptions extends ReadOptions {
+  /**
+   * Where the shards are: a folder holding `<fold>_*.tar` (the fold is the index file's
+   * name without `.taridx` unless `fold` says otherwise), or the shards in fid order.
+   */
+  shards?: DirectorySource | readonly ByteSource[];
+  fold?: string;
+}
+
+/** One member of a sample: a row, with its extension resolved. */
+export interface TaridxMember {
+  row: number;
+  ext: string;
+  extid: number;
+  fid: number;
+  /** Offset of the member's tar header in shard `fid`; the payload follows at offset + 512. */
+  offset: number;
+  size: number;
+}
+
+/** A sample: the rows sharing one (keyhash, crashid), in file order. */
+export interface TaridxSample {
+  /** Position in the sample list (order of first appearance). */
+  index: number;
+  keyhash: bigint;
+  crashid: number;
+  /** The key when the index itself knows it (crash stems); see `reader.key()` otherwise. */
+  key?: string;
+  members: TaridxMember[];
+}
+
+export interface MemberData extends TaridxMember {
+  data: Uint8Array;
+}
+
+export interface ReadMemberOptions extends ReadOptions {
+  /** Only these extensions. */
+  ext?: string | readonly string[];
+  /**
+   * Check each member's tar header as it is read (it comes in the same read as the
+   * payload): size, extension and stem must match the row, so a shard that changed after
+   * indexing raises `InvalidValue` instead of returning wrong bytes. Default true.
+   */
+  verify?: boolean;
+  /**
+   * Return views into a buffer this reader reuses on its next `reuse` read, instead of fresh
+   * memory. Fastest for loaders that decode each sample before asking for the next; copy
+   * what you keep. Default false.
+   */
+  reuse?: boolean;
+}
+
+/** A tar header as the index sees it (T2), plus the member's full path as tar tools show it. */
+export interface TarMemberInfo {
+  typeflag: string;
+  /** The header's 100-byte name field, up to NUL, UTF-8 with U+FFFD replacement. */
+  headerName: string;
+  stem: string;
+  ext: string;
+  /** Full member path (GNU long name, PAX path or USTAR prefix applied; directories without the
+   * trailing slash); null for pseudo headers (L, K, x, g). */
+  path: string | null;
+}
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+/** Members of one sample closer than this in a shard are fetched in one read. */
+const COALESCE_GAP = 64 * 1024;
+const COALESCE_MAX = 16 * 1024 * 1024;
+
+interface Loaded {
+  rows: Uint8Array;
+  view: DataView;
+  groups: RowGroups;
+}
+
+/**
+ * A lazy TARIDX reader. `open` reads the header and text blocks; the rows are read and
+ * checked once, on first use, and grouped into samples with a hash index over
+ * (keyhash, crashid) so that `find(key)` is O(1). Payloads come from the shards through
+ * byte sources, one positional read per run of nearby members.
+ */
+export class TaridxReader implements FormatReader {
+  readonly format = FORMAT;
+  private loaded?: Loaded;
+  private loading?: Promise<Loaded>;
+  private shardSet?: Promise<ShardSet | undefined>;
+  private readonly crashIds: Map<string, number>;
+  private readonly extBytes: Uint8Array[];
+
+  private constructor(
+    readonly source: ByteSource,
+    readonly header: TaridxHeader,
+    readonly extensions: readonly string[],
+    readonly crashStems: readonly string[],
+    readonly warnings: readonly Problem[],
+    private readonly hasher: XXHashAPI,
+    private readonly shardOption: OpenTaridxOptions['shards'],
+    readonly fold: string | undefined,
+  ) {
+    this.crashIds = new Map(crashStems.map((stem, i) => [stem, i + 1]));
+    this.extBytes = extensions.map((e) => encoder.encode(e));
+  }
+
+  static async open(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
+    const [parsed, hasher] = await Promise.all([parseIndex(source, options), loadHasher()]);
+    return new TaridxReader(
+      source,
+      parsed.header,
+      parsed.extensions,
+      parsed.crashStems,
+      parsed.warnings,
+      hasher,
+      options.shards,
+      options.fold ?? foldOf(source.name),
+    );
+  }
+
+  get name(): string {
+    return this.source.name;
+  }
+  get rowCount(): number {
+    return this.header.nRows;
+  }
+  /** Whether each sample's rows are contiguous (flags bit 0). */
+  get contiguous(): boolean {
+    return (this.header.flags & 1) !== 0;
+  }
+
+  /** Reads, checks and groups the rows (once). Every other row or sample method calls it. */
+  async load(options: ReadOptions = {}): Promise<void> {
+    await this.ensure(options);
+  }
+
+  private ensure(options: ReadOptions = {}): Promise<Loaded> | Loaded {
+    if (this.loaded) return this.loaded;
+    this.loading ??= (async () => {
+      const rows = await readRows(this.source, this.header, options);
+      const parsed = {
+        header: this.header,
+        extensions: [...this.extensions],
+        crashStems: [...this.crashStems],
+        warnings: [],
+      };
+      const groups = checkRows(parsed, rows, this.hasher, (code, message, offset) => {
+        throw new FormatError(code, message, { offset, file: this.name, format: FORMAT });
+      });
+      this.loaded = { rows, view: new DataView(rows.buffer, rows.byteOffset, rows.byteLength), groups };
+      return this.loaded;
+    })();
+    this.loading.catch(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  async sampleCount(): Promise<number> {
+    return (await this.ensure()).groups.count;
+  }
+
+  async row(i: number): Promise<TaridxRow> {
+    const { view } = await this.ensure();
+    if (!Number.isInteger(i) || i < 0 || i >= this.rowCount)
+      throw new RangeError(`row ${i} is not in 0..${this.rowCount - 1}`);
+    return rowAt(view, i);
+  }
+
+  async *rows(options: ReadOptions = {}): AsyncGenerator<TaridxRow> {
+    const { view } = await this.ensure(options);
+    for (let i = 0; i < this.rowCount; i++) yield rowAt(view, i);
+  }
+
+  /** Sample `i` in order of first appearance. */
+  async sample(i: number): Promise<TaridxSample> {
+    const loaded = await this.ensure();
+    if (!Number.isInteger(i) || i < 0 || i >= loaded.groups.count) {
+      throw new RangeError(`sample ${i} is not in 0..${loaded.groups.count - 1}`);
+    }
+    return this.sampleOf(loaded, i);
+  }
+
+  async *samples(
+    options: ReadOptions & { offset?: number; limit?: number } = {},
+  ): AsyncGenerator<TaridxSample> {
+    const loaded = await this.ensure(options);
+    const start = Math.max(0, options.offset ?? 0);
+    const end = Math.min(loaded.groups.count, start + (options.limit ?? Number.POSITIVE_INFINITY));
+    for (let i = start; i < end; i++) yield this.sampleOf(loaded, i);
+  }
+
+  /**
+   * The sample whose key (stem) is `key`, in O(1): XXH64 of the key, crash id from the crash
+   * table (0 otherwise), then a hash-table probe. A key that merely shares a hash with an
+   * indexed canonical stem is caught when payloads are read with `verify`.
+   */
+  async find(key: string): Promise<TaridxSample | undefined> {
+    const loaded = this.loaded ?? (await this.ensure());
+    const [lo, hi] = hashKey(this.hasher, key);
+    const crashid = this.crashIds.get(key) ?? 0;
+    const group = loaded.groups.find(lo, hi, crashid);
+    if (group < 0) return undefined;
+    const sample = this.sampleOf(loaded, group);
+    sample.key = key;
+    return sample;
+  }
+
+  /** One call per key: the sample's members with their payload bytes, or undefined. */
+  async get(key: string, options: ReadMemberOptions = {}): Promise<MemberData[] | undefined> {
+    const sample = await this.find(key);
+    if (!sample) return undefined;
+    return this.readSample(sample, options);
+  }
+
+  private sampleOf(loaded: Loaded, group: number): TaridxSample {
+    const { view, groups } = loaded;
+    const first = groups.first[group];
+    const at = first * ROW_SIZE;
+    const crashid = view.getUint32(at + R.crashid, true);
+    const members: TaridxMember[] = [];
+    for (let row = first; row >= 0; row = groups.next[row]) members.push(this.memberAt(view, row));
+    return {
+      index: group,
+      keyhash: joinHash(view.getUint32(at + R.keyhash, true), view.getUint32(at + R.keyhash + 4, true)),
+      crashid,
+      key: crashid > 0 ? this.crashStems[crashid - 1] : undefined,
+      members,
+    };
+  }
+
+  private memberAt(view: DataView, row: number): TaridxMember {
+    const at = row * ROW_SIZE;
+    const extid = view.getUint16(at + R.extid, true);
+    return {
+      row,
+      ext: this.extensions[extid],
+      extid,
+      fid: view.getUint16(at + R.fid, true),
+      offset: readU64(view, at + R.offset),
+      size: readU64(view, at + R.size),
+    };
+  }
+
+  /** Members of a sample, optionally only some extensions. */
+  members(sample: TaridxSample, ext?: string | readonly string[]): TaridxMember[] {
+    if (ext === undefined) return sample.members;
+    const wanted = typeof ext === 'string' ? [ext] : ext;
+    return sample.members.filter((m) => wanted.includes(m.ext));
+  }
+
+  /** The shards in fid order, or undefined when none are reachable. */
+  async shards(): Promise<ShardSet | undefined> {
+    this.shardSet ??= (async () => {
+      const option = this.shardOption;
+      if (!option) return undefined;
+      if (Array.isArray(option)) return ShardSet.fromSources(option as readonly ByteSource[]);
+      if (!this.fold) return undefined;
+      return ShardSet.fromDirectory(option as DirectorySource, this.fold);
+    })();
+    return this.shardSet;
+  }
+
+  private async shard(fid: number): Promise<ByteSource> {
+    const set = await this.shards();
+    if (!set) {
+      throw new SourceError(
+        `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
+        this.name,
+      );
+    }
+    return set.peek(fid) ?? set.open(fid);
+  }
+
+  /** A member's payload: `size` bytes at offset + 512 of its shard. */
+  async readMember(member: TaridxMember, options: ReadMemberOptions = {}): Promise<Uint8Array> {
+    const [out] = await this.readMembers([member], options);
+    return out.data;
+  }
+
+  /** A sample's payloads (all members, or those of `ext`), coalescing nearby members into one read. */
+  async readSample(sample: TaridxSample, options: ReadMemberOptions = {}): Promise<MemberData[]> {
+    const members = this.members(sample, options.ext);
+    const out = await this.readMembers(members, options, sample);
+    return out;
+  }
+
+  private async readMembers(
+    members: readonly TaridxMember[],
+    options: ReadMemberOptions,
+    sample?: TaridxSample,
+  ): Promise<MemberData[]> {
+    const verify = options.verify ?? true;
+    const out: MemberData[] = new Array(members.length);
+    // Members in shard order, split into runs that one read can cover.
+    const order: number[] = [];
+    for (let k = 0; k < members.length; k++) order.push(k);
+    if (!inShardOrder(members))
+      order.sort((a, b) => members[a].fid - members[b].fid || members[a].offset - members[b].offset);
+    let stem: Uint8Array | undefined;
+    let i = 0;
+    while (i < order.length) {
+      const head = members[order[i]];
+      const source = await this.shard(head.fid);
+      let j = i + 1;
+      let end = head.offset + TAR_BLOCK + head.size;
+      while (j < order.length) {
+        const m = members[order[j]];
+        const mEnd = m.offset + TAR_BLOCK + m.size;
+        if (m.fid !== head.fid || m.offset - end > COALESCE_GAP || mEnd - head.offset > COALESCE_MAX) break;
+        end = Math.max(end, mEnd);
+        j++;
+      }
+      if (end > source.size)
+        checkRange(source, head.offset, end - head.offset, {
+          format: FORMAT,
+          what: `row ${head.row} (shard ${source.name})`,
+        });
+      const bytes = options.reuse
+        ? await this.readReused(source, head.offset, end - head.offset, i === 0, options)
+        : await readOwned(source, head.offset, end - head.offset, options);
+      for (let k = i; k < j; k++) {
+        const m = members[order[k]];
+        const at = m.offset - head.offset;
+        if (verify) stem = this.verifyHeader(bytes, at, m, source.name, stem, sample);
+        out[order[k]] = {
+          row: m.row,
+          ext: m.ext,
+          extid: m.extid,
+          fid: m.fid,
+          offset: m.offset,
+          size: m.size,
+          data: bytes.subarray(at + TAR_BLOCK, at + TAR_BLOCK + m.size),
+        };
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  private scratch = new Uint8Array(0);
+  private scratchUsed = 0;
+
+  /** Reads into the reader's reusable buffer; a sample's runs share it, the next sample overwrites it. */
+  private async readReused(
+    source: ByteSource,
+    offset: number,
+    length: number,
+    first: boolean,
+    options: ReadOptions,
+  ): Promise<Uint8Array> {
+    if (first) this.scratchUsed = 0;
+    if (this.scratchUsed + length > this.scratch.byteLength) {
+      // Earlier runs of this sample keep the old buffer; later samples use the new one.
+      this.scratch = new Uint8Array(Math.max(1 << 20, 2 * (this.scratchUsed + length)));
+      this.scratchUsed = 0;
+    }
+    const target = this.scratch.subarray(this.scratchUsed, this.scratchUsed + length);
+    this.scratchUsed += length;
+    const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
+    const got = into
+      ? into.call(source, target, offset)
+      : source.readSync
+        ? source.readSync(offset, length)
+        : await source.read(offset, length, options);
+    if (got.byteLength !== length) {
+      throw new FormatError('Truncated', `got ${got.byteLength} of ${length} bytes`, {
+        file: source.name,
+        offset,
+        format: FORMAT,
+      });
+    }
+    if (got !== target) target.set(got);
+    return target;
+  }
+
+  /**
+   * Checks that the header at `at` is the member the row describes; returns the stem bytes so
+   * the other members of the sample only need a byte comparison.
+   */
+  private verifyHeader(
+    block: Uint8Array,
+    at: number,
+    member: TaridxMember,
+    file: string,
+    stem: Uint8Array | undefined,
+    sample: TaridxSample | undefined,
+  ): Uint8Array {
+    const changed = (what: string) =>
+      new FormatError('InvalidValue', `row ${member.row}: ${what} (the shard changed after indexing?)`, {
+        file,
+        offset: member.offset,
+        format: FORMAT,
+      });
+    let size: number;
+    try {
+      size = sizeField(block, at, { file, offset: member.offset });
+    } catch {
+      throw changed('no tar header at the row offset');
+    }
+    if (size !== member.size && member.size < OCTAL_SIZE_LIMIT)
+      throw changed(`tar header says ${size} bytes, the index ${member.size}`);
+    const end = nameEnd(block, at);
+    const { stemStart, dot } = splitName(block, at, end);
+    const stemEnd = dot < 0 ? end : dot;
+    const stemBytes = block.subarray(stemStart, stemEnd);
+    if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
+      throw changed(
+        `member name ${JSON.stringify(decoder.decode(block.subarray(at, end)))} does not have extension "${member.ext}"`,
+      );
+    }
+    if (stem) {
+      if (!equalBytes(stem, stemBytes)) throw changed('members of one sample have different stems');
+      return stem;
+    }
+    if (sample) {
+      const text = decoder.decode(stemBytes);
+      const ok =
+        sample.key !== undefined ? text === sample.key : sampleHashMatches(this.hasher, text, sample.keyhash);
+      if (!ok || (sample.crashid === 0 && this.crashIds.has(text))) {
+        throw changed(`member name's stem ${JSON.stringify(text)} is not the sample's key`);
+      }
+    }
+    return stemBytes;
+  }
+
+  /** The sample's key: a crash stem from the index, or the stem read back from its first member's tar header. */
+  async key(sample: TaridxSample): Promise<string | undefined> {
+    if (sample.key !== undefined) return sample.key;
+    if (!(await this.shards())) return undefined;
+    const first = sample.members[0];
+    const info = await this.memberHeader(first);
+    if (!sampleHashMatches(this.hasher, info.stem, sample.keyhash)) {
+      throw new FormatError(
+        'InvalidValue',
+        `row ${first.row}: the tar header's stem ${JSON.stringify(info.stem)} does not hash to the row's keyhash (the shard changed after indexing?)`,
+        {
+          file: (await this.shard(first.fid)).name,
+          offset: first.offset,
+          format: FORMAT,
+        },
+      );
+    }
+    return info.stem;
+  }
+
+  /** What the tar header of a member says (T2 fields and the full path). */
+  async memberHeader(member: TaridxMember | number): Promise<TarMemberInfo> {
+    const m = typeof member === 'number' ? this.memberAt((await this.ensure()).view, member) : member;
+    const source = await this.shard(m.fid);
+    checkRange(source, m.offset, TAR_BLOCK, {
+      format: FORMAT,
+      what: `tar header of row ${m.row} (shard ${source.name})`,
+    });
+    const block = await readOwned(source, m.offset, TAR_BLOCK);
+    const end = nameEnd(block, 0);
+    const { stemStart, dot } = splitName(block, 0, end);
+    const headerName = decoder.decode(block.subarray(0, end));
+    const typeflag = typeflagOf(block, 0);
+    const info: TarMemberInfo = {
+      typeflag,
+      headerName,
+      stem: decoder.decode(block.subarray(stemStart, dot < 0 ? end : dot)),
+      ext: dot < 0 ? '' : decoder.decode(block.subarray(dot + 1, end)).toLowerCase(),
+      path: null,
+    };
+    if ('LKxg'.includes(typeflag)) return info;
+    info.path = await this.fullPath(m, block, headerName, source);
+    return info;
+  }
+
+  /** Resolves a GNU long name or PAX path from the pseudo header just before the member, else the USTAR prefix. */
+  private async fullPath(
+    m: TaridxMember,
+    block: Uint8Array,
+    headerName: string,
+    source: ByteSource,
+  ): Promise<string> {
+    const { view } = await this.ensure();
+    let path: string | undefined;
+    const isDir =
+      block[156] === 0x35 || ((block[156] === 0 || block[156] === 0x30) && headerName.endsWith('/'));
+    for (let row = m.row - 1, expect = m.offset; row >= 0 && row >= m.row - 4; row--) {
+      const prev = this.memberAt(view, row);
+      if (
+        prev.fid !== m.fid ||
+        prev.offset + TAR_BLOCK + Math.ceil(prev.size / TAR_BLOCK) * TAR_BLOCK !== expect
+      )
+        break;
+      checkRange(source, prev.offset, TAR_BLOCK + prev.size, {
+        format: FORMAT,
+        what: `long-name header of row ${prev.row}`,
+      });
+      const bytes = await readOwned(source, prev.offset, TAR_BLOCK + prev.size);
+      const type = typeflagOf(bytes, 0);
+      if (type === 'L') {
+        const payload = bytes.subarray(TAR_BLOCK);
+        const nul = payload.indexOf(0);
+        path ??= decoder.decode(nul < 0 ? payload : payload.subarray(0, nul));
+      } else if (type === 'x') {
+        path ??= paxPath(bytes.subarray(TAR_BLOCK));
+      } else if (type !== 'K') {
+        break;
+      }
+      expect = prev.offset;
+    }
+    if (path === undefined) {
+      path = headerName;
+      if (isDir) path = path.replace(/\/+$/, '');
+      const prefixEnd = block.subarray(345, 500).indexOf(0);
+      const prefix = decoder.decode(block.subarray(345, prefixEnd < 0 ? 500 : 345 + prefixEnd));
+      if (prefix) path = `${prefix}/${path}`;
+      return path;
+    }
+    return isDir ? path.replace(/\/+$/, '') : path;
+  }
+
+  async close(): Promise<void> {
+    await this.source.close?.();
+    const option = this.shardOption as { close?: () => Promise<void> } | undefined;
+    if (option && !Array.isArray(option)) await option.close?.();
+  }
+}
+
+function rowAt(view: DataView, i: number): TaridxRow {
+  const at = i * ROW_SIZE;
+  return {
+    fid: view.getUint16(at + R.fid, true),
+    offset: readU64(view, at + R.offset),
+    size: readU64(view, at + R.size),
+    extid: view.getUint16(at + R.extid, true),
+    crashid: view.getUint32(at + R.crashid, true),
+    keyhash: joinHash(view.getUint32(at + R.keyhash, true), view.getUint32(at + R.keyhash + 4, true)),
+  };
+}
+
+/**
+ * Payload memory carved from 4 MiB slabs: each read gets its own bytes (nothing is reused or
+ * overwritten later) without paying for one zero-filled allocation per member. A payload
+ * kept alive keeps its slab alive; copy it if you keep a few bytes of many samples.
+ */
+const SLAB = 4 << 20;
+let slab = new Uint8Array(0);
+let slabUsed = 0;
+function take(length: number): Uint8Array {
+  if (length > SLAB >> 2) return new Uint8Array(length);
+  if (slabUsed + length > slab.byteLength) {
+    slab = new Uint8Array(SLAB);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + length);
+  slabUsed += (length + 7) & ~7;
+  return out;
+}
+
+/** Bytes that stay valid: read into fresh slab memory (or a copy of what read() returned). */
+async function readOwned(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  options: ReadOptions = {},
+): Promise<Uint8Array> {
+  const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
+  let bytes: Uint8Array;
+  if (into) bytes = into.call(source, take(length), offset);
+  else {
+    const got = source.readSync
+      ? source.readSync(offset, length)
+      : await source.read(offset, length, options);
+    bytes = take(got.byteLength);
+    bytes.set(got);
+  }
+  if (bytes.byteLength !== length) {
+    throw new FormatError('Truncated', `got ${bytes.byteLength} of ${length} bytes`, {
+      file: source.name,
+      offset,
+      format: FORMAT,
+    });
+  }
+  return bytes;
+}
+
+function sampleHashMatches(hasher: XXHashAPI, stem: string, keyhash: bigint): boolean {
+  const [lo, hi] = hashKey(hasher, stem);
+  return joinHash(lo, hi) === keyhash;
+}
+
+function inShardOrder(members: readonly TaridxMember[]): boolean {
+  for (let i = 1; i < members.length; i++) {
+    const a = members[i - 1];
+    const b = members[i];
+    if (a.fid > b.fid || (a.fid === b.fid && a.offset > b.offset)) return false;
+  }
+  return true;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether name bytes [start, end) lower-case to `expected` (ASCII compared in place). */
+function extMatches(
+  block: Uint8Array,
+  start: number,
+  end: number,
+  none: boolean,
+  expected: Uint8Array,
+  text: string,
+): boolean {
+  if (none) return text === '';
+  if (end - start === expected.byteLength) {
+    let ascii = true;
+    for (let i = 0; i < expected.byteLength; i++) {
+      let b = block[start + i];
+      if (b >= 0x80) {
+        ascii = false;
+        break;
+      }
+      if (b >= 0x41 && b <= 0x5a) b += 0x20;
+      if (b !== expected[i]) return false;
+    }
+    if (ascii) return true;
+  }
+  return decoder.decode(block.subarray(start, end)).toLowerCase() === text;
+}
+
+function paxPath(payload: Uint8Array): string | undefined {
+  const text = decoder.decode(payload);
+  let path: string | undefined;
+  let pos = 0;
+  while (pos < text.length) {
+    const space = text.indexOf(' ', pos);
+    if (space < 0) break;
+    const length = Number(text.slice(pos, space));
+    if (!Number.isInteger(length) || length <= 0) break;
+    // Lengths count bytes; for ASCII keys the record's "key=value\n" follows the space.
+    const recordEnd = text.indexOf('\n', space);
+    const record = text.slice(space + 1, recordEnd < 0 ? text.length : recordEnd);
+    if (record.startsWith('path=')) path = record.slice(5);
+    pos = recordEnd < 0 ? text.length : recordEnd + 1;
+  }
+  return path;
+}
+
+export async function openTaridx(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
+  return TaridxReader.open(source, options);
+}

@@ -1,0 +1,201 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { FileListDirectory, MemoryDirectory, MemorySource, isFormatError } from '@binscope/core';
+import { NodeDirectory, openFile } from '@binscope/core/node';
+import { type TarEntry, type TarFormat, paxRecords, tarBytes, tarHeader, tempDir } from '@binscope/testkit';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { indexShards, openTaridx } from '../src/index.js';
+import { indexFold, openTaridxFile } from '../src/node.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const scratch: Array<{ remove: () => void }> = [];
+afterEach(() => {
+  for (const s of scratch.splice(0)) s.remove();
+});
+
+/** The T2 stem of a member path as upstream derives it from the header's first 100 bytes. */
+function expectedStem(name: Uint8Array): string {
+  const field = name.subarray(0, 100);
+  const nul = field.indexOf(0);
+  const text = dec.decode(nul < 0 ? field : field.subarray(0, nul));
+  const base = text.slice(text.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.');
+  return dot < 0 ? base : base.slice(0, dot);
+}
+
+const segment = fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/);
+const extArb = fc.constantFrom('', 'jpg', 'JSON', 'cls', 'seg.png', 'tar.gz', 'txt');
+const entryArb: fc.Arbitrary<TarEntry> = fc
+  .record({
+    dirs: fc.array(segment, { maxLength: 12 }),
+    stem: fc.oneof(segment, fc.stringMatching(/^[a-z]{60,90}$/)),
+    ext: extArb,
+    directory: fc.boolean(),
+    size: fc.oneof(fc.constantFrom(0, 1, 511, 512, 513, 1024, 1536), fc.nat({ max: 3000 })),
+    seed: fc.nat({ max: 255 }),
+  })
+  .map(({ dirs, stem, ext, directory, size, seed }) => {
+    const name = [...dirs, ext ? `${stem}.${ext}` : stem].join('/');
+    if (directory) return { name: [...dirs, stem].join('/'), type: 'directory' as const };
+    return { name, data: Uint8Array.from({ length: size }, (_, i) => (i * 7 + seed) & 0xff) };
+  });
+
+describe('index → read round trip (property)', () => {
+  it('finds every member of random tar sets at the right offset with the right bytes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(entryArb, { maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom<TarFormat>('gnu', 'pax', 'ustar'),
+        async (shards, format) => {
+          const files: Record<string, Uint8Array> = {};
+          const usable = shards.map((entries) =>
+            format === 'ustar'
+              ? entries.filter((e) => enc.encode(e.name as string).byteLength <= 100)
+              : entries,
+          );
+          usable.forEach((entries, fid) => {
+            files[`s_${String(fid).padStart(2, '0')}.tar`] = tarBytes(entries, format);
+          });
+          const dir = new MemoryDirectory(files);
+          const { bytes, rows } = await indexShards({ directory: dir, fold: 's' });
+          const reader = await openTaridx(new MemorySource(bytes, 's.taridx'), { shards: dir });
+          expect(reader.rowCount).toBe(rows);
+          // Every real member is a row whose payload is the member's data.
+          let memberRows = 0;
+          const seen = usable.map(() => 0);
+          for (let row = 0; row < reader.rowCount; row++) {
+            const info = await reader.memberHeader(row);
+            if (info.path === null) continue;
+            const r = await reader.row(row);
+            // Real members appear in each shard in the order they were written.
+            const entry = usable[r.fid][seen[r.fid]++];
+            expect(info.path, `row ${row}`).toBe(entry.name);
+            const member = {
+              row,
+              ext: reader.extensions[r.extid],
+              extid: r.extid,
+              fid: r.fid,
+              offset: r.offset,
+              size: r.size,
+            };
+            expect(await reader.readMember(member)).toEqual(entry.data ?? new Uint8Array(0));
+            expect(info.stem).toBe(expectedStem(enc.encode(info.headerName)));
+            memberRows++;
+          }
+          expect(memberRows).toBe(usable.flat().length);
+          // Every stem is found by key and reads back whole.
+          for await (const sample of reader.samples()) {
+            const key = (await reader.key(sample))!;
+            const found = await reader.get(key);
+            expect(found?.map((m) => m.row)).toEqual(sample.members.map((m) => m.row));
+          }
+        },
+      ),
+      { numRuns: 60, seed: 11 },
+    );
+  });
+});
+
+describe('indexing beyond upstream', () => {
+  it('keeps the fid of an empty shard and sorts shards as text', async () => {
+    const one = tarBytes([{ name: 'x.jpg', data: Uint8Array.of(1) }]);
+    const dir = new MemoryDirectory({
+      'tr_9.tar': one,
+      'tr_10.tar': new Uint8Array(0),
+      'tr_1.tar': new Uint8Array(1024),
+      'tr_a_b.tar': one, // another fold's name ("tr_a")
+      'trx_1.tar': one,
+    });
+    const { shards, bytes } = await indexShards({ directory: dir, fold: 'tr' });
+    expect(shards).toEqual(['tr_1.tar', 'tr_10.tar', 'tr_9.tar']);
+    const reader = await openTaridx(new MemorySource(bytes, 'tr.taridx'));
+    expect((await reader.row(0)).fid).toBe(2);
+  });
+
+  it('refuses more than 65,536 shards', async () => {
+    const empty = new Uint8Array(0);
+    const sources = Array.from({ length: 65_537 }, (_, i) => new MemorySource(empty, `f_${i}.tar`));
+    const error = await indexShards(sources).catch((e: unknown) => e);
+    expect(isFormatError(error, 'UnsupportedFeature')).toBe(true);
+    expect(String(error)).toMatch(/65536/);
+  });
+
+  it('reads GNU base-256 and PAX sizes of members over 8 GiB (sparse shard)', async () => {
+    const tmp = tempDir();
+    scratch.push(tmp);
+    const file = path.join(tmp.dir, 'big_0.tar');
+    const huge = 9 * 2 ** 30 + 5;
+    const fd = fs.openSync(file, 'w');
+    let pos = 0;
+    const put = (block: Uint8Array) => {
+      fs.writeSync(fd, block, 0, block.byteLength, pos);
+      pos += block.byteLength;
+    };
+    put(tarHeader({ name: 'a.bin', size: huge, sizeEncoding: 'base256', format: 'gnu' }));
+    pos += Math.ceil(huge / 512) * 512;
+    const records = paxRecords({ size: String(huge + 512) });
+    put(tarHeader({ name: '././@PaxHeader', size: records.byteLength, typeflag: 'x', format: 'pax' }));
+    const padded = new Uint8Array(512);
+    padded.set(records);
+    put(padded);
+    put(tarHeader({ name: 'b.bin', size: 0, sizeEncoding: 'zero', format: 'pax' }));
+    pos += Math.ceil((huge + 512) / 512) * 512;
+    put(tarHeader({ name: 'c.txt', size: 3 }));
+    put(Uint8Array.of(1, 2, 3, ...new Uint8Array(509)));
+    put(new Uint8Array(1024));
+    fs.closeSync(fd);
+
+    const result = await indexFold(tmp.dir, 'big');
+    const reader = await openTaridxFile(result.path);
+    const rows = [];
+    for await (const r of reader.rows()) rows.push([r.offset, r.size]);
+    const bOffset = 512 + Math.ceil(huge / 512) * 512 + 1024;
+    expect(rows).toEqual([
+      [0, huge],
+      [bOffset - 1024, records.byteLength],
+      [bOffset, huge + 512],
+      [bOffset + 512 + Math.ceil((huge + 512) / 512) * 512, 3],
+    ]);
+    expect([...(await reader.get('c'))![0].data]).toEqual([1, 2, 3]);
+    await reader.close();
+  });
+
+  it('reports a half-copied shard as Truncated, naming it', async () => {
+    const full = tarBytes([{ name: 'a.jpg', data: new Uint8Array(5000) }]);
+    const dir = new MemoryDirectory({ 'h_0.tar': full.subarray(0, 2048) });
+    const error = await indexShards({ directory: dir, fold: 'h' }).catch((e: unknown) => e);
+    expect(isFormatError(error, 'Truncated')).toBe(true);
+    expect((error as { file?: string }).file).toBe('h_0.tar');
+  });
+
+  it('indexes browser Files and Node files to the same bytes, with progress', async () => {
+    const shard = tarBytes([
+      { name: 'k.jpg', data: new Uint8Array(3000) },
+      { name: 'k.json', data: enc.encode('{}') },
+    ]);
+    const files = new FileListDirectory([
+      new File([new Uint8Array(shard)], 'p_0.tar'),
+      new File([new Uint8Array(shard)], 'p_1.tar'),
+    ]);
+    const events: number[] = [];
+    const fromFiles = await indexShards(
+      { directory: files, fold: 'p' },
+      { onProgress: (e) => events.push(e.done) },
+    );
+    const tmp = tempDir();
+    scratch.push(tmp);
+    fs.writeFileSync(path.join(tmp.dir, 'p_0.tar'), shard);
+    fs.writeFileSync(path.join(tmp.dir, 'p_1.tar'), shard);
+    const dir = new NodeDirectory(tmp.dir);
+    const fromDisk = await indexShards({ directory: dir, fold: 'p' });
+    await dir.close();
+    expect(fromFiles.bytes).toEqual(fromDisk.bytes);
+    expect(events[0]).toBe(0);
+    expect(events[events.length - 1]).toBe(shard.byteLength * 2);
+    const source = openFile(path.join(tmp.dir, 'p_0.tar'));
+    expect((await indexShards([source])).rows).toBe(2);
+    await source.close();
+  });
+});

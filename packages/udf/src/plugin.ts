@@ -1,0 +1,143 @@
+import {
+  definePlugin,
+  FormatError,
+  type JsonRecord,
+  type JsonValue,
+  type RecordOptions,
+  type Summary,
+  type Target,
+  toJsonValue,
+} from '@binscope/core';
+import { inspectUdf } from './inspect.js';
+import { udfFormat } from './magic.js';
+import { FORMAT_ID, type TableInfo, type UdfDataset, UdfReader } from './read.js';
+import { validateUdf } from './validate.js';
+
+/** Tables with more elements than this show their first values only in records. */
+const RECORD_VALUE_LIMIT = 65_536;
+const RECORD_HEAD = 64;
+/** info() details list at most this many datasets. */
+const DETAIL_DATASETS = 1_000;
+
+function fileSource(target: Target) {
+  if (target.kind !== 'file') {
+    throw new FormatError('BadMagic', 'UDF is a single file, not a directory', { format: FORMAT_ID });
+  }
+  return target.source;
+}
+
+function tableSummary(t: TableInfo): JsonValue {
+  return {
+    name: t.name,
+    prim: t.prim,
+    dims: t.dims,
+    hint: t.hint,
+    shape: t.shape,
+    data_size: t.dataSize,
+    index_name: t.indexName,
+    related_name: t.relatedName,
+    type_name: t.typeName,
+  };
+}
+
+/** One table as a JSON record: its type and its decoded content (A5 JSON conventions). */
+export async function tableRecord(dataset: UdfDataset, info: TableInfo): Promise<JsonRecord> {
+  const out: JsonRecord = {
+    dataset: dataset.fileOffset.offset,
+    dataset_id: dataset.id,
+    table: info.name,
+    prim: info.prim,
+    dims: info.dims,
+    hint: info.hint,
+    shape: info.shape,
+  };
+  if (info.typeName !== null) out.type_name = info.typeName;
+  if (info.indexName !== null) out.index_name = info.indexName;
+  if (info.relatedName !== null) out.related_name = info.relatedName;
+  const sliceable = info.prim !== 'custom' && info.hint !== 'text' && info.hint !== 'dataset';
+  if (sliceable && info.elementCount > RECORD_VALUE_LIMIT) {
+    out.values_head = toJsonValue(await dataset.readValues(info, 0, RECORD_HEAD));
+    out.truncated = true;
+    return out;
+  }
+  const table = await dataset.read(info);
+  if (table.text !== undefined) out.text = table.text;
+  else if (table.json !== undefined) out.json = table.json as JsonValue;
+  else if (table.fileOffsets)
+    out.file_offsets = table.fileOffsets.map((f) => ({ offset: f.offset, size: f.size }));
+  else if (table.values) out.values = toJsonValue(table.values);
+  else out.bytes = table.bytes.byteLength;
+  return out;
+}
+
+export const udfPlugin = definePlugin<UdfReader>({
+  ...udfFormat,
+
+  async open(target, options) {
+    return UdfReader.open(fileSource(target), options);
+  },
+
+  async info(reader): Promise<Summary> {
+    const h = reader.header;
+    let datasets = 0;
+    let tables = 0;
+    const details: JsonValue[] = [];
+    for await (const d of reader.walk()) {
+      datasets++;
+      tables += d.tables.length;
+      if (details.length < DETAIL_DATASETS) {
+        details.push({
+          offset: d.fileOffset.offset,
+          size: d.fileOffset.size,
+          id: d.id,
+          tables: d.tables.map(tableSummary),
+        });
+      }
+    }
+    return {
+      format: FORMAT_ID,
+      title: udfFormat.title,
+      version: h.magic,
+      counts: { datasets, tables },
+      properties: [
+        ['file id', h.id],
+        ['root', h.root ? { offset: h.root.offset, size: h.root.size } : null],
+        ['datasets', datasets],
+        ['tables', tables],
+        ['file size', reader.source.size],
+      ],
+      details: { datasets: details, datasets_listed: details.length },
+    };
+  },
+
+  inspect: (reader, options) => inspectUdf(reader, options),
+
+  async validate(target, options) {
+    if (target.kind !== 'file') {
+      return {
+        valid: false,
+        errors: [{ code: 'BadMagic', message: 'UDF is a single file, not a directory', format: FORMAT_ID }],
+        warnings: [],
+      };
+    }
+    return validateUdf(target.source, options);
+  },
+
+  /** One record per table, datasets in walk order (U7), tables in descriptor order. */
+  async *records(reader, options: RecordOptions = {}) {
+    const skip = options.offset ?? 0;
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    const only = options.columns ? new Set(options.columns) : undefined;
+    let index = 0;
+    let emitted = 0;
+    for await (const dataset of reader.walk()) {
+      for (const info of dataset.tables) {
+        if (only && !only.has(info.name)) continue;
+        if (index++ < skip) continue;
+        if (emitted >= limit) return;
+        emitted++;
+        yield await tableRecord(dataset, info);
+      }
+    }
+  },
+});

@@ -1,0 +1,1215 @@
+import {
+  type ByteSource,
+  decodeUtf8,
+  type ErrorCode,
+  FormatError,
+  type FormatReader,
+  type NumericArray,
+  type ReadOptions,
+  readExact,
+  readU64,
+  toTypedArray,
+} from '@binscope/core';
+import {
+  DATASET_CHECK,
+  DESCRIPTOR_SIZE,
+  decodeId,
+  decodeShape,
+  FILE_HEADER_SIZE,
+  type FileOffset,
+  fileOffsetKey,
+  HINT_BY_VALUE,
+  HINT_GHOSTS,
+  HINT_PRIMS,
+  type Hint,
+  LOOKUP_ENTRY_SIZE,
+  PRIM_SIZE,
+  type Prim,
+  STATIC_HEADER_SIZE,
+  unpackTypeInfo,
+} from './types.js';
+
+export const FORMAT_ID = 'udf';
+
+/** Check phases in the order of CONFORMANCE.md A2; the first error of the lowest phase is thrown. */
+export const Phase = { field: 1, alignment: 2, bounds: 3, reference: 4, payload: 5 } as const;
+
+export interface Issue {
+  phase: number;
+  code: ErrorCode;
+  message: string;
+  offset: number;
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+  offset: number;
+}
+
+/** Problems found while parsing one structure; the strict reader throws the first, validate keeps all. */
+export class Issues {
+  readonly errors: Issue[] = [];
+  readonly warnings: Warning[] = [];
+  constructor(readonly file: string) {}
+  error(phase: number, code: ErrorCode, message: string, offset: number): void {
+    this.errors.push({ phase, code, message, offset });
+  }
+  warn(code: string, message: string, offset: number): void {
+    this.warnings.push({ code, message, offset });
+  }
+  /** The first error in check order (lowest phase, then discovery order). */
+  first(): Issue | undefined {
+    let best: Issue | undefined;
+    for (const e of this.errors) if (!best || e.phase < best.phase) best = e;
+    return best;
+  }
+  toError(issue: Issue): FormatError {
+    return new FormatError(issue.code, issue.message, {
+      offset: issue.offset,
+      file: this.file,
+      format: FORMAT_ID,
+    });
+  }
+  throwFirst(): void {
+    const first = this.first();
+    if (first) throw this.toError(first);
+  }
+}
+
+export interface UdfFileHeader {
+  /** "UDF0". */
+  magic: string;
+  id: string;
+  idBytes: Uint8Array;
+  /** Reserved for future use; reported, never interpreted. */
+  next: bigint;
+  /** Null when the file has no datasets (U7). */
+  root: FileOffset | null;
+  reserved: bigint[];
+}
+
+export interface DatasetHeader {
+  check: number;
+  /** Opaque (U4): no algorithm is defined; 0 means absent. */
+  checksum: number;
+  id: string;
+  idBytes: Uint8Array;
+  headerSize: number;
+  descsLen: number;
+  lookupLen: number;
+  stringLen: number;
+  reserved: [number, number];
+}
+
+export interface NameEntry {
+  hash: number;
+  offset: number;
+  len: number;
+  string: string;
+}
+
+/** One datatable descriptor, decoded and with its names resolved through the lookup table. */
+export interface TableInfo {
+  /** Position in descriptor order. */
+  index: number;
+  name: string;
+  keyHash: number;
+  typeInfo: number;
+  /** Undefined only for reserved primitive codes, which the reader rejects. */
+  prim: Prim;
+  /** Declared dimensions: 0 scalar, 1..3. */
+  dims: number;
+  hint: Hint;
+  hintValue: number;
+  compressInfo: number;
+  memStart: number;
+  memEnd: number;
+  dataSize: number;
+  dataShapeRaw: [number, number];
+  /** Declared axes followed by ghost axes (U5). */
+  shape: number[];
+  ghostDims: number;
+  elementCount: number;
+  indexName: string | null;
+  relatedName: string | null;
+  typeName: string | null;
+  /** Opaque (U4). */
+  checksum: number;
+  reserved: number;
+  /** Absolute file offset of the table's data. */
+  dataOffset: number;
+  /** Absolute file offset of the descriptor. */
+  descriptorOffset: number;
+}
+
+export interface UdfTable {
+  info: TableInfo;
+  /** The stored bytes (data_size of them). */
+  bytes: Uint8Array;
+  /** Elements, row-major, for every primitive except custom (JSON and opaque tables). */
+  values?: NumericArray;
+  /** TEXT: one string for a scalar, row-major strings (trailing NULs stripped) otherwise. */
+  text?: string | string[];
+  /** JSON: the parsed document. */
+  json?: unknown;
+  /** DATASET: the referenced file offsets, in order. */
+  fileOffsets?: FileOffset[];
+  /** INDEX / RANGE: the table the values index into (already checked against it). */
+  target?: TableInfo;
+}
+
+/** A reference to a dataset and where the reference itself is stored (for error offsets). */
+export interface DatasetRef {
+  at: FileOffset;
+  /** Absolute offset of the FileOffset field that points here. */
+  from: number;
+}
+
+export interface UdfOpenOptions extends ReadOptions {
+  /**
+   * Datasets up to this size are fetched in one read (header and all tables): a few KiB cost
+   * the same as one table, and a walk over many small datasets then needs one read each.
+   * Larger datasets read their header, then only the tables asked for. Default 32 KiB; 0 = off.
+   */
+  wholeDatasetBelow?: number;
+}
+
+const DEFAULT_WHOLE_DATASET_BELOW = 32 * 1024;
+/** dataset() keeps this many recently opened datasets; a walk keeps none (its seen-set handles cycles). */
+const DATASET_CACHE = 256;
+const utf16 = new TextDecoder('utf-16le', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A UDF file opened lazily: only the 64-byte file header is read until datasets are asked for. */
+export class UdfReader implements FormatReader {
+  readonly format = FORMAT_ID;
+  readonly wholeDatasetBelow: number;
+  private readonly datasets = new Map<string, Promise<UdfDataset>>();
+
+  private constructor(
+    readonly source: ByteSource,
+    readonly header: UdfFileHeader,
+    readonly warnings: Warning[],
+    readonly options: UdfOpenOptions,
+  ) {
+    this.wholeDatasetBelow = options.wholeDatasetBelow ?? DEFAULT_WHOLE_DATASET_BELOW;
+  }
+
+  /** Reads and checks the file header; throws FormatError for a file that is not a valid UDF. */
+  static async open(source: ByteSource, options: UdfOpenOptions = {}): Promise<UdfReader> {
+    const issues = new Issues(source.name);
+    const header = await parseFileHeader(source, issues, options);
+    issues.throwFirst();
+    return new UdfReader(source, header!, issues.warnings, options);
+  }
+
+  /** @internal used by validate, which keeps going after errors. */
+  static fromHeader(source: ByteSource, header: UdfFileHeader, options: UdfOpenOptions = {}): UdfReader {
+    return new UdfReader(source, header, [], options);
+  }
+
+  /** The root dataset, or null when the root FileOffset is null. */
+  async root(): Promise<UdfDataset | null> {
+    const root = this.header.root;
+    return root ? this.dataset(root, 0x10) : null;
+  }
+
+  /** The dataset at a FileOffset (recent ones cached). `from` is where the reference is stored, for error offsets. */
+  dataset(at: FileOffset, from = 0x10): Promise<UdfDataset> {
+    const key = fileOffsetKey(at);
+    let pending = this.datasets.get(key);
+    if (pending) {
+      // Refresh its place in the LRU order.
+      this.datasets.delete(key);
+    } else {
+      pending = this.load({ at, from });
+      pending.catch(() => this.datasets.delete(key));
+    }
+    this.datasets.set(key, pending);
+    if (this.datasets.size > DATASET_CACHE) this.datasets.delete(this.datasets.keys().next().value!);
+    return pending;
+  }
+
+  private async load(ref: DatasetRef): Promise<UdfDataset> {
+    const issues = new Issues(this.source.name);
+    const dataset = await loadDataset(this, ref, issues);
+    issues.throwFirst();
+    return dataset!;
+  }
+
+  /**
+   * Every dataset reachable from the root, depth-first pre-order (U7): tables in descriptor
+   * order, DATASET elements in order, each (offset, size) once, (0, 0) skipped, cycles survived.
+   */
+  async *walk(): AsyncGenerator<UdfDataset> {
+    for await (const dataset of walkRefs(this.header.root, async (r) => {
+      const dataset = await this.load(r);
+      return { value: dataset, children: await dataset.children() };
+    })) {
+      yield dataset;
+    }
+  }
+
+  /** All datasets of the walk, in walk order. */
+  async allDatasets(): Promise<UdfDataset[]> {
+    const out: UdfDataset[] = [];
+    for await (const d of this.walk()) out.push(d);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.source.close?.();
+  }
+}
+
+/**
+ * The U7 walk with an explicit stack, so a chain of a million datasets cannot overflow the call
+ * stack. Checking `seen` when popping (not when pushing) gives exactly recursive pre-order.
+ */
+export async function* walkRefs<T>(
+  root: FileOffset | null,
+  visit: (ref: DatasetRef) => Promise<{ value: T; children: DatasetRef[] } | undefined>,
+): AsyncGenerator<T> {
+  if (!root) return;
+  const seen = new Set<string>();
+  const stack: DatasetRef[] = [{ at: root, from: 0x10 }];
+  while (stack.length > 0) {
+    const ref = stack.pop()!;
+    if (ref.at.offset === 0 && ref.at.size === 0) continue;
+    const key = fileOffsetKey(ref.at);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const visited = await visit(ref);
+    if (!visited) continue;
+    yield visited.value;
+    for (let i = visited.children.length - 1; i >= 0; i--) stack.push(visited.children[i]);
+  }
+}
+
+export async function openUdf(source: ByteSource, options?: UdfOpenOptions): Promise<UdfReader> {
+  return UdfReader.open(source, options);
+}
+
+/** One dataset: its header, names and table descriptors. Table data is read on demand. */
+export class UdfDataset {
+  private readonly byName = new Map<string, TableInfo>();
+
+  constructor(
+    readonly reader: UdfReader,
+    readonly fileOffset: FileOffset,
+    readonly header: DatasetHeader,
+    readonly names: NameEntry[],
+    readonly tables: TableInfo[],
+    readonly warnings: Warning[],
+    /** The whole dataset's bytes when it was small enough to fetch at once. */
+    private readonly whole: Uint8Array | undefined,
+    /** Tables whose descriptor failed a check (validate mode only). */
+    readonly broken: ReadonlySet<number> = new Set(),
+  ) {
+    for (const t of tables) if (!this.byName.has(t.name)) this.byName.set(t.name, t);
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+
+  tableNames(): string[] {
+    return this.tables.map((t) => t.name);
+  }
+
+  /** The descriptor of the first table with this name. */
+  table(name: string): TableInfo | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The stored bytes of one table; reads nothing else. */
+  async readBytes(table: string | TableInfo, options: ReadOptions = {}): Promise<Uint8Array> {
+    const info = this.resolve(table);
+    if (this.whole) return this.inMemory(info);
+    return readExact(this.reader.source, info.dataOffset, info.dataSize, {
+      format: FORMAT_ID,
+      what: `table ${JSON.stringify(info.name)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** Elements [start, end) of a primitive table, reading only their bytes (a slice of a big table). */
+  async readValues(
+    table: string | TableInfo,
+    start = 0,
+    end = Number.POSITIVE_INFINITY,
+    options: ReadOptions = {},
+  ): Promise<NumericArray> {
+    const info = this.resolve(table);
+    if (info.prim === 'custom')
+      throw new TypeError(`table ${JSON.stringify(info.name)} has a custom primitive: read its bytes`);
+    const size = PRIM_SIZE[info.prim];
+    const count = Math.floor(info.dataSize / size);
+    const from = Math.min(Math.max(0, Math.floor(start)), count);
+    const to = Math.min(Math.max(from, Math.floor(end)), count);
+    let bytes: Uint8Array;
+    if (this.whole) {
+      const at = info.dataOffset - this.fileOffset.offset + from * size;
+      bytes = this.whole.subarray(at, at + (to - from) * size);
+    } else {
+      bytes = await readExact(this.reader.source, info.dataOffset + from * size, (to - from) * size, {
+        format: FORMAT_ID,
+        what: `table ${JSON.stringify(info.name)}`,
+        signal: options.signal,
+      });
+    }
+    return toTypedArray(bytes, info.prim);
+  }
+
+  /** Reads and decodes one table per its type hint; payload problems raise FormatError. */
+  async read(table: string | TableInfo, options: ReadOptions = {}): Promise<UdfTable> {
+    const info = this.resolve(table);
+    const bytes = this.whole ? this.inMemory(info) : await this.readBytes(info, options);
+    return decodeTable(this, info, bytes);
+  }
+
+  private inMemory(info: TableInfo): Uint8Array {
+    const start = info.dataOffset - this.fileOffset.offset;
+    return this.whole!.subarray(start, start + info.dataSize);
+  }
+
+  /** The datasets this one references through its DATASET tables, in U7 order. */
+  async children(options: ReadOptions = {}): Promise<DatasetRef[]> {
+    const out: DatasetRef[] = [];
+    for (const info of this.tables) {
+      if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
+      const table = await this.read(info, options);
+      table.fileOffsets!.forEach((at, i) => {
+        out.push({ at, from: info.dataOffset + i * 16 });
+      });
+    }
+    return out;
+  }
+
+  private resolve(table: string | TableInfo): TableInfo {
+    if (typeof table !== 'string') return table;
+    const info = this.byName.get(table);
+    if (!info) {
+      throw new RangeError(
+        `dataset ${JSON.stringify(this.id)} at ${this.fileOffset.offset} has no table ${JSON.stringify(table)}`,
+      );
+    }
+    return info;
+  }
+}
+
+function u64Parts(view: DataView, pos: number): { value: number; safe: boolean; big: bigint } {
+  const value = readU64(view, pos);
+  return { value, safe: Number.isSafeInteger(value), big: view.getBigUint64(pos, true) };
+}
+
+/** Parses the 64-byte file header, recording problems in `issues`; undefined when it cannot go on. */
+export async function parseFileHeader(
+  source: ByteSource,
+  issues: Issues,
+  options: ReadOptions = {},
+): Promise<UdfFileHeader | undefined> {
+  const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
+  const magic = [0x55, 0x44, 0x46];
+  for (let i = 0; i < Math.min(3, head.byteLength); i++) {
+    if (head[i] !== magic[i]) {
+      issues.error(Phase.field, 'BadMagic', `not a UDF file: the first bytes are not "UDF"`, i);
+      return undefined;
+    }
+  }
+  if (head.byteLength < 4) {
+    issues.error(
+      Phase.bounds,
+      'Truncated',
+      `the file ends after ${head.byteLength} bytes, inside its magic`,
+      0,
+    );
+    return undefined;
+  }
+  if (head[3] !== 0x30) {
+    if (head[3] >= 0x31 && head[3] <= 0x39) {
+      issues.error(
+        Phase.field,
+        'UnsupportedVersion',
+        `UDF revision "UDF${String.fromCharCode(head[3])}" is not supported (this reader implements UDF0)`,
+        3,
+      );
+    } else {
+      issues.error(
+        Phase.field,
+        'BadMagic',
+        `not a UDF file: magic byte 3 is 0x${head[3].toString(16)}, not "0"`,
+        3,
+      );
+    }
+    return undefined;
+  }
+  if (head.byteLength < FILE_HEADER_SIZE) {
+    issues.error(
+      Phase.bounds,
+      'Truncated',
+      `the ${FILE_HEADER_SIZE}-byte file header needs ${FILE_HEADER_SIZE} bytes but the file has ${source.size}`,
+      0,
+    );
+    return undefined;
+  }
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const idBytes = head.slice(4, 8);
+  const id = decodeId(idBytes);
+  if (!id.valid)
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `file id bytes ${hex(idBytes)} are not printable ASCII padded with NULs`,
+      4,
+    );
+  const next = view.getBigUint64(8, true);
+  if (next !== 0n)
+    issues.warn('ReservedNonZero', `file header "next" (reserved for future use) is ${next}`, 8);
+  const reserved: bigint[] = [];
+  for (let i = 0; i < 4; i++) {
+    const value = view.getBigUint64(0x20 + i * 8, true);
+    reserved.push(value);
+    if (value !== 0n) {
+      issues.error(
+        Phase.field,
+        'ReservedNonZero',
+        `file header reserved[${i}] must be zero, found ${value}`,
+        0x20 + i * 8,
+      );
+    }
+  }
+  const offset = u64Parts(view, 0x10);
+  const size = u64Parts(view, 0x18);
+  let root: FileOffset | null = null;
+  if (offset.big !== 0n || size.big !== 0n) {
+    if (offset.big === 0n) {
+      issues.error(
+        Phase.field,
+        'InvalidValue',
+        `root FileOffset has offset 0 but size ${size.big} (null must be 0, 0)`,
+        0x10,
+      );
+    }
+    root = { offset: offset.value, size: size.value };
+  }
+  return { magic: 'UDF0', id: id.id, idBytes, next, root, reserved };
+}
+
+/**
+ * Checks a FileOffset against the file (U1): 16-aligned, after the file header, inside the file.
+ * Problems are reported at `from`, the field holding the reference.
+ */
+export function checkFileOffset(at: FileOffset, from: number, fileSize: number, issues: Issues): boolean {
+  const where = `dataset FileOffset (${at.offset}, ${at.size})`;
+  const before = issues.errors.length;
+  if (at.offset === 0 && at.size !== 0) {
+    issues.error(Phase.field, 'InvalidValue', `${where}: a null offset must have size 0`, from);
+    return false;
+  }
+  if (at.offset % 16 !== 0 || at.size % 16 !== 0) {
+    issues.error(Phase.alignment, 'Misaligned', `${where}: offset and size must be multiples of 16`, from);
+    return false;
+  }
+  if (!Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.size) || at.offset >= fileSize) {
+    issues.error(
+      Phase.bounds,
+      'OutOfBounds',
+      `${where} starts past the end of the file (${fileSize} bytes)`,
+      from,
+    );
+  } else if (at.offset < FILE_HEADER_SIZE) {
+    issues.error(
+      Phase.bounds,
+      'OutOfBounds',
+      `${where} points into the ${FILE_HEADER_SIZE}-byte file header`,
+      from,
+    );
+  } else if (at.offset + at.size > fileSize) {
+    issues.error(
+      Phase.bounds,
+      'Truncated',
+      `${where} runs to ${at.offset + at.size}, past the end of the file (${fileSize} bytes)`,
+      from,
+    );
+  } else if (at.size < STATIC_HEADER_SIZE) {
+    issues.error(
+      Phase.bounds,
+      'OutOfBounds',
+      `${where} is smaller than the ${STATIC_HEADER_SIZE}-byte dataset header`,
+      from,
+    );
+  }
+  return issues.errors.length === before;
+}
+
+/**
+ * Reads and checks one dataset's header, descriptors and lookup table (all checks up to
+ * cross-references; payloads are checked when tables are read). Returns undefined when the
+ * header is too broken to go on; otherwise a dataset whose broken tables are marked.
+ */
+export async function loadDataset(
+  reader: UdfReader,
+  ref: DatasetRef,
+  issues: Issues,
+): Promise<UdfDataset | undefined> {
+  const { source } = reader;
+  const { at } = ref;
+  if (!checkFileOffset(at, ref.from, source.size, issues)) return undefined;
+  const base = at.offset;
+  const readOpts = { format: FORMAT_ID, signal: reader.options.signal };
+  let whole: Uint8Array | undefined;
+  let head: Uint8Array;
+  if (at.size <= reader.wholeDatasetBelow) {
+    whole = await readExact(source, base, at.size, { ...readOpts, what: 'dataset' });
+    head = whole;
+  } else {
+    head = await readExact(source, base, STATIC_HEADER_SIZE, { ...readOpts, what: 'dataset header' });
+  }
+  let view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const check = view.getUint32(0, true);
+  if (check !== DATASET_CHECK) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `dataset check value is 0x${check.toString(16).padStart(8, '0')}, not 0x7fcea59b: no dataset at ${base}`,
+      base,
+    );
+    return undefined;
+  }
+  const idBytes = head.slice(8, 12);
+  const id = decodeId(idBytes);
+  if (!id.valid)
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `dataset id bytes ${hex(idBytes)} are not printable ASCII padded with NULs`,
+      base + 8,
+    );
+  const header: DatasetHeader = {
+    check,
+    checksum: view.getUint32(4, true),
+    id: id.id,
+    idBytes,
+    headerSize: view.getUint16(0x0c, true),
+    descsLen: view.getUint16(0x0e, true),
+    lookupLen: view.getUint16(0x10, true),
+    stringLen: view.getUint16(0x12, true),
+    reserved: [view.getUint16(0x14, true), view.getUint16(0x16, true)],
+  };
+  if (header.reserved[0] !== 0 || header.reserved[1] !== 0) {
+    issues.warn('ReservedNonZero', `dataset header reserved is [${header.reserved.join(', ')}]`, base + 0x14);
+  }
+  if (header.headerSize % 8 !== 0) {
+    issues.error(
+      Phase.alignment,
+      'Misaligned',
+      `dataset header_size ${header.headerSize} is not a multiple of 8`,
+      base + 0x0c,
+    );
+  }
+  if (header.stringLen % 8 !== 0) {
+    issues.error(
+      Phase.alignment,
+      'Misaligned',
+      `dataset string_len ${header.stringLen} is not a multiple of 8`,
+      base + 0x12,
+    );
+  }
+  const lookupStart = STATIC_HEADER_SIZE + DESCRIPTOR_SIZE * header.descsLen;
+  const stringsStart = lookupStart + LOOKUP_ENTRY_SIZE * header.lookupLen;
+  const needed = stringsStart + header.stringLen;
+  if (header.headerSize > at.size) {
+    issues.error(
+      Phase.bounds,
+      'OutOfBounds',
+      `dataset header_size ${header.headerSize} runs past the dataset's ${at.size} bytes`,
+      base + 0x0c,
+    );
+    return undefined;
+  }
+  if (needed > header.headerSize) {
+    issues.error(
+      Phase.reference,
+      'CountMismatch',
+      `dataset header_size ${header.headerSize} is smaller than its ${header.descsLen} descriptors, ${header.lookupLen} lookup entries and ${header.stringLen} string bytes need (${needed})`,
+      base + 0x0c,
+    );
+    return undefined;
+  }
+  if (!whole && needed > STATIC_HEADER_SIZE) {
+    const rest = await readExact(source, base + STATIC_HEADER_SIZE, needed - STATIC_HEADER_SIZE, {
+      ...readOpts,
+      what: 'dataset header',
+    });
+    const full = new Uint8Array(needed);
+    full.set(head, 0);
+    full.set(rest, STATIC_HEADER_SIZE);
+    head = full;
+    view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  }
+
+  // Lookup table (U3): resolve names only through it, never by re-hashing.
+  const names: NameEntry[] = [];
+  const byHash = new Map<number, NameEntry>();
+  let sorted = true;
+  for (let i = 0; i < header.lookupLen; i++) {
+    const pos = lookupStart + i * LOOKUP_ENTRY_SIZE;
+    const entry: NameEntry = {
+      hash: view.getUint32(pos, true),
+      offset: view.getUint16(pos + 4, true),
+      len: view.getUint16(pos + 6, true),
+      string: '',
+    };
+    if (entry.hash === 0)
+      issues.error(Phase.field, 'InvalidValue', `lookup entry ${i} has hash 0`, base + pos);
+    if (entry.offset + entry.len > header.stringLen) {
+      issues.error(
+        Phase.bounds,
+        'OutOfBounds',
+        `lookup entry ${i}: string ${entry.offset}+${entry.len} runs past the ${header.stringLen}-byte string blob`,
+        base + pos + 4,
+      );
+    } else {
+      try {
+        entry.string = decodeUtf8(
+          head.subarray(stringsStart + entry.offset, stringsStart + entry.offset + entry.len),
+          {
+            offset: base + stringsStart + entry.offset,
+            file: source.name,
+            format: FORMAT_ID,
+            what: `name of lookup entry ${i}`,
+          },
+        );
+      } catch (error) {
+        const e = error as FormatError;
+        issues.error(Phase.payload, e.code, e.detail, e.offset ?? base + pos);
+      }
+    }
+    if (i > 0 && entry.hash < names[i - 1].hash) sorted = false;
+    if (entry.hash !== 0 && byHash.has(entry.hash)) {
+      issues.error(
+        Phase.reference,
+        'InvalidValue',
+        `lookup entry ${i} repeats hash ${entry.hash}`,
+        base + pos,
+      );
+    } else {
+      byHash.set(entry.hash, entry);
+    }
+    names.push(entry);
+  }
+  if (!sorted) issues.warn('InvalidValue', 'lookup entries are not sorted by hash', base + lookupStart);
+
+  const tables: TableInfo[] = [];
+  const broken = new Set<number>();
+  const storage = at.size - header.headerSize;
+  for (let i = 0; i < header.descsLen; i++) {
+    const errorsBefore = issues.errors.length;
+    const table = parseDescriptor(view, i, base, header.headerSize, storage, byHash, issues);
+    if (issues.errors.length > errorsBefore) broken.add(i);
+    tables.push(table);
+  }
+  const byName = new Map<string, TableInfo>();
+  for (const t of tables) {
+    if (broken.has(t.index)) continue;
+    if (byName.has(t.name)) {
+      issues.warn(
+        'InvalidValue',
+        `two tables are named ${JSON.stringify(t.name)}; lookups by name find the first`,
+        t.descriptorOffset,
+      );
+    } else {
+      byName.set(t.name, t);
+    }
+  }
+  for (const t of tables) {
+    if (broken.has(t.index)) continue;
+    const errorsBefore = issues.errors.length;
+    checkRelations(t, byName, issues);
+    if (issues.errors.length > errorsBefore) broken.add(t.index);
+  }
+  return new UdfDataset(reader, at, header, names, tables, issues.warnings, whole, broken);
+}
+
+function parseDescriptor(
+  view: DataView,
+  index: number,
+  base: number,
+  headerSize: number,
+  storage: number,
+  byHash: Map<number, NameEntry>,
+  issues: Issues,
+): TableInfo {
+  const pos = STATIC_HEADER_SIZE + index * DESCRIPTOR_SIZE;
+  const at = base + pos;
+  const keyHash = view.getUint32(pos, true);
+  const typeInfo = view.getUint16(pos + 4, true);
+  const compressInfo = view.getUint16(pos + 6, true);
+  const memStart = view.getUint32(pos + 8, true);
+  const memEnd = view.getUint32(pos + 0x0c, true);
+  const dataSize = view.getUint32(pos + 0x10, true);
+  const raw: [number, number] = [view.getUint32(pos + 0x14, true), view.getUint32(pos + 0x18, true)];
+  const indexHash = view.getUint32(pos + 0x1c, true);
+  const relatedHash = view.getUint32(pos + 0x20, true);
+  const typeHash = view.getUint32(pos + 0x24, true);
+  const checksum = view.getUint32(pos + 0x28, true);
+  const reserved = view.getUint32(pos + 0x2c, true);
+  const type = unpackTypeInfo(typeInfo);
+  const label = { toString: () => `table ${index}` };
+
+  if (type.reservedBits !== 0) {
+    issues.error(
+      Phase.field,
+      'ReservedNonZero',
+      `${label}: type_info 0x${hex16(typeInfo)} sets reserved bits (6, 14, 15)`,
+      at + 4,
+    );
+  }
+  if (!type.prim) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: type_info 0x${hex16(typeInfo)} has a reserved primitive (${type.extension ? 'X bit' : `code ${type.primCode}`})`,
+      at + 4,
+    );
+  }
+  if (compressInfo !== 0) {
+    issues.error(
+      Phase.field,
+      'UnsupportedFeature',
+      `${label}: compress_info ${compressInfo} is not defined (only 0, no compression)`,
+      at + 6,
+    );
+  }
+  if (reserved !== 0)
+    issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, at + 0x2c);
+  if (keyHash === 0)
+    issues.error(Phase.field, 'InvalidValue', `${label}: key_name is 0 (every table needs a name)`, at);
+  if (memEnd < memStart)
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: mem_end ${memEnd} is below mem_start ${memStart}`,
+      at + 0x0c,
+    );
+
+  const prim = type.prim ?? 'custom';
+  const hint = type.hint;
+  const decoded = decodeShape(type.dims, raw[0], raw[1], hint);
+  if (!decoded) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: data_shape [${raw.join(', ')}] has a zero axis between ghost axes`,
+      at + 0x14,
+    );
+  }
+  const shape = decoded ?? { shape: [], ghostDims: 0, elementCount: 0 };
+  const wantedGhosts = HINT_GHOSTS[hint];
+  // A hint's element axis left zero (a list of empty strings) holds no elements.
+  if (wantedGhosts !== undefined && shape.ghostDims < wantedGhosts) shape.elementCount = 0;
+  const knownHint = type.hintValue < HINT_BY_VALUE.length;
+  if (type.prim && knownHint)
+    checkHint(label, at, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize, issues);
+  const usesIndex = hint === 'index' || hint === 'range';
+  if (usesIndex && indexHash === 0)
+    issues.error(Phase.field, 'InvalidValue', `${label}: a ${hint} table needs index_name`, at + 0x1c);
+  if (!usesIndex && indexHash !== 0) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: index_name is only allowed on INDEX and RANGE tables`,
+      at + 0x1c,
+    );
+  }
+
+  const dataStart = headerSize + memStart * 8;
+  const dataOffset = base + dataStart;
+  if (memEnd >= memStart) {
+    if (headerSize + memEnd * 8 > headerSize + storage) {
+      issues.error(
+        Phase.bounds,
+        'OutOfBounds',
+        `${label}: data blocks ${memStart}..${memEnd} run past the dataset's ${storage} storage bytes`,
+        at + 8,
+      );
+    } else if (dataSize > (memEnd - memStart) * 8) {
+      issues.error(
+        Phase.bounds,
+        'OutOfBounds',
+        `${label}: data_size ${dataSize} does not fit its ${(memEnd - memStart) * 8}-byte block range ${memStart}..${memEnd}`,
+        at + 0x10,
+      );
+    }
+  }
+
+  const resolveName = (hash: number, field: string, offset: number): string | null => {
+    if (hash === 0) return null;
+    const entry = byHash.get(hash);
+    if (!entry) {
+      issues.error(
+        Phase.reference,
+        'InvalidValue',
+        `${label}: ${field} hash ${hash} is not in the lookup table`,
+        offset,
+      );
+      return `#${hash}`;
+    }
+    return entry.string;
+  };
+  const name = resolveName(keyHash, 'key_name', at) ?? '';
+  const indexName = resolveName(indexHash, 'index_name', at + 0x1c);
+  const relatedName = resolveName(relatedHash, 'related_name', at + 0x20);
+  const typeName = resolveName(typeHash, 'type_name', at + 0x24);
+
+  if (type.prim && prim !== 'custom' && decoded && dataSize !== shape.elementCount * PRIM_SIZE[prim]) {
+    issues.error(
+      Phase.reference,
+      'CountMismatch',
+      `${label} ${JSON.stringify(name)}: data_size ${dataSize} != ${shape.elementCount} elements × ${PRIM_SIZE[prim]} bytes (shape [${shape.shape.join(', ')}])`,
+      at + 0x10,
+    );
+  }
+
+  return {
+    index,
+    name,
+    keyHash,
+    typeInfo,
+    prim,
+    dims: type.dims,
+    hint,
+    hintValue: type.hintValue,
+    compressInfo,
+    memStart,
+    memEnd,
+    dataSize,
+    dataShapeRaw: raw,
+    shape: shape.shape,
+    ghostDims: shape.ghostDims,
+    elementCount: shape.elementCount,
+    indexName,
+    relatedName,
+    typeName,
+    checksum,
+    reserved,
+    dataOffset,
+    descriptorOffset: at,
+  };
+}
+
+/** The spec's per-hint rules on primitives and ghost axes. */
+function checkHint(
+  label: Label,
+  at: number,
+  prim: Prim,
+  hint: Hint,
+  dims: number,
+  shape: number[],
+  ghostDims: number,
+  dataSize: number,
+  issues: Issues,
+): void {
+  const allowed = HINT_PRIMS[hint];
+  if (allowed && !allowed.includes(prim)) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: a ${hint} table cannot hold ${prim} (allowed: ${allowed.join(', ')})`,
+      at + 4,
+    );
+    return;
+  }
+  const wanted = HINT_GHOSTS[hint];
+  if (wanted === undefined) return;
+  // An empty table may leave its ghost axes zero (a list of no strings has no width).
+  const empty = dataSize === 0 && ghostDims <= wanted;
+  if (ghostDims !== wanted && !empty) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: a ${hint} table needs ${wanted} ghost ${wanted === 1 ? 'axis' : 'axes'} beyond its ${dims} declared, shape [${shape.join(', ')}] has ${ghostDims}`,
+      at + 0x14,
+    );
+    return;
+  }
+  if (ghostDims === 0) return;
+  const ghost = shape[shape.length - 1];
+  if ((hint === 'dataset' || hint === 'range') && ghost !== 2) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: a ${hint} table's ghost axis must be 2, not ${ghost}`,
+      at + 0x14,
+    );
+  } else if (hint === 'rgb' && ghost !== 3 && ghost !== 4) {
+    issues.error(
+      Phase.field,
+      'InvalidValue',
+      `${label}: an rgb table's ghost axis must be 3 or 4, not ${ghost}`,
+      at + 0x14,
+    );
+  }
+}
+
+/** INDEX/RANGE targets (U13) and related tables (U14), within the same dataset. */
+function checkRelations(t: TableInfo, byName: Map<string, TableInfo>, issues: Issues): void {
+  const label = tableLabel(t);
+  if ((t.hint === 'index' || t.hint === 'range') && t.indexName !== null) {
+    const target = byName.get(t.indexName);
+    if (!target) {
+      issues.error(
+        Phase.reference,
+        'InvalidValue',
+        `${label}: index_name ${JSON.stringify(t.indexName)} is not a table of this dataset`,
+        t.descriptorOffset + 0x1c,
+      );
+    } else if (target.dims !== 1) {
+      issues.error(
+        Phase.reference,
+        'InvalidValue',
+        `${label}: its ${t.hint} target ${JSON.stringify(target.name)} must be 1D, it has ${target.dims} dimensions`,
+        t.descriptorOffset + 0x1c,
+      );
+    }
+  }
+  if (t.relatedName !== null) {
+    const related = byName.get(t.relatedName);
+    if (!related) {
+      issues.error(
+        Phase.reference,
+        'InvalidValue',
+        `${label}: related_name ${JSON.stringify(t.relatedName)} is not a table of this dataset`,
+        t.descriptorOffset + 0x20,
+      );
+    } else {
+      const mine = t.shape.slice(0, t.dims);
+      const theirs = related.shape.slice(0, related.dims);
+      if (t.dims !== related.dims || mine.some((n, i) => n !== theirs[i])) {
+        issues.error(
+          Phase.reference,
+          'CountMismatch',
+          `${label}: declared shape [${mine.join(', ')}] differs from related table ${JSON.stringify(related.name)}'s [${theirs.join(', ')}]`,
+          t.descriptorOffset + 0x20,
+        );
+      }
+    }
+  }
+}
+
+/** A name for messages whose text is built only when a message is. */
+type Label = { toString(): string };
+
+function tableLabel(info: TableInfo): Label {
+  return { toString: () => `table ${JSON.stringify(info.name)}` };
+}
+
+function payloadError(dataset: UdfDataset, code: ErrorCode, message: string, offset: number): FormatError {
+  return new FormatError(code, message, { offset, file: dataset.reader.source.name, format: FORMAT_ID });
+}
+
+/** Decodes a table's bytes by primitive and hint (U10, U11, U13, DATASET offsets). */
+export function decodeTable(dataset: UdfDataset, info: TableInfo, bytes: Uint8Array): UdfTable {
+  const out: UdfTable = { info, bytes };
+  const label = tableLabel(info);
+  if (info.prim !== 'custom') out.values = toTypedArray(bytes, info.prim);
+  switch (info.hint) {
+    case 'text':
+      out.text = decodeText(dataset, info, bytes, label);
+      break;
+    case 'json': {
+      let json: unknown;
+      try {
+        json = JSON.parse(utf8.decode(bytes));
+      } catch (error) {
+        throw payloadError(
+          dataset,
+          'InvalidValue',
+          `${label}: not valid JSON (${(error as Error).message})`,
+          info.dataOffset,
+        );
+      }
+      checkJsonShape(dataset, info, json, label);
+      out.json = json;
+      break;
+    }
+    case 'dataset': {
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const offsets: FileOffset[] = [];
+      for (let pos = 0; pos + 16 <= bytes.byteLength; pos += 16) {
+        const offset = readU64(view, pos);
+        const size = readU64(view, pos + 8);
+        if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size)) {
+          throw payloadError(
+            dataset,
+            'OutOfBounds',
+            `${label}: FileOffset ${pos / 16} is beyond any file size`,
+            info.dataOffset + pos,
+          );
+        }
+        offsets.push({ offset, size });
+      }
+      out.fileOffsets = offsets;
+      break;
+    }
+    case 'index':
+    case 'range': {
+      const target = dataset.table(info.indexName ?? '');
+      if (!target) {
+        throw payloadError(
+          dataset,
+          'InvalidValue',
+          `${label}: index target ${JSON.stringify(info.indexName)} is missing`,
+          info.descriptorOffset + 0x1c,
+        );
+      }
+      checkIndices(dataset, info, out.values!, target.shape[0] ?? 0, label);
+      out.target = target;
+      break;
+    }
+  }
+  return out;
+}
+
+function checkIndices(
+  dataset: UdfDataset,
+  info: TableInfo,
+  values: NumericArray,
+  length: number,
+  label: Label,
+): void {
+  const size = PRIM_SIZE[info.prim];
+  const limit = BigInt(length);
+  const n = values.length;
+  if (info.hint === 'index') {
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (typeof v === 'bigint' ? v >= limit : v >= length) {
+        throw payloadError(
+          dataset,
+          'OutOfBounds',
+          `${label}: index ${v} at element ${i} is not below target length ${length}`,
+          info.dataOffset + i * size,
+        );
+      }
+    }
+    return;
+  }
+  for (let i = 0; i + 1 < n; i += 2) {
+    const start = values[i];
+    const end = values[i + 1];
+    if (start > end) {
+      throw payloadError(
+        dataset,
+        'InvalidValue',
+        `${label}: range ${i / 2} starts at ${start}, after its end ${end}`,
+        info.dataOffset + i * size,
+      );
+    }
+    if (typeof end === 'bigint' ? end > limit : end > length) {
+      throw payloadError(
+        dataset,
+        'OutOfBounds',
+        `${label}: range ${i / 2} ends at ${end}, past target length ${length}`,
+        info.dataOffset + (i + 1) * size,
+      );
+    }
+  }
+}
+
+function checkJsonShape(dataset: UdfDataset, info: TableInfo, json: unknown, label: Label): void {
+  // U11: a JSON table's declared axes are the lengths of its nested top-level arrays.
+  let level: unknown[] = [json];
+  for (let axis = 0; axis < info.dims; axis++) {
+    const next: unknown[] = [];
+    for (const v of level) {
+      if (!Array.isArray(v) || v.length !== info.shape[axis]) {
+        throw payloadError(
+          dataset,
+          'CountMismatch',
+          `${label}: JSON ${axis === 0 ? 'value' : 'nested value'} is not an array of length ${info.shape[axis]} (axis ${axis} of shape [${info.shape.join(', ')}])`,
+          info.dataOffset,
+        );
+      }
+      for (const item of v) next.push(item);
+    }
+    level = next;
+  }
+}
+
+function decodeText(
+  dataset: UdfDataset,
+  info: TableInfo,
+  bytes: Uint8Array,
+  label: Label,
+): string | string[] {
+  const unit = PRIM_SIZE[info.prim];
+  const width = info.ghostDims > 0 ? info.shape[info.shape.length - 1] : 0;
+  const decode = (part: Uint8Array, at: number): string => {
+    if (unit === 1) {
+      try {
+        return utf8.decode(part);
+      } catch {
+        throw payloadError(dataset, 'InvalidValue', `${label}: text is not valid UTF-8`, at);
+      }
+    }
+    if (unit === 2) {
+      try {
+        return utf16.decode(part);
+      } catch {
+        throw payloadError(dataset, 'InvalidValue', `${label}: text is not valid UTF-16LE`, at);
+      }
+    }
+    return decodeUtf32(dataset, part, at, label);
+  };
+  if (info.dims === 0) return decode(bytes, info.dataOffset);
+  const rowBytes = width * unit;
+  let rows = 1;
+  for (let axis = 0; axis < info.dims; axis++) rows *= info.shape[axis];
+  if (rowBytes === 0) return new Array<string>(rows).fill('');
+  const out: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    let end = (r + 1) * rowBytes;
+    const start = r * rowBytes;
+    // Strip trailing NUL code units (U10).
+    while (end > start && isNulUnit(bytes, end - unit, unit)) end -= unit;
+    out.push(decode(bytes.subarray(start, end), info.dataOffset + start));
+  }
+  return out;
+}
+
+function isNulUnit(bytes: Uint8Array, at: number, unit: number): boolean {
+  for (let k = 0; k < unit; k++) if (bytes[at + k] !== 0) return false;
+  return true;
+}
+
+function decodeUtf32(dataset: UdfDataset, bytes: Uint8Array, at: number, label: Label): string {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: string[] = [];
+  const chunk: number[] = [];
+  for (let pos = 0; pos + 4 <= bytes.byteLength; pos += 4) {
+    const cp = view.getUint32(pos, true);
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      throw payloadError(
+        dataset,
+        'InvalidValue',
+        `${label}: 0x${cp.toString(16)} is not a Unicode scalar value (UTF-32)`,
+        at + pos,
+      );
+    }
+    chunk.push(cp);
+    if (chunk.length === 4096) parts.push(String.fromCodePoint(...chunk.splice(0)));
+  }
+  parts.push(String.fromCodePoint(...chunk));
+  return parts.join('');
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+function hex16(value: number): string {
+  return value.toString(16).padStart(4, '0');
+}

@@ -1,0 +1,270 @@
+import { createHash } from 'node:crypto';
+import * as path from 'node:path';
+import { type JsonValue, readExact, type Target, toHex, toJsonValue } from '@binscope/core';
+import { openDirectory } from '@binscope/core/node';
+import { type FeatureIndex, openScdl, type ScdlReader, scdlPlugin, serializeHeader } from '@binscope/scdl';
+import { expect } from 'vitest';
+import type { ValidCase } from '../vectors.js';
+import type { FormatConformance } from './types.js';
+
+const UPSTREAM_DTYPE: Record<string, string> = {
+  uint8: 'UINT8_ARRAY',
+  uint16: 'UINT16_ARRAY',
+  uint32: 'UINT32_ARRAY',
+  uint64: 'UINT64_ARRAY',
+  float16: 'FLOAT16_ARRAY',
+  float32: 'FLOAT32_ARRAY',
+  float64: 'FLOAT64_ARRAY',
+  string: 'STRING_ARRAY',
+  fixed_string: 'FIXED_STRING_ARRAY',
+};
+const ARRAY_FILE: Record<string, string> = { DATA: 'data.npy', ROWPTR: 'row_ptr.npy', COLPTR: 'col_ptr.npy' };
+const ITEM_SIZE: Record<string, number> = {
+  uint8: 1,
+  uint16: 2,
+  uint32: 4,
+  uint64: 8,
+  float16: 2,
+  float32: 4,
+  float64: 8,
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: expected.json is free-form; each field is checked where it is used.
+type Json = Record<string, any>;
+
+function archiveDir(testCase: ValidCase): string {
+  return path.join(testCase.dir, String(testCase.expected.archive_dir ?? 'archive'));
+}
+
+/** A5 values as JSON (bigints above 2^53 become strings, non-finite floats strings). */
+function json(value: unknown): JsonValue {
+  return toJsonValue(value);
+}
+
+/** Expected numbers compare as numbers; "NaN"/"Infinity" strings as themselves. */
+function expectValues(actual: unknown, expected: unknown, what: string): void {
+  expect(json(actual), what).toEqual(expected);
+}
+
+async function fileBytes(reader: ScdlReader, file: string): Promise<Uint8Array> {
+  const source = await reader.directory.open(file);
+  return readExact(source, 0, source.size);
+}
+
+async function checkFiles(reader: ScdlReader, expected: Json[]): Promise<void> {
+  for (const entry of expected) {
+    expect(reader.files, `file list has ${entry.path}`).toContain(entry.path);
+    const source = await reader.directory.open(entry.path);
+    expect(source.size, `${entry.path} size`).toBe(entry.size_bytes);
+    if (entry.sha256) {
+      const hash = createHash('sha256')
+        .update(await fileBytes(reader, entry.path))
+        .digest('hex');
+      expect(hash, `${entry.path} sha256`).toBe(entry.sha256);
+    }
+  }
+}
+
+async function checkHeader(reader: ScdlReader, h: Json): Promise<void> {
+  const raw = await fileBytes(reader, 'header.sch');
+  if (h.size_bytes !== undefined) expect(raw.byteLength).toBe(h.size_bytes);
+  if (h.hex !== undefined) {
+    expect(toHex(raw)).toBe(h.hex);
+    // What our writer serialises from the parsed header is upstream's bytes.
+    expect(
+      toHex(serializeHeader({ arrays: reader.header.arrays, featureIndices: reader.header.featureIndices })),
+    ).toBe(h.hex);
+  }
+  const v = reader.header.version;
+  if (h.magic !== undefined) expect('SCDL').toBe(h.magic);
+  if (h.version) expect({ major: v.major, minor: v.minor, point: v.point }).toEqual(h.version);
+  if (h.version_string !== undefined) expect(reader.version).toBe(h.version_string);
+  if (h.endianness_byte !== undefined) expect(reader.header.endianness).toBe(h.endianness_byte);
+  if (h.endianness !== undefined)
+    expect(reader.header.endianness === 1 ? 'NETWORK' : 'other').toBe(h.endianness);
+  if (h.backend)
+    expect({
+      name: reader.header.backend === 1 ? 'MEMMAP_V0' : 'unknown',
+      value: reader.header.backend,
+    }).toEqual(h.backend);
+  if (h.array_count !== undefined) expect(reader.header.arrays.length).toBe(h.array_count);
+  for (const [k, ea] of (h.arrays ?? []).entries()) {
+    const a = reader.header.arrays[k];
+    expect(a.name).toBe(ea.name);
+    if (ea.file !== undefined) expect(ARRAY_FILE[a.name] ?? a.name).toBe(ea.file);
+    expect(a.length).toBe(Number(ea.length));
+    if (ea.dtype) expect({ name: UPSTREAM_DTYPE[a.dtype], value: a.dtypeCode }).toEqual(ea.dtype);
+    if (ea.numpy_dtype !== undefined) expect(a.dtype).toBe(ea.numpy_dtype);
+    if (ea.itemsize !== undefined) expect(ITEM_SIZE[a.dtype]).toBe(ea.itemsize);
+    if ('shape' in ea) expect(a.shape).toEqual(ea.shape);
+    const file = ARRAY_FILE[a.name] ?? a.name;
+    const size = (await reader.directory.open(file)).size;
+    if (ea.file_size_bytes !== undefined) expect(size).toBe(ea.file_size_bytes);
+    if (ea.file_size_matches_length !== undefined)
+      expect(size === a.length * ITEM_SIZE[a.dtype]).toBe(ea.file_size_matches_length);
+  }
+  if (h.feature_index_count !== undefined)
+    expect(reader.header.featureIndices.length).toBe(h.feature_index_count);
+  for (const [k, ef] of (h.feature_indices ?? []).entries()) {
+    const f = reader.header.featureIndices[k];
+    expect(f.name).toBe(ef.name);
+    expect(f.length).toBe(Number(ef.length));
+    if (ef.dtype) expect({ name: UPSTREAM_DTYPE[f.dtype], value: f.dtypeCode }).toEqual(ef.dtype);
+    if (ef.index_files) expect(f.files).toEqual(ef.index_files);
+    if ('shape' in ef) expect(f.shape).toEqual(ef.shape);
+  }
+}
+
+async function checkMatrix(reader: ScdlReader, m: Json): Promise<void> {
+  if (m.num_rows !== undefined) expect(reader.numRows).toBe(m.num_rows);
+  if (m.num_rows_from_row_ptr !== undefined) expect(reader.rowPtr.length - 1).toBe(m.num_rows_from_row_ptr);
+  if (m.nnz !== undefined) expect(reader.nnz).toBe(m.nnz);
+  if (m.data_numpy_dtype !== undefined) expect(reader.data.dtype).toBe(m.data_numpy_dtype);
+  if (m.row_ptr_numpy_dtype !== undefined) expect(reader.rowPtr.dtype).toBe(m.row_ptr_numpy_dtype);
+  if (m.col_ptr_numpy_dtype !== undefined) expect(reader.colPtr.dtype).toBe(m.col_ptr_numpy_dtype);
+  const blockCols: number[] = [];
+  if (reader.varIndex)
+    for (let b = 0; b < reader.varIndex.blockCount; b++) blockCols.push(await reader.varIndex.tableRows(b));
+  if (m.num_cols_per_block !== undefined) expect(blockCols).toEqual(m.num_cols_per_block);
+  if (m.shape_reported_by_python !== undefined)
+    expect([reader.numRows, blockCols]).toEqual(m.shape_reported_by_python);
+
+  // Whole-matrix facts through the batched sequential reader.
+  const rowPtr: number[] = [0];
+  const rowNnz: number[] = [];
+  let sum = 0;
+  let colMax = -1;
+  for await (const batch of reader.batches({ batchBytes: 4096 })) {
+    for (let k = 0; k + 1 < batch.indptr.length; k++) {
+      rowNnz.push(batch.indptr[k + 1] - batch.indptr[k]);
+      rowPtr.push(rowPtr[rowPtr.length - 1] + rowNnz[rowNnz.length - 1]);
+    }
+    for (let k = 0; k < batch.values.length; k++) sum += Number(batch.values[k]);
+    for (let k = 0; k < batch.indices.length; k++) colMax = Math.max(colMax, batch.indices[k]);
+  }
+  if (m.row_ptr !== undefined) expect(rowPtr).toEqual(m.row_ptr.map(Number));
+  if (m.row_nnz !== undefined) expect(rowNnz).toEqual(m.row_nnz);
+  if (m.empty_rows !== undefined)
+    expect(rowNnz.flatMap((n, i) => (n === 0 ? [i] : []))).toEqual(m.empty_rows);
+  if (typeof m.data_sum === 'number')
+    expect(sum).toBeCloseTo(m.data_sum, Math.max(0, 5 - Math.ceil(Math.log10(Math.abs(m.data_sum) + 1))));
+  if (m.col_ptr_max !== undefined) expect(colMax).toBe(m.col_ptr_max);
+
+  for (const er of m.rows ?? []) {
+    const row = await reader.row(er.row);
+    if (er.nnz !== undefined) expect(row.values.length, `row ${er.row} nnz`).toBe(er.nnz);
+    expectValues(row.indices, er.col_indices, `row ${er.row} indices`);
+    expectValues(row.values, er.values, `row ${er.row} values`);
+    // The batched reader agrees with the single-row one.
+    const batch = await reader.rows(er.row, er.row + 1);
+    expectValues(batch.row(0).values, er.values, `rows(${er.row}) values`);
+  }
+  for (const ep of m.padded_rows ?? [])
+    expectValues(await reader.rowPadded(ep.row), ep.values, `padded row ${ep.row}`);
+  for (const s of m.get_row_column_samples ?? []) {
+    expect(Number(await reader.value(s.row, s.col)), `value(${s.row}, ${s.col})`).toBe(Number(s.value));
+  }
+}
+
+async function checkFeatureIndex(index: FeatureIndex | undefined, e: Json, isVar: boolean): Promise<void> {
+  expect(index, `${e.dir} is read`).toBeDefined();
+  if (!index) return;
+  if (e.dir !== undefined) expect(index.name).toBe(e.dir);
+  if (e.cumulative_sum_index?.values)
+    expect(index.cumulativeSumIndex).toEqual(e.cumulative_sum_index.values.map(Number));
+  if (e.version_npy?.value !== undefined) expect(index.version).toBe(e.version_npy.value);
+  if (e.labels_json !== undefined) expect(index.labels).toEqual(e.labels_json);
+  if (e.number_of_rows !== undefined) expect(index.rows).toBe(e.number_of_rows);
+  if (e.num_blocks !== undefined) expect(index.blockCount).toBe(e.num_blocks);
+  if (e.column_dims !== undefined) {
+    const dims: number[] = [];
+    for (let b = 0; b < index.blockCount; b++)
+      dims.push(isVar ? await index.tableRows(b) : (await index.columns(b)).length);
+    expect(dims).toEqual(e.column_dims);
+  }
+  for (const [b, eb] of (e.blocks ?? []).entries()) {
+    const info = await index.parquetInfo(b);
+    if (eb.file !== undefined) expect(info.file).toBe(`${index.name}/${eb.file}`);
+    if (eb.parquet_num_rows !== undefined) expect(info.numRows).toBe(eb.parquet_num_rows);
+    if (eb.parquet_created_by !== undefined) expect(info.createdBy).toBe(eb.parquet_created_by);
+    if (eb.label !== undefined) expect(index.block(b).label).toBe(eb.label);
+    const table = await index.table(b);
+    expect(table.columns).toEqual((eb.columns ?? []).map((c: Json) => c.name));
+    for (const [k, ec] of (eb.columns ?? []).entries()) {
+      if (ec.arrow_type !== undefined) expect(info.columns[k].type, `${ec.name} type`).toBe(ec.arrow_type);
+      if (ec.count !== undefined) expect(table.values[k].length).toBe(ec.count);
+      if (ec.values !== undefined)
+        expectValues(table.values[k], ec.values, `${index.name} block ${b} column ${ec.name}`);
+    }
+  }
+}
+
+async function checkLookups(reader: ScdlReader, lookups: Json): Promise<void> {
+  for (const [key, e] of Object.entries(lookups)) {
+    const numbered = /row(\d+)/.exec(key);
+    const row: number =
+      e.row ?? (numbered ? Number(numbered[1]) : key.includes('last') ? reader.numRows - 1 : 0);
+    if (key.startsWith('var') || e.features !== undefined) {
+      const f = await reader.features(row);
+      expect(f, `${key}`).toBeDefined();
+      if (e.label !== undefined) expect(f!.label).toBe(e.label);
+      for (const [k, ef] of (e.features ?? []).entries()) {
+        if (ef.count !== undefined) expect(f!.values[k].length).toBe(ef.count);
+        if (ef.values !== undefined) expectValues(f!.values[k], ef.values, `${key} feature column ${k}`);
+      }
+    } else {
+      const o = await reader.obs(row);
+      expect(o, `${key}`).toBeDefined();
+      if (e.label !== undefined) expect(o!.label).toBe(e.label);
+      if (e.values !== undefined) expectValues(o!.values, e.values, `${key} values`);
+    }
+  }
+}
+
+const conformance: FormatConformance = {
+  plugin: scdlPlugin,
+  targetPath: archiveDir,
+  async checkValid(testCase) {
+    const e = testCase.expected as Json;
+    const directory = openDirectory(archiveDir(testCase));
+    const reader = await openScdl(directory);
+    try {
+      if (e.files) await checkFiles(reader, e.files);
+      if (e.header) await checkHeader(reader, e.header);
+      if (e.version_json !== undefined) expect(await reader.versionJson()).toEqual(e.version_json);
+      if (e.metadata_json !== undefined) expect(await reader.metadataJson()).toEqual(e.metadata_json);
+      if (e.matrix) await checkMatrix(reader, e.matrix);
+      if (e.var_features) await checkFeatureIndex(reader.varIndex, e.var_features, true);
+      if (e.obs_features) await checkFeatureIndex(reader.obsIndex, e.obs_features, false);
+      if (e.lookups) await checkLookups(reader, e.lookups);
+    } finally {
+      await directory.close();
+    }
+  },
+  async readAll(target: Target) {
+    const reader = await scdlPlugin.open(target);
+    const scdl = reader as unknown as ScdlReader;
+    for await (const _record of scdlPlugin.records(reader)) {
+      // every row
+    }
+    for (let i = 0; i < scdl.numRows; i++) await scdl.rowPadded(i);
+    for (const index of [scdl.varIndex, scdl.obsIndex]) {
+      if (!index) continue;
+      for (let b = 0; b < index.blockCount; b++) {
+        await index.table(b);
+        const info = index.block(b);
+        if (info.end > info.start) {
+          await scdl.features(info.start);
+          await scdl.obs(info.start);
+        }
+      }
+    }
+    const graph = await scdl.neighbors();
+    if (graph) for (let i = 0; i < graph.rows; i++) await graph.row(i);
+    await scdlPlugin.info(reader);
+    await scdlPlugin.inspect(reader);
+    await reader.close?.();
+  },
+};
+
+export default conformance;
