@@ -57,7 +57,18 @@ try {
   if (!values.keep) fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-const header = ['format', 'operation', 'data', 'median', 'throughput', 'floor', 'floor median', 'ratio', 'goal', 'peak RSS'];
+const header = [
+  'format',
+  'operation',
+  'data',
+  'median',
+  'throughput',
+  'floor',
+  'floor median',
+  'ratio',
+  'goal',
+  'peak RSS',
+];
 const lines = bench.rows.map((r: Row) => [
   r.format,
   r.operation,
@@ -70,7 +81,9 @@ const lines = bench.rows.map((r: Row) => [
   r.goal ?? '',
   `${r.peakRssMb} MB`,
 ]);
-const table = [header, header.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+const table = [header, header.map(() => '---'), ...lines]
+  .map((cells) => `| ${cells.join(' | ')} |`)
+  .join('\n');
 process.stdout.write(`\n${table}\n`);
 
 const machine = {
@@ -80,7 +93,10 @@ const machine = {
   memoryGb: Math.round(os.totalmem() / 2 ** 30),
   platform: `${os.platform()} ${os.release()}`,
 };
-fs.writeFileSync(values.out, `${JSON.stringify({ date: new Date().toISOString(), scale, machine, rows: bench.rows }, null, 2)}\n`);
+fs.writeFileSync(
+  values.out,
+  `${JSON.stringify({ date: new Date().toISOString(), scale, machine, rows: bench.rows }, null, 2)}\n`,
+);
 process.stderr.write(`\nwrote ${values.out}\n`);
 if (failures.length) {
   process.stderr.write(`benchmarks that failed: ${failures.join(', ')}\n`);

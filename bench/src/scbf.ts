@@ -33,7 +33,13 @@ export default async function run(b: Bench): Promise<void> {
   // 1. One float64 column.
   const value = reader.column('value');
   await b.compare(
-    { format: 'scbf', operation: 'read one float64 column', bytes: value.blocks[0].uncompressedSize, items: rows, goal: '≤ 1.15' },
+    {
+      format: 'scbf',
+      operation: 'read one float64 column',
+      bytes: value.blocks[0].uncompressedSize,
+      items: rows,
+      goal: '≤ 1.15',
+    },
     async () => {
       const r = await openScbf(NodeFileSource.open(scbfPath));
       const values = await r.readColumn('value');
@@ -59,20 +65,36 @@ export default async function run(b: Bench): Promise<void> {
     { name: 'node:zlib inflate of all blocks', run: inflateAll },
   );
   await b.compare(
-    { format: 'scbf', operation: 'read all columns, strings decoded', bytes: uncompressed, items: rows, note: 'every utf8 value as a JS string' },
+    {
+      format: 'scbf',
+      operation: 'read all columns, strings decoded',
+      bytes: uncompressed,
+      items: rows,
+      note: 'every utf8 value as a JS string',
+    },
     async () => {
       const r = await openScbf(NodeFileSource.open(scbfPath));
-      for (const values of Object.values(await r.readColumns())) if (values instanceof Utf8Column) values.toArray();
+      for (const values of Object.values(await r.readColumns()))
+        if (values instanceof Utf8Column) values.toArray();
       await r.close();
     },
     { name: 'node:zlib inflate of all blocks', run: inflateAll },
   );
 
   // 3. CSV → SCBF vs deflating the same column bytes alone (what the Python writer spends ~1/3 of its time on).
-  const rawBlocks = await Promise.all(reader.columns.flatMap((c) => c.blocks.map((blk) => reader.readBlock(blk, c))));
+  const rawBlocks = await Promise.all(
+    reader.columns.flatMap((c) => c.blocks.map((blk) => reader.readBlock(blk, c))),
+  );
   const converted = path.join(dir, 'converted.scbf');
   await b.compare(
-    { format: 'scbf', operation: 'CSV → SCBF', bytes: csvBytes, items: rows, goal: '≤ 1.5', note: 'MB/s of CSV' },
+    {
+      format: 'scbf',
+      operation: 'CSV → SCBF',
+      bytes: csvBytes,
+      items: rows,
+      goal: '≤ 1.5',
+      note: 'MB/s of CSV',
+    },
     () => csvToScbf(csvPath, converted),
     {
       name: 'node:zlib deflate of the same column bytes',
@@ -90,9 +112,16 @@ export default async function run(b: Bench): Promise<void> {
   `;
   let childPeakMb = 0;
   await b.measure(
-    { format: 'scbf', operation: 'CSV → SCBF in a fresh process (peak RSS in note)', bytes: csvBytes, items: rows },
+    {
+      format: 'scbf',
+      operation: 'CSV → SCBF in a fresh process (peak RSS in note)',
+      bytes: csvBytes,
+      items: rows,
+    },
     () => {
-      const maxRssKb = Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+      const maxRssKb = Number(
+        execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }),
+      );
       childPeakMb = Math.max(childPeakMb, Math.round(maxRssKb / 1024));
     },
   );

@@ -36,13 +36,18 @@ interface H5Node {
     create_group(name: string): H5Node['group'];
     create_dataset(args: { name: string; data: unknown; dtype?: string }): unknown;
   };
-  lib: { ready: Promise<unknown>; File: new (path: string, mode: 'w') => H5Node['group'] & { close(): void } };
+  lib: {
+    ready: Promise<unknown>;
+    File: new (path: string, mode: 'w') => H5Node['group'] & { close(): void };
+  };
 }
 
 /** h5wasm's Node build, from @binscope/scdl-h5ad's own dependencies. */
 async function h5wasmNode(): Promise<H5Node['lib']> {
   const pkg = path.dirname(fileURLToPath(import.meta.resolve('@binscope/scdl-h5ad/package.json')));
-  const lib = (await import(pathToFileURL(path.join(pkg, 'node_modules/h5wasm/dist/node/hdf5_hl.js')).href)) as H5Node['lib'];
+  const lib = (await import(
+    pathToFileURL(path.join(pkg, 'node_modules/h5wasm/dist/node/hdf5_hl.js')).href
+  )) as H5Node['lib'];
   await lib.ready;
   return lib;
 }
@@ -84,7 +89,10 @@ async function generate(file: string, cells: number): Promise<void> {
     const g = f.create_group(name);
     attrs(g, 'dataframe', '0.2.0');
     g.create_attribute('_index', '_index');
-    g.create_attribute('column-order', columns.map(([n]) => n));
+    g.create_attribute(
+      'column-order',
+      columns.map(([n]) => n),
+    );
     g.create_dataset({ name: '_index', data: index });
     for (const [n, values] of columns) {
       if (Array.isArray(values) || values instanceof Int32Array) {
@@ -103,7 +111,10 @@ async function generate(file: string, cells: number): Promise<void> {
     'obs',
     Array.from({ length: cells }, (_, c) => `cell${c}`),
     [
-      ['cell_type', { categories: cellTypes, codes: Int8Array.from({ length: cells }, (_, c) => c % cellTypes.length) }],
+      [
+        'cell_type',
+        { categories: cellTypes, codes: Int8Array.from({ length: cells }, (_, c) => c % cellTypes.length) },
+      ],
       ['n_counts', Int32Array.from(perRow)],
     ],
   );
@@ -112,12 +123,15 @@ async function generate(file: string, cells: number): Promise<void> {
     Array.from({ length: GENES }, (_, g) => `gene${g}`),
     [['feature_id', Array.from({ length: GENES }, (_, g) => `ENSG${String(g).padStart(11, '0')}`)]],
   );
-  for (const name of ['obsm', 'obsp', 'varm', 'varp', 'layers', 'uns']) attrs(f.create_group(name), 'dict', '0.1.0');
+  for (const name of ['obsm', 'obsp', 'varm', 'varp', 'layers', 'uns'])
+    attrs(f.create_group(name), 'dict', '0.1.0');
   f.close();
 }
 
 interface ChildReport {
   ms: number;
+  /** User + system CPU time of the measured section (steadier than wall time on a busy machine). */
+  cpuMs?: number;
   maxRssMb: number;
   nnz?: number;
 }
@@ -127,12 +141,16 @@ interface ChildReport {
  * tsx would transform h5wasm's 4 MB module and add ~400 MB to the peak RSS being measured).
  */
 function childScripts(dir: string): { convert: string; floor: string } {
-  const report = 'process.stdout.write(JSON.stringify({ ms, nnz, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + "\\n");';
+  const report =
+    'const u = process.resourceUsage(); process.stdout.write(JSON.stringify({ ms, nnz, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 - cpu0, maxRssMb: Math.round(u.maxRSS / 1024) }) + "\\n");';
+  const cpuStart =
+    'const cpu0 = (process.resourceUsage().userCPUTime + process.resourceUsage().systemCPUTime) / 1000;';
   const convert = path.join(dir, 'convert-child.mjs');
   fs.writeFileSync(
     convert,
     `const { convertH5adToScdl, loadH5wasmNode } = await import(${JSON.stringify(import.meta.resolve('@binscope/scdl-h5ad/node'))});
 await loadH5wasmNode(); // module load and wasm start-up are not part of a conversion
+${cpuStart}
 const start = performance.now();
 const result = await convertH5adToScdl(process.argv[2], process.argv[3]);
 const ms = performance.now() - start;
@@ -145,6 +163,7 @@ ${report}
     floor,
     `import * as fs from 'node:fs';
 const buffer = Buffer.allocUnsafe(4 << 20);
+${cpuStart}
 const start = performance.now();
 const fd = fs.openSync(process.argv[2], 'r');
 for (let position = 0; ; ) {
@@ -162,8 +181,13 @@ ${report}
 }
 
 function spawnChild(args: string[]): ChildReport {
-  const run = spawnSync(process.execPath, args, { cwd: path.resolve(path.dirname(here), '..'), encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (run.status !== 0) throw new Error(`scdl-h5ad child ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
+  const run = spawnSync(process.execPath, args, {
+    cwd: path.resolve(path.dirname(here), '..'),
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (run.status !== 0)
+    throw new Error(`scdl-h5ad child ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as ChildReport;
 }
 
@@ -171,7 +195,9 @@ async function childMain(mode: string, args: string[]): Promise<void> {
   if (mode !== 'generate') throw new Error(`unknown child mode ${mode}`);
   const start = performance.now();
   await generate(args[0], Number(args[1]));
-  process.stdout.write(`${JSON.stringify({ ms: performance.now() - start, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ms: performance.now() - start, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
+  );
 }
 
 export default async function run(b: Bench): Promise<void> {
@@ -209,11 +235,11 @@ export default async function run(b: Bench): Promise<void> {
     ratio: medianMs / floorMs,
     goal: 'upstream ~0.8 s at scale 1',
     peakRssMb: Math.max(...converts.map((r) => r.maxRssMb)),
-    note: `floor peak RSS ${Math.max(...floors.map((r) => r.maxRssMb))} MB; input ${(bytes / 1e6).toFixed(0)} MB`,
+    note: `CPU ${median(converts.map((r) => r.cpuMs ?? 0)).toFixed(0)} ms (floor ${median(floors.map((r) => r.cpuMs ?? 0)).toFixed(0)} ms); floor peak RSS ${Math.max(...floors.map((r) => r.maxRssMb))} MB; input ${(bytes / 1e6).toFixed(0)} MB`,
   };
   b.rows.push(row);
   process.stderr.write(
-    `  scdl-h5ad convert: ${medianMs.toFixed(1)} ms (${(bytes / 1e6 / (medianMs / 1000)).toFixed(0)} MB/s) | floor ${floorMs.toFixed(1)} ms | ratio ${(medianMs / floorMs).toFixed(2)} | peak RSS ${row.peakRssMb} MB (floor ${row.note})\n`,
+    `  scdl-h5ad convert: ${medianMs.toFixed(1)} ms (${(bytes / 1e6 / (medianMs / 1000)).toFixed(0)} MB/s) | floor ${floorMs.toFixed(1)} ms | ratio ${(medianMs / floorMs).toFixed(2)} | peak RSS ${row.peakRssMb} MB | ${row.note}\n`,
   );
 }
 

@@ -80,7 +80,10 @@ describe('streaming output', () => {
   it('head reads only the records it prints', () => {
     const counter = path.join(scratch.dir, 'reads.txt');
     const size = fs.statSync(bigMldf).size;
-    const head = cli(['head', bigMldf, '-n', '3'], { nodeArgs: ['--require', COUNT_READS], env: { BINSCOPE_COUNT_READS: counter } });
+    const head = cli(['head', bigMldf, '-n', '3'], {
+      nodeArgs: ['--require', COUNT_READS],
+      env: { BINSCOPE_COUNT_READS: counter },
+    });
     expect(head.code, head.stderr).toBe(0);
     expect(head.stdout.trim().split('\n')).toHaveLength(3);
     const headBytes = Number(fs.readFileSync(counter, 'utf8'));
@@ -89,7 +92,10 @@ describe('streaming output', () => {
     expect(size).toBeGreaterThan(6 * READ_AHEAD);
 
     // The counter does see whole-file reads: cat reads every sample.
-    const all = cli(['cat', bigMldf], { nodeArgs: ['--require', COUNT_READS], env: { BINSCOPE_COUNT_READS: counter } });
+    const all = cli(['cat', bigMldf], {
+      nodeArgs: ['--require', COUNT_READS],
+      env: { BINSCOPE_COUNT_READS: counter },
+    });
     expect(all.code).toBe(0);
     expect(Number(fs.readFileSync(counter, 'utf8'))).toBeGreaterThan(size * 0.9);
   });
@@ -101,10 +107,16 @@ describe('streaming output', () => {
       env: { BINSCOPE_COUNT_READS: counter },
     });
     expect(r.code, r.stderr).toBe(0);
-    const records = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.map((x) => x.sample)).toEqual([1500, 1501]);
     expect(records[0].label).toBe(1500);
-    expect(records[0].payload).toMatchObject({ size: PAYLOAD, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(records[0].payload).toMatchObject({
+      size: PAYLOAD,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(Number(fs.readFileSync(counter, 'utf8'))).toBeLessThan(READ_AHEAD);
   });
 });

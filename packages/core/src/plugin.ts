@@ -100,6 +100,11 @@ export interface ByteLocation {
   offset: number;
   length?: number;
   file?: string;
+  /**
+   * The record field stored here (a column, "values"), when a record is stored in several
+   * places: diff shows, for a differing field, the location of that field.
+   */
+  field?: string;
 }
 
 /** A value `diff` compares, named by a path that is the same in every file of the format. */

@@ -48,6 +48,18 @@ function magicBytes(sig: MagicSignature): Uint8Array {
   return Uint8Array.from(sig.bytes, (c) => c.charCodeAt(0) & 0xff);
 }
 
+/** Printable signatures as text ("SCBFv1"), anything else as hex (89 4d 4c ...). */
+function describeMagic(sig: MagicSignature): string {
+  const bytes = magicBytes(sig);
+  const printable = bytes.every((b) => b >= 0x20 && b < 0x7f);
+  if (printable) return `"${String.fromCharCode(...bytes)}"`;
+  const text = String.fromCharCode(...bytes).replace(/\0+$/, '');
+  const trimmed = magicBytes({ offset: 0, bytes: text });
+  if (text && trimmed.every((b) => b >= 0x20 && b < 0x7f))
+    return `"${text}" + ${bytes.byteLength - text.length} NUL`;
+  return toHex(bytes, ' ');
+}
+
 export function matchesMagic(head: Uint8Array, sig: MagicSignature): boolean {
   const bytes = magicBytes(sig);
   if (sig.offset + bytes.byteLength > head.byteLength) return false;
@@ -69,7 +81,7 @@ export function rankByMagic(formats: readonly FormatInfo[], head: Uint8Array, na
       out.push({
         id: format.id,
         score: length + (byExtension ? 0.5 : 0),
-        reason: `magic ${JSON.stringify(typeof sig.bytes === 'string' ? sig.bytes : toHex(sig.bytes))} at byte ${sig.offset}${byExtension ? `, extension .${ext}` : ''}`,
+        reason: `magic ${describeMagic(sig)} at byte ${sig.offset}${byExtension ? `, extension .${ext}` : ''}`,
       });
       break;
     }

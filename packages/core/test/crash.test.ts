@@ -30,7 +30,9 @@ function startWriter(target: string, fill: number) {
     });
     process.stdout.write('done\\n');
   `;
-  return spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 describe('a writer killed mid-write', () => {

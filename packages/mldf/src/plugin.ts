@@ -9,6 +9,7 @@ import {
   toHex,
   toJsonValue,
 } from '@binscope/core';
+import { mldfContentFields, mldfLocateSample } from './content.js';
 import { inspectMldf } from './inspect.js';
 import { FORMAT_ID } from './layout.js';
 import { mldfFormat } from './magic.js';
@@ -51,6 +52,8 @@ export const mldfPlugin = definePlugin<MldfReader>({
     return validateMldf(target.source, options);
   },
   records: (reader, options) => mldfRecords(reader, options),
+  contentFields: async (reader) => mldfContentFields(reader),
+  locateRecord: (reader, index, options) => mldfLocateSample(reader, index, options),
 });
 
 function summary(reader: MldfReader): Summary {

@@ -144,3 +144,50 @@ describe('Node file writer', () => {
     expect(fs.readdirSync(dir)).toEqual(['killed.mldf']);
   }, 120_000);
 });
+
+describe('borrowed buffers (reuse) on local files', () => {
+  const decoded = (i: number) => {
+    const s = sample(i);
+    return { ...s, image: { ...s.image, mode: 0 } };
+  };
+  it('sample, samples and batches with reuse read the same values as fresh reads', async () => {
+    const dir = scratch();
+    const target = path.join(dir, 'reuse.mldf');
+    const count = 1500;
+    await writeMldfFile(target, fields, Array.from({ length: count }, (_, i) => sample(i)));
+    const reader = await openMldfFile(target);
+    try {
+      for (const i of [0, 7, 1499, 700, 7]) expect(await reader.sample(i, { reuse: true })).toEqual(decoded(i));
+      // Borrowed: the next reusing call reads into the same memory.
+      const a = (await reader.sample(1, { reuse: true })).image as { pixels: Uint8Array };
+      const b = (await reader.sample(2, { reuse: true })).image as { pixels: Uint8Array };
+      expect(a.pixels.buffer).toBe(b.pixels.buffer);
+      // A fresh read is never borrowed.
+      const fresh = (await reader.sample(3)).image as { pixels: Uint8Array };
+      await reader.sample(4, { reuse: true });
+      expect(fresh.pixels[0]).toBe(3);
+
+      const indices = [1499, 3, 500, 4, 1000, 2, 0, 1498];
+      expect(await reader.samples(indices, { reuse: true })).toEqual(indices.map(decoded));
+
+      let n = 0;
+      let batches = 0;
+      for await (const batch of reader.batches({ reuse: true, batchSize: 100, windowSize: 16 << 10 })) {
+        expect(batch.length).toBeGreaterThan(0);
+        expect(batch.length).toBeLessThanOrEqual(100);
+        for (const s of batch) expect(s).toEqual(decoded(n++));
+        batches++;
+      }
+      expect(n).toBe(count);
+      // Windows of 16 KiB end batches early: more batches than count / batchSize.
+      expect(batches).toBeGreaterThan(count / 100);
+      let m = 0;
+      for await (const batch of reader.batches({ reuse: true, start: 10, end: 20 })) {
+        for (const s of batch) expect(s).toEqual(decoded(10 + m++));
+      }
+      expect(m).toBe(10);
+    } finally {
+      await reader.close();
+    }
+  });
+});

@@ -77,7 +77,11 @@ export async function* scbfToCsvChunks(reader: ScbfReader, options: RowOptions =
   const columns = options.columns ? options.columns.map((k) => reader.column(k)) : [...reader.columns];
   yield csvLine(columns.map((c) => c.name));
   const single = columns.length === 1;
-  for await (const batch of reader.batches({ ...options, columns: columns.map((c) => c.index), batchRows: options.batchRows ?? 16384 })) {
+  for await (const batch of reader.batches({
+    ...options,
+    columns: columns.map((c) => c.index),
+    batchRows: options.batchRows ?? 16384,
+  })) {
     const texts: string[][] = batch.values.map((values, c) => columnTexts(values, columns[c].type));
     const lines = new Array<string>(batch.length);
     for (let r = 0; r < batch.length; r++) {

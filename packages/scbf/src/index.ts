@@ -1,3 +1,5 @@
+import { zlibName as zlibBackend } from '#zlib';
+
 export { scbfFormat, SCBF_MAGIC } from './magic.js';
 export { scbfPlugin } from './plugin.js';
 export {
@@ -14,7 +16,24 @@ export type { BlockRole, ScbfBlock, ScbfColumn, ScbfHeader, ScbfSchemaColumn, Sc
 export { Utf8Column } from './utf8.js';
 export { validateScbf } from './validate.js';
 export { inspectScbf } from './inspect.js';
-export { type ColumnInput, columnsFromRows, encodeScbf, schemaJson, type WriteOptions, writeScbf } from './write.js';
-export { cellText, csvField, csvLine, inferCellType, inferColumnType, scbfToCsvChunks, TypeInference } from './csv.js';
+export {
+  type ColumnInput,
+  columnsFromRows,
+  encodeScbf,
+  schemaJson,
+  type WriteOptions,
+  writeScbf,
+} from './write.js';
+export {
+  cellText,
+  csvField,
+  csvLine,
+  inferCellType,
+  inferColumnType,
+  scbfToCsvChunks,
+  TypeInference,
+} from './csv.js';
 export { isCanonicalFloat, isCanonicalInt32, pyFloatRepr, pyJsonDumps } from './python.js';
-export { zlibName } from '#zlib';
+
+/** The zlib this build inflates with: 'node:zlib' under Node, 'pako' elsewhere (package.json `imports`). */
+export const zlibName: string = zlibBackend;

@@ -14,20 +14,30 @@ export function inspectScbf(reader: ScbfReader): InspectNode {
       node('schema_len', 'field', 8, 4, { value: s }),
       node('schema_json', 'field', PREFIX_LENGTH, s, {
         value: header.schemaJson.length > 200 ? `${header.schemaJson.slice(0, 200)}…` : header.schemaJson,
-        children: (header.schema?.columns ?? []).map((c, i) => node(`column ${i}`, 'schema-column', PREFIX_LENGTH, s, { value: `${c.name}: ${c.type}` })),
+        children: (header.schema?.columns ?? []).map((c, i) =>
+          node(`column ${i}`, 'schema-column', PREFIX_LENGTH, s, { value: `${c.name}: ${c.type}` }),
+        ),
       }),
       node('num_columns', 'field', PREFIX_LENGTH + s, 4, { value: header.numColumns }),
       node('total_rows', 'field', PREFIX_LENGTH + s + 4, 8, { value: header.totalRows }),
       node('meta_table_offset', 'field', PREFIX_LENGTH + s + 12, 8, { value: header.metaTableOffset }),
     ],
   });
-  const table = node('column metadata', 'table', header.metaTableOffset, header.metaTableEnd - header.metaTableOffset, {
-    value: `${columns.length} entries`,
-    children: columns.map(entryNode),
-  });
+  const table = node(
+    'column metadata',
+    'table',
+    header.metaTableOffset,
+    header.metaTableEnd - header.metaTableOffset,
+    {
+      value: `${columns.length} entries`,
+      children: columns.map(entryNode),
+    },
+  );
   const blocks = columns.flatMap((c) => c.blocks);
   const dataStart = blocks.length ? Math.min(...blocks.map((b) => b.offset)) : header.metaTableEnd;
-  const dataEnd = blocks.length ? Math.max(...blocks.map((b) => b.offset + b.compressedSize)) : header.metaTableEnd;
+  const dataEnd = blocks.length
+    ? Math.max(...blocks.map((b) => b.offset + b.compressedSize))
+    : header.metaTableEnd;
   const data = node('column data', 'section', dataStart, dataEnd - dataStart, {
     value: `${columns.length} columns, ${blocks.length} zlib blocks`,
     children: columns.map((column) => {
@@ -45,8 +55,12 @@ export function inspectScbf(reader: ScbfReader): InspectNode {
   });
   const children = [headerNode, table, data];
   const end = Math.max(dataEnd, header.metaTableEnd);
-  if (end < source.size) children.push(node('trailing bytes', 'padding', end, source.size - end, { value: 'ignored (S5)' }));
-  return node(source.name, 'file', 0, source.size, { value: `SCBF, ${header.totalRows} rows × ${columns.length} columns`, children });
+  if (end < source.size)
+    children.push(node('trailing bytes', 'padding', end, source.size - end, { value: 'ignored (S5)' }));
+  return node(source.name, 'file', 0, source.size, {
+    value: `SCBF, ${header.totalRows} rows × ${columns.length} columns`,
+    children,
+  });
 }
 
 function entryNode(column: ScbfColumn): InspectNode {
@@ -67,5 +81,8 @@ function entryNode(column: ScbfColumn): InspectNode {
       node(offsetName, 'field', block.fieldOffset + 16, 8, { value: block.offset }),
     );
   }
-  return node(`column ${column.index}: ${column.name}`, 'entry', at, column.entryLength, { value: column.type, children: fields });
+  return node(`column ${column.index}: ${column.name}`, 'entry', at, column.entryLength, {
+    value: column.type,
+    children: fields,
+  });
 }

@@ -111,7 +111,12 @@ export interface ScbfLayout {
   defective: Set<number>;
 }
 
-export function scbfError(code: ErrorCode, message: string, source: { name: string }, offset?: number): FormatError {
+export function scbfError(
+  code: ErrorCode,
+  message: string,
+  source: { name: string },
+  offset?: number,
+): FormatError {
   return new FormatError(code, message, { offset, file: source.name, format: FORMAT });
 }
 
@@ -135,14 +140,18 @@ class Fatal extends Error {
  * are collected as findings; a defect that makes the rest unreadable stops the parse with the
  * findings so far. Never allocates more than the file holds.
  */
-export async function parseLayout(source: ByteSource, options: ReadOptions = {}): Promise<ScbfLayout | { fatal: Finding[] }> {
+export async function parseLayout(
+  source: ByteSource,
+  options: ReadOptions = {},
+): Promise<ScbfLayout | { fatal: Finding[] }> {
   const findings: Finding[] = [];
   const add = (phase: number, code: ErrorCode, message: string, offset?: number) =>
     findings.push({ phase, error: scbfError(code, message, source, offset) });
   const fatal = (phase: number, code: ErrorCode, message: string, offset?: number): never => {
     throw new Fatal({ phase, error: scbfError(code, message, source, offset) });
   };
-  const read = (offset: number, length: number, what: string) => readExact(source, offset, length, { format: FORMAT, what, signal: options.signal });
+  const read = (offset: number, length: number, what: string) =>
+    readExact(source, offset, length, { format: FORMAT, what, signal: options.signal });
   const rethrowAsFatal = (error: unknown, phase: number): never => {
     if (error instanceof Fatal) throw error;
     if (error instanceof FormatError) throw new Fatal({ phase, error });
@@ -152,12 +161,12 @@ export async function parseLayout(source: ByteSource, options: ReadOptions = {})
   try {
     // Magic and version (S1).
     const head = await source.read(0, Math.min(source.size, PREFIX_LENGTH), options);
-    checkMagic(head, source, fatal);
+    checkMagic(head, fatal);
 
     const schemaLength = new DataView(head.buffer, head.byteOffset, head.byteLength).getUint32(8, true);
     const headerLength = PREFIX_LENGTH + schemaLength + SUFFIX_LENGTH;
-    const headerBytes = await read(0, headerLength, `header (schema_len ${schemaLength})`).catch((error: unknown) =>
-      rethrowAsFatal(error, Phase.bounds),
+    const headerBytes = await read(0, headerLength, `header (schema_len ${schemaLength})`).catch(
+      (error: unknown) => rethrowAsFatal(error, Phase.bounds),
     );
     const cursor = new Cursor(headerBytes, { file: source.name, format: FORMAT });
     cursor.seek(PREFIX_LENGTH);
@@ -171,14 +180,29 @@ export async function parseLayout(source: ByteSource, options: ReadOptions = {})
     const metaAt = cursor.offset;
     const metaTableOffset = readU64(cursor.view, cursor.pos, true);
     cursor.skip(8);
-    if (!Number.isSafeInteger(totalRows)) add(Phase.header, 'InvalidValue', `total_rows ${totalRows} is beyond any file`, totalRowsAt);
+    if (!Number.isSafeInteger(totalRows))
+      add(Phase.header, 'InvalidValue', `total_rows ${totalRows} is beyond any file`, totalRowsAt);
 
     // The metadata table: inside the file and not over the header (S1: readers seek to it).
     if (metaTableOffset < headerLength) {
-      fatal(Phase.bounds, 'OutOfBounds', `meta_table_offset ${metaTableOffset} points into the header (which ends at ${headerLength})`, metaAt);
+      fatal(
+        Phase.bounds,
+        'OutOfBounds',
+        `meta_table_offset ${metaTableOffset} points into the header (which ends at ${headerLength})`,
+        metaAt,
+      );
     }
-    if (!Number.isSafeInteger(metaTableOffset) || metaTableOffset > source.size || (metaTableOffset === source.size && numColumns > 0)) {
-      fatal(Phase.bounds, 'OutOfBounds', `meta_table_offset ${metaTableOffset} is past the end of the file (${source.size} bytes)`, metaAt);
+    if (
+      !Number.isSafeInteger(metaTableOffset) ||
+      metaTableOffset > source.size ||
+      (metaTableOffset === source.size && numColumns > 0)
+    ) {
+      fatal(
+        Phase.bounds,
+        'OutOfBounds',
+        `meta_table_offset ${metaTableOffset} is past the end of the file (${source.size} bytes)`,
+        metaAt,
+      );
     }
     // A4: the column count must fit the bytes that exist before anything is sized by it.
     if (numColumns * MIN_ENTRY > source.size - metaTableOffset) {
@@ -190,7 +214,15 @@ export async function parseLayout(source: ByteSource, options: ReadOptions = {})
       );
     }
 
-    const { columns, end: metaTableEnd } = await parseMetaTable(source, metaTableOffset, numColumns, tableLengthFromSchema(schema, numColumns), add, fatal, read);
+    const { columns, end: metaTableEnd } = await parseMetaTable(
+      source,
+      metaTableOffset,
+      numColumns,
+      tableLengthFromSchema(schema, numColumns),
+      add,
+      fatal,
+      read,
+    );
 
     const header: ScbfHeader = {
       magic: SCBF_MAGIC,
@@ -213,9 +245,14 @@ export async function parseLayout(source: ByteSource, options: ReadOptions = {})
   }
 }
 
-function checkMagic(head: Uint8Array, source: ByteSource, fatal: (phase: number, code: ErrorCode, message: string, offset?: number) => never): void {
+function checkMagic(
+  head: Uint8Array,
+  fatal: (phase: number, code: ErrorCode, message: string, offset?: number) => never,
+): void {
   const magic = Uint8Array.from(SCBF_MAGIC, (c) => c.charCodeAt(0));
-  const shown = Array.from(head.subarray(0, 8), (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`)).join('');
+  const shown = Array.from(head.subarray(0, 8), (b) =>
+    b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`,
+  ).join('');
   const n = Math.min(head.byteLength, 8);
   let matches = true;
   for (let i = 0; i < n; i++) if (head[i] !== magic[i]) matches = false;
@@ -224,12 +261,27 @@ function checkMagic(head: Uint8Array, source: ByteSource, fatal: (phase: number,
     const text = String.fromCharCode(...head.subarray(0, n));
     const version = /^SCBFv([0-9]+)\0*$/.exec(text);
     if (version && version[1] !== '1' && n === 8) {
-      fatal(Phase.version, 'UnsupportedVersion', `SCBF version ${version[1]} is not supported (this reader reads SCBFv1)`, 5);
+      fatal(
+        Phase.version,
+        'UnsupportedVersion',
+        `SCBF version ${version[1]} is not supported (this reader reads SCBFv1)`,
+        5,
+      );
     }
-    fatal(Phase.magic, 'BadMagic', `not an SCBF file: the first bytes are "${shown}", expected "SCBFv1\\0\\0"`, 0);
+    fatal(
+      Phase.magic,
+      'BadMagic',
+      `not an SCBF file: the first bytes are "${shown}", expected "SCBFv1\\0\\0"`,
+      0,
+    );
   }
   if (head.byteLength < PREFIX_LENGTH) {
-    fatal(Phase.bounds, 'Truncated', `the file ends after ${head.byteLength} bytes, inside the ${PREFIX_LENGTH}-byte header start`, head.byteLength >= 8 ? 8 : 0);
+    fatal(
+      Phase.bounds,
+      'Truncated',
+      `the file ends after ${head.byteLength} bytes, inside the ${PREFIX_LENGTH}-byte header start`,
+      head.byteLength >= 8 ? 8 : 0,
+    );
   }
 }
 
@@ -240,7 +292,12 @@ function parseSchema(
 ): ScbfHeader['schema'] {
   let text: string;
   try {
-    text = decodeUtf8(bytes, { offset: PREFIX_LENGTH, file: source.name, format: FORMAT, what: 'schema_json' });
+    text = decodeUtf8(bytes, {
+      offset: PREFIX_LENGTH,
+      file: source.name,
+      format: FORMAT,
+      what: 'schema_json',
+    });
   } catch (error) {
     add(Phase.header, 'InvalidValue', (error as FormatError).detail, PREFIX_LENGTH);
     return undefined;
@@ -249,7 +306,12 @@ function parseSchema(
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    add(Phase.header, 'InvalidValue', `schema_json is not valid JSON: ${(error as Error).message}`, PREFIX_LENGTH);
+    add(
+      Phase.header,
+      'InvalidValue',
+      `schema_json is not valid JSON: ${(error as Error).message}`,
+      PREFIX_LENGTH,
+    );
     return undefined;
   }
   const columns = (parsed as { columns?: unknown })?.columns;
@@ -260,7 +322,12 @@ function parseSchema(
   for (const [i, column] of columns.entries()) {
     const c = column as { name?: unknown; type?: unknown };
     if (typeof c !== 'object' || c === null || typeof c.name !== 'string' || typeof c.type !== 'string') {
-      add(Phase.header, 'InvalidValue', `schema_json column ${i} must be an object with string "name" and "type"`, PREFIX_LENGTH);
+      add(
+        Phase.header,
+        'InvalidValue',
+        `schema_json column ${i} must be an object with string "name" and "type"`,
+        PREFIX_LENGTH,
+      );
       return undefined;
     }
   }
@@ -321,15 +388,22 @@ async function parseMetaTable(
       } catch {
         name = new TextDecoder().decode(nameBytes);
         const shownName = name;
-        pending.push(() => add(Phase.header, 'InvalidValue', `column ${index} name "${shownName}" is not valid UTF-8`, nameAt));
+        pending.push(() =>
+          add(Phase.header, 'InvalidValue', `column ${index} name "${shownName}" is not valid UTF-8`, nameAt),
+        );
       }
       const typeAt = cursor.offset;
       const typeCode = cursor.u8();
       const type = TYPE_NAMES[typeCode];
       if (!type) {
         // Without a known type the entry's length is unknown: nothing after it can be read.
-        pending.forEach((f) => f());
-        fatal(Phase.header, 'InvalidValue', `column ${index} ("${name}") has type_code ${typeCode}; known codes are 1=int32, 2=float64, 3=utf8`, typeAt);
+        for (const f of pending) f();
+        fatal(
+          Phase.header,
+          'InvalidValue',
+          `column ${index} ("${name}") has type_code ${typeCode}; known codes are 1=int32, 2=float64, 3=utf8`,
+          typeAt,
+        );
       }
       const countAt = cursor.offset;
       const count = readU64(cursor.view, cursor.pos, true);
@@ -340,7 +414,9 @@ async function parseMetaTable(
         break;
       }
       if (!Number.isSafeInteger(count)) {
-        pending.push(() => add(Phase.header, 'InvalidValue', `column "${name}" count ${count} is beyond any file`, countAt));
+        pending.push(() =>
+          add(Phase.header, 'InvalidValue', `column "${name}" count ${count} is beyond any file`, countAt),
+        );
       }
       const roles: BlockRole[] = type === 'utf8' ? ['offsets', 'strings'] : ['values'];
       const blocks = roles.map((role) => {
@@ -364,11 +440,11 @@ async function parseMetaTable(
       });
     }
     if (!needMore) {
-      pending.forEach((f) => f());
+      for (const f of pending) f();
       return { columns, end: cursor.offset };
     }
     if (windowLength >= available) {
-      pending.forEach((f) => f());
+      for (const f of pending) f();
       fatal(
         Phase.bounds,
         'Truncated',
@@ -425,23 +501,43 @@ function checkCrossReferences(
   const schemaColumns = header.schema?.columns;
   if (schemaColumns) {
     if (schemaColumns.length !== header.numColumns) {
-      add(Phase.crossref, 'SchemaMismatch', `schema_json lists ${schemaColumns.length} columns but num_columns is ${header.numColumns}`, PREFIX_LENGTH);
+      add(
+        Phase.crossref,
+        'SchemaMismatch',
+        `schema_json lists ${schemaColumns.length} columns but num_columns is ${header.numColumns}`,
+        PREFIX_LENGTH,
+      );
     }
     const n = Math.min(schemaColumns.length, columns.length);
     for (let i = 0; i < n; i++) {
       const s = schemaColumns[i];
       const c = columns[i];
       if (s.name !== c.name) {
-        add(Phase.crossref, 'SchemaMismatch', `column ${i} is "${s.name}" in schema_json but "${c.name}" in the metadata table`, c.entryOffset);
+        add(
+          Phase.crossref,
+          'SchemaMismatch',
+          `column ${i} is "${s.name}" in schema_json but "${c.name}" in the metadata table`,
+          c.entryOffset,
+        );
       } else if (s.type !== c.type) {
-        add(Phase.crossref, 'SchemaMismatch', `column "${c.name}" is ${s.type} in schema_json but ${c.type} (type_code ${c.typeCode}) in the metadata table`, c.entryOffset + 2 + c.nameLength);
+        add(
+          Phase.crossref,
+          'SchemaMismatch',
+          `column "${c.name}" is ${s.type} in schema_json but ${c.type} (type_code ${c.typeCode}) in the metadata table`,
+          c.entryOffset + 2 + c.nameLength,
+        );
       }
     }
   }
   for (const column of columns) {
     const countAt = column.entryOffset + 3 + column.nameLength;
     if (column.count !== header.totalRows) {
-      add(Phase.crossref, 'CountMismatch', `column "${column.name}" has count ${column.count} but total_rows is ${header.totalRows}`, countAt);
+      add(
+        Phase.crossref,
+        'CountMismatch',
+        `column "${column.name}" has count ${column.count} but total_rows is ${header.totalRows}`,
+        countAt,
+      );
       defective.add(column.index);
       continue;
     }

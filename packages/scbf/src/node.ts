@@ -12,7 +12,14 @@ import { scbfToCsvChunks } from './csv.js';
 import type { ScbfType } from './layout.js';
 import { canonicalFloatValue, canonicalInt32Value, pyFloatRepr, pythonFloat, pythonInt } from './python.js';
 import { openScbf, type RowOptions, type ScbfReader } from './read.js';
-import { type ColumnInput, type ColumnPlan, encodeHead, isWellFormed, type WriteOptions, writeScbf } from './write.js';
+import {
+  type ColumnInput,
+  type ColumnPlan,
+  encodeHead,
+  isWellFormed,
+  type WriteOptions,
+  writeScbf,
+} from './write.js';
 
 export { scbfPlugin } from './plugin.js';
 
@@ -28,7 +35,11 @@ export async function openScbfFile(filePath: string): Promise<ScbfReader> {
 }
 
 /** Writes columns to `filePath` atomically (temp file + rename). */
-export async function writeScbfFile(filePath: string, columns: readonly ColumnInput[], options: WriteOptions = {}): Promise<void> {
+export async function writeScbfFile(
+  filePath: string,
+  columns: readonly ColumnInput[],
+  options: WriteOptions = {},
+): Promise<void> {
   await writeFileAtomic(filePath, (sink) => writeScbf(sink, columns, options));
 }
 
@@ -36,11 +47,16 @@ export async function writeScbfFile(filePath: string, columns: readonly ColumnIn
 // SCBF → CSV
 
 /** Writes the S8 CSV of an SCBF file (path or source) to `output` atomically. */
-export async function scbfToCsv(input: string | ByteSource, output: string, options: RowOptions = {}): Promise<void> {
+export async function scbfToCsv(
+  input: string | ByteSource,
+  output: string,
+  options: RowOptions = {},
+): Promise<void> {
   const reader = typeof input === 'string' ? await openScbfFile(input) : await openScbf(input);
   try {
     await writeFileAtomic(output, async (sink) => {
-      for await (const chunk of scbfToCsvChunks(reader, options)) if (chunk) await sink.write(Buffer.from(chunk, 'utf8'));
+      for await (const chunk of scbfToCsvChunks(reader, options))
+        if (chunk) await sink.write(Buffer.from(chunk, 'utf8'));
     });
   } finally {
     if (typeof input === 'string') await reader.close();
@@ -48,7 +64,11 @@ export async function scbfToCsv(input: string | ByteSource, output: string, opti
 }
 
 /** Streams the S8 CSV of an open reader into a Node writable (stdout), honouring backpressure. */
-export async function writeCsv(reader: ScbfReader, out: NodeJS.WritableStream, options: RowOptions = {}): Promise<void> {
+export async function writeCsv(
+  reader: ScbfReader,
+  out: NodeJS.WritableStream,
+  options: RowOptions = {},
+): Promise<void> {
   for await (const chunk of scbfToCsvChunks(reader, options)) {
     if (chunk && !out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
   }
@@ -105,7 +125,8 @@ class DeflateSpill {
     this.stream.on('data', (chunk: Buffer) => {
       try {
         let written = 0;
-        while (written < chunk.byteLength) written += fs.writeSync(this.fd, chunk, written, chunk.byteLength - written);
+        while (written < chunk.byteLength)
+          written += fs.writeSync(this.fd, chunk, written, chunk.byteLength - written);
         this.compressedSize += chunk.byteLength;
       } catch (error) {
         this.failure ??= error;
@@ -183,7 +204,8 @@ class RawSpill {
   }
   write(bytes: Uint8Array): void {
     let written = 0;
-    while (written < bytes.byteLength) written += fs.writeSync(this.fd, bytes, written, bytes.byteLength - written);
+    while (written < bytes.byteLength)
+      written += fs.writeSync(this.fd, bytes, written, bytes.byteLength - written);
     this.size += bytes.byteLength;
   }
   close(): void {
@@ -209,7 +231,9 @@ class ColumnWriter {
   type: ScbfType | undefined;
   rows = 0;
   private numeric: { spill: DeflateSpill; buffer: Uint8Array; view: DataView; pos: number } | undefined;
-  private utf8: (Utf8Sinks & { offsetSpill: DeflateSpill | RawSpill; stringSpill: DeflateSpill | RawSpill }) | undefined;
+  private utf8:
+    | (Utf8Sinks & { offsetSpill: DeflateSpill | RawSpill; stringSpill: DeflateSpill | RawSpill })
+    | undefined;
   /** Set when a numeric start was ruled out: the numbers written before that row. */
   prefix: { type: 'int32' | 'float64'; spill: DeflateSpill; rows: number } | undefined;
   /** Final blocks, once assembled. */
@@ -232,8 +256,12 @@ class ColumnWriter {
   private start(type: ScbfType): void {
     this.type = type;
     if (type === 'utf8') {
-      const offsetSpill = this.prefix ? new RawSpill(this.dir, this.spillName('offsets.raw')) : new DeflateSpill(this.dir, this.spillName('offsets'), this.level);
-      const stringSpill = this.prefix ? new RawSpill(this.dir, this.spillName('strings.raw')) : new DeflateSpill(this.dir, this.spillName('strings'), this.level);
+      const offsetSpill = this.prefix
+        ? new RawSpill(this.dir, this.spillName('offsets.raw'))
+        : new DeflateSpill(this.dir, this.spillName('offsets'), this.level);
+      const stringSpill = this.prefix
+        ? new RawSpill(this.dir, this.spillName('strings.raw'))
+        : new DeflateSpill(this.dir, this.spillName('strings'), this.level);
       this.utf8 = {
         offsetSpill,
         stringSpill,
@@ -254,7 +282,10 @@ class ColumnWriter {
     switch (this.type) {
       case 'int32': {
         const value = this.explicitType ? explicitInt(text) : canonicalInt32Value(text);
-        if (Number.isNaN(value)) return this.reject(text, row);
+        if (Number.isNaN(value)) {
+          this.reject(text, row);
+          return;
+        }
         const n = this.numeric!;
         if (n.pos + 4 > CHUNK) this.flushNumeric();
         n.view.setInt32(n.pos, value, true);
@@ -263,7 +294,10 @@ class ColumnWriter {
       }
       case 'float64': {
         const value = this.explicitType ? explicitFloat(text) : canonicalFloatValue(text);
-        if (value === undefined || (Number.isNaN(value) && !this.explicitType)) return this.reject(text, row);
+        if (value === undefined || (Number.isNaN(value) && !this.explicitType)) {
+          this.reject(text, row);
+          return;
+        }
         const n = this.numeric!;
         if (n.pos + 8 > CHUNK) this.flushNumeric();
         n.view.setFloat64(n.pos, value, true);
@@ -278,7 +312,8 @@ class ColumnWriter {
         if (!Number.isNaN(canonicalInt32Value(text))) this.start('int32');
         else if (!Number.isNaN(canonicalFloatValue(text))) this.start('float64');
         else this.start('utf8');
-        return this.add(text, row);
+        this.add(text, row);
+        return;
       }
     }
     this.rows++;
@@ -307,7 +342,10 @@ class ColumnWriter {
   }
 
   private pushOffset(total: number): void {
-    if (total > 0xffffffff) throw csvError(`column "${this.name}" holds more than 4 GiB of text; SCBF's u32 offsets cannot address it`);
+    if (total > 0xffffffff)
+      throw csvError(
+        `column "${this.name}" holds more than 4 GiB of text; SCBF's u32 offsets cannot address it`,
+      );
     this.utf8!.offsets.u32(total);
   }
 
@@ -323,7 +361,9 @@ class ColumnWriter {
   /** A cell the current type cannot hold: an error for an explicit type, else demote to utf8. */
   private reject(text: string, row: number): void {
     if (this.explicitType) {
-      throw csvError(`column "${this.name}" row ${row + 1}: ${JSON.stringify(text)} is not ${this.explicitType === 'int32' ? 'an int32' : 'a float64'}`);
+      throw csvError(
+        `column "${this.name}" row ${row + 1}: ${JSON.stringify(text)} is not ${this.explicitType === 'int32' ? 'an int32' : 'a float64'}`,
+      );
     }
     this.flushNumeric();
     this.prefix = { type: this.type as 'int32' | 'float64', spill: this.numeric!.spill, rows: this.rows };
@@ -376,12 +416,15 @@ class ColumnWriter {
     let total = 0;
     const width = prefix.type === 'int32' ? 4 : 8;
     let carry = new Uint8Array(0);
-    for await (const chunk of fs.createReadStream(prefix.spill.path).pipe(zlib.createInflate()) as AsyncIterable<Buffer>) {
+    for await (const chunk of fs
+      .createReadStream(prefix.spill.path)
+      .pipe(zlib.createInflate()) as AsyncIterable<Buffer>) {
       const bytes = carry.byteLength ? Buffer.concat([carry, chunk]) : chunk;
       const whole = bytes.byteLength - (bytes.byteLength % width);
       const view = new DataView(bytes.buffer, bytes.byteOffset, whole);
       for (let p = 0; p < whole; p += width) {
-        const text = prefix.type === 'int32' ? String(view.getInt32(p, true)) : pyFloatRepr(view.getFloat64(p, true));
+        const text =
+          prefix.type === 'int32' ? String(view.getInt32(p, true)) : pyFloatRepr(view.getFloat64(p, true));
         // Numbers are ASCII: one byte per character.
         if (stringChunks.pos + text.length > CHUNK) stringChunks.flush();
         for (let i = 0; i < text.length; i++) stringChunks.bytes[stringChunks.pos++] = text.charCodeAt(i);
@@ -395,13 +438,20 @@ class ColumnWriter {
     stringChunks.flush();
     fs.rmSync(prefix.spill.path, { force: true });
     // The text cells after the prefix: strings as they are, offsets shifted by the prefix's text.
-    for await (const chunk of fs.createReadStream(suffixStrings.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of fs.createReadStream(suffixStrings.path, {
+      highWaterMark: 1 << 20,
+    }) as AsyncIterable<Buffer>) {
       strings.write(new Uint8Array(chunk));
       await strings.settle();
     }
-    if (total + suffixStrings.size > 0xffffffff) throw csvError(`column "${this.name}" holds more than 4 GiB of text; SCBF's u32 offsets cannot address it`);
+    if (total + suffixStrings.size > 0xffffffff)
+      throw csvError(
+        `column "${this.name}" holds more than 4 GiB of text; SCBF's u32 offsets cannot address it`,
+      );
     let offsetCarry = new Uint8Array(0);
-    for await (const chunk of fs.createReadStream(suffixOffsets.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of fs.createReadStream(suffixOffsets.path, {
+      highWaterMark: 1 << 20,
+    }) as AsyncIterable<Buffer>) {
       const bytes = offsetCarry.byteLength ? Buffer.concat([offsetCarry, chunk]) : chunk;
       const whole = bytes.byteLength - (bytes.byteLength % 4);
       const view = new DataView(bytes.buffer, bytes.byteOffset, whole);
@@ -459,18 +509,28 @@ type CsvInput = string | AsyncIterable<Uint8Array | string>;
  * parallel with parsing), and the output is assembled from the spills and renamed into
  * place. Memory stays bounded whatever the CSV's size. Types follow S7 unless given.
  */
-export async function csvToScbf(input: CsvInput, output: string, options: CsvToScbfOptions = {}): Promise<CsvToScbfResult> {
+export async function csvToScbf(
+  input: CsvInput,
+  output: string,
+  options: CsvToScbfOptions = {},
+): Promise<CsvToScbfResult> {
   const inputName = options.inputName ?? (typeof input === 'string' ? path.basename(input) : 'csv');
   // The temp file exists from the start; spills go in a folder named after it, so a killed
   // conversion leaves nothing that the next successful write to `output` does not remove.
   const file = AtomicFile.create(output);
   let scratchDir: string;
   try {
-    scratchDir = options.scratchDir ? fs.mkdtempSync(path.join(options.scratchDir, 'scbf-spill-')) : `${file.tempPath}-spill`;
+    scratchDir = options.scratchDir
+      ? fs.mkdtempSync(path.join(options.scratchDir, 'scbf-spill-'))
+      : `${file.tempPath}-spill`;
     if (!options.scratchDir) fs.mkdirSync(scratchDir);
   } catch (cause) {
     file.abort();
-    throw new SourceError(`cannot create a scratch folder for ${output}: ${(cause as Error).message}`, output, { cause });
+    throw new SourceError(
+      `cannot create a scratch folder for ${output}: ${(cause as Error).message}`,
+      output,
+      { cause },
+    );
   }
   let columns: ColumnWriter[] | undefined;
   let rows = 0;
@@ -485,7 +545,10 @@ export async function csvToScbf(input: CsvInput, output: string, options: CsvToS
         return;
       }
       if (record.length !== columns.length) {
-        throw csvError(`record ${rows + 1} has ${record.length} fields, the header has ${columns.length}`, inputName);
+        throw csvError(
+          `record ${rows + 1} has ${record.length} fields, the header has ${columns.length}`,
+          inputName,
+        );
       }
       for (let c = 0; c < columns.length; c++) columns[c].add(record[c], rows);
       rows++;
@@ -516,7 +579,12 @@ export async function csvToScbf(input: CsvInput, output: string, options: CsvToS
       if (failure) throw failure;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
         lastProgress = csvBytes;
-        options.onProgress({ phase: 'convert', done: csvBytes, total: typeof input === 'string' ? fileSize(input) : undefined, unit: 'bytes' });
+        options.onProgress({
+          phase: 'convert',
+          done: csvBytes,
+          total: typeof input === 'string' ? fileSize(input) : undefined,
+          unit: 'bytes',
+        });
       }
     }
     parser.end();
@@ -528,7 +596,10 @@ export async function csvToScbf(input: CsvInput, output: string, options: CsvToS
     const plans: ColumnPlan[] = columns.map((c) => ({
       name: c.name,
       type: c.type!,
-      blocks: c.blocks.map((b) => ({ uncompressedSize: b.uncompressedSize, compressedSize: b.compressedSize })),
+      blocks: c.blocks.map((b) => ({
+        uncompressedSize: b.uncompressedSize,
+        compressedSize: b.compressedSize,
+      })),
     }));
     const { head } = encodeHead(plans, rows);
     file.writeSync(head);
@@ -542,7 +613,9 @@ export async function csvToScbf(input: CsvInput, output: string, options: CsvToS
       rows,
       columns: plans.map((p) => ({ name: p.name, type: p.type })),
       csvBytes,
-      scbfBytes: head.byteLength + plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
+      scbfBytes:
+        head.byteLength +
+        plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
     };
   } catch (error) {
     parser.destroy();
@@ -561,11 +634,14 @@ function makeColumns(header: string[], options: CsvToScbfOptions, dir: string): 
   }
   if (types && !Array.isArray(types)) {
     for (const name of Object.keys(types)) {
-      if (!header.includes(name)) throw csvError(`a type is given for column "${name}", which the CSV does not have`);
+      if (!header.includes(name))
+        throw csvError(`a type is given for column "${name}", which the CSV does not have`);
     }
   }
   return header.map((name, index) => {
-    const type = Array.isArray(types) ? types[index] : (types as Record<string, ScbfType> | undefined)?.[name];
+    const type = Array.isArray(types)
+      ? types[index]
+      : (types as Record<string, ScbfType> | undefined)?.[name];
     if (type !== undefined && type !== 'int32' && type !== 'float64' && type !== 'utf8') {
       throw csvError(`column "${name}": unknown type ${JSON.stringify(type)} (int32, float64 or utf8)`);
     }
@@ -625,5 +701,9 @@ function fileSize(p: string): number | undefined {
 }
 
 function isCsvParseError(error: unknown): boolean {
-  return (error as { name?: string })?.name === 'CsvError' || typeof (error as { code?: unknown })?.code === 'string' && String((error as { code: string }).code).startsWith('CSV_');
+  return (
+    (error as { name?: string })?.name === 'CsvError' ||
+    (typeof (error as { code?: unknown })?.code === 'string' &&
+      String((error as { code: string }).code).startsWith('CSV_'))
+  );
 }

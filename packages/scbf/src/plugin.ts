@@ -1,4 +1,13 @@
-import { definePlugin, type JsonRecord, type RecordOptions, SourceError, type Summary, type Target, toJsonValue } from '@binscope/core';
+import {
+  definePlugin,
+  type JsonRecord,
+  type RecordOptions,
+  SourceError,
+  type Summary,
+  type Target,
+  toJsonValue,
+} from '@binscope/core';
+import { scbfContentFields, scbfLocateRow } from './content.js';
 import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
@@ -48,8 +57,14 @@ function summarize(reader: ScbfReader): Summary {
 
 async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
   const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
-  for await (const row of reader.rows({ columns: options.columns, offset: options.offset, limit: options.limit, signal: options.signal })) {
-    if (floats.size) for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
+  for await (const row of reader.rows({
+    columns: options.columns,
+    offset: options.offset,
+    limit: options.limit,
+    signal: options.signal,
+  })) {
+    if (floats.size)
+      for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
     yield row;
   }
 }
@@ -62,4 +77,6 @@ export const scbfPlugin = definePlugin<ScbfReader>({
   inspect: async (reader) => inspectScbf(reader),
   validate: (target, options) => validateScbf(fileSource(target), options),
   records,
+  contentFields: async (reader) => scbfContentFields(reader),
+  locateRecord: async (reader, index) => scbfLocateRow(reader, index),
 });

@@ -48,7 +48,13 @@ export function pyJsonDumps(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value === 'number') {
     if (Number.isInteger(value) && !Object.is(value, -0)) return String(value);
-    return Number.isFinite(value) ? pyFloatRepr(value) : Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+    return Number.isFinite(value)
+      ? pyFloatRepr(value)
+      : Number.isNaN(value)
+        ? 'NaN'
+        : value > 0
+          ? 'Infinity'
+          : '-Infinity';
   }
   if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
   if (typeof value === 'object') {
@@ -111,13 +117,67 @@ export function canonicalInt32Value(text: string): number {
 export function canonicalFloatValue(text: string): number {
   const n = text.length;
   if (n === 0 || n > 32) return Number.NaN;
+  const fixed = fixedNotationVerdict(text);
+  if (fixed === false) return Number.NaN;
   const value = Number(text);
+  if (fixed === true) return value;
   if (!Number.isFinite(value)) return Number.NaN;
   return pyFloatRepr(value) === text ? value : Number.NaN;
 }
 
+/**
+ * Decides the common case without formatting the double (the costly part): fixed notation
+ * `-?int.frac` with at most 15 significant digits. Any decimal of ≤ 15 significant digits
+ * survives decimal → double → shortest decimal unchanged (DBL_DIG = 15), so such a text is
+ * repr's text exactly when it is spelled the way repr spells it: no leading zeros, no
+ * trailing zeros (but `N.0`), decimal exponent in [-4, 16). Returns undefined to defer to
+ * the full check (exponent notation, 16–17 digits).
+ */
+function fixedNotationVerdict(text: string): boolean | undefined {
+  const n = text.length;
+  let i = text.charCodeAt(0) === 45 ? 1 : 0;
+  const intStart = i;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i++;
+  }
+  const intDigits = i - intStart;
+  if (intDigits === 0)
+    return i < n && (text.charCodeAt(i) === 101 || text.charCodeAt(i) === 69) ? undefined : false;
+  if (i === n) return false; // an integer: repr always has '.' or 'e'
+  const mark = text.charCodeAt(i);
+  if (mark === 101) return undefined; // "1e-05": exponent notation, full check
+  if (mark !== 46) return false;
+  if (intDigits > 1 && text.charCodeAt(intStart) === 48) return false; // leading zero
+  if (intDigits > 16) return false; // exponent ≥ 16 is written with 'e'
+  const fracStart = i + 1;
+  for (let j = fracStart; j < n; j++) {
+    const c = text.charCodeAt(j);
+    if (c < 48 || c > 57) return c === 101 ? undefined : false;
+  }
+  const fracDigits = n - fracStart;
+  if (fracDigits === 0) return false;
+  if (text.charCodeAt(n - 1) === 48) {
+    // Only "N.0" may end in 0; beyond 15 digits N itself may not survive the round trip.
+    if (fracDigits !== 1) return false;
+    return intDigits <= 15 ? true : undefined;
+  }
+  let significant: number;
+  if (intDigits === 1 && text.charCodeAt(intStart) === 48) {
+    let zeros = 0;
+    while (text.charCodeAt(fracStart + zeros) === 48) zeros++;
+    if (zeros > 3) return false; // below 1e-4: repr uses 'e'
+    significant = fracDigits - zeros;
+  } else {
+    significant = intDigits + fracDigits;
+  }
+  return significant <= 15 ? true : undefined;
+}
+
 const PY_INT = /^[+-]?[0-9](?:_?[0-9])*$/;
-const PY_FLOAT = /^[+-]?(?:(?:[0-9](?:_?[0-9])*)?\.?[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*\.)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
+const PY_FLOAT =
+  /^[+-]?(?:(?:[0-9](?:_?[0-9])*)?\.?[0-9](?:_?[0-9])*|[0-9](?:_?[0-9])*\.)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
 const PY_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
 const PY_SPACE = /^[\s]+|[\s]+$/g;
 

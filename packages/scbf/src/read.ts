@@ -84,7 +84,9 @@ export class ScbfReader implements FormatReader {
   column(key: string | number): ScbfColumn {
     const column = typeof key === 'number' ? this.columns[key] : this.columns.find((c) => c.name === key);
     if (!column) {
-      throw new RangeError(`no column ${JSON.stringify(key)} in ${this.source.name}; columns: ${this.columnNames.map((n) => JSON.stringify(n)).join(', ')}`);
+      throw new RangeError(
+        `no column ${JSON.stringify(key)} in ${this.source.name}; columns: ${this.columnNames.map((n) => JSON.stringify(n)).join(', ')}`,
+      );
     }
     return column;
   }
@@ -103,9 +105,17 @@ export class ScbfReader implements FormatReader {
     const result = inflateBlock(compressed, block.uncompressedSize);
     if (!result.ok) {
       if (result.reason === 'too-long') {
-        throw this.error('CountMismatch', `${what} ${result.message}, more than its declared uncompressed size${s4Hint(column, block)}`, block.fieldOffset);
+        throw this.error(
+          'CountMismatch',
+          `${what} ${result.message}, more than its declared uncompressed size${s4Hint(column, block)}`,
+          block.fieldOffset,
+        );
       }
-      throw this.error('DecompressError', `${what} is not a valid zlib stream (${result.message})`, block.offset);
+      throw this.error(
+        'DecompressError',
+        `${what} is not a valid zlib stream (${result.message})`,
+        block.offset,
+      );
     }
     if (result.bytes.byteLength !== block.uncompressedSize) {
       throw this.error(
@@ -129,7 +139,11 @@ export class ScbfReader implements FormatReader {
       const strings = await this.readBlock(column.blocks[1], column, options);
       const offsets = toTypedArray(offsetsBytes, 'u32') as Uint32Array;
       checkOffsets(offsets, strings.byteLength, column, this.source.name);
-      return new Utf8Column(offsets, strings, { file: this.source.name, offset: column.blocks[1].offset, column: column.name }).slice(start, end);
+      return new Utf8Column(offsets, strings, {
+        file: this.source.name,
+        offset: column.blocks[1].offset,
+        column: column.name,
+      }).slice(start, end);
     }
     const bytes = await this.readBlock(column.blocks[0], column, options);
     const values = toTypedArray(bytes, column.type === 'int32' ? 'i32' : 'f64') as Int32Array | Float64Array;
@@ -138,7 +152,10 @@ export class ScbfReader implements FormatReader {
   }
 
   /** Several columns (default all) as name → values. */
-  async readColumns(keys?: readonly (string | number)[], options: RangeOptions = {}): Promise<Record<string, ColumnValues>> {
+  async readColumns(
+    keys?: readonly (string | number)[],
+    options: RangeOptions = {},
+  ): Promise<Record<string, ColumnValues>> {
     const out: Record<string, ColumnValues> = {};
     for (const column of keys ? keys.map((k) => this.column(k)) : this.columns) {
       out[column.name] = await this.readColumn(column.index, options);
@@ -202,20 +219,37 @@ export class ScbfReader implements FormatReader {
 }
 
 /** S4 over a whole offsets array: starts at 0, never decreases, ends at the strings' size. */
-export function checkOffsets(offsets: Uint32Array, stringsSize: number, column: ScbfColumn, file: string): void {
+export function checkOffsets(
+  offsets: Uint32Array,
+  stringsSize: number,
+  column: ScbfColumn,
+  file: string,
+): void {
   const at = { offset: column.blocks[0].offset, file, format: FORMAT };
   if (offsets[0] !== 0) {
-    throw new FormatError('InvalidValue', `column "${column.name}" offsets start at ${offsets[0]}, not 0 (S4)`, at);
+    throw new FormatError(
+      'InvalidValue',
+      `column "${column.name}" offsets start at ${offsets[0]}, not 0 (S4)`,
+      at,
+    );
   }
   const n = offsets.length - 1;
   let prev = 0;
   for (let i = 1; i <= n; i++) {
     const value = offsets[i];
     if (value > stringsSize && i < n) {
-      throw new FormatError('OutOfBounds', `column "${column.name}" offset ${value} at row ${i} is past the strings block (${stringsSize} bytes)`, at);
+      throw new FormatError(
+        'OutOfBounds',
+        `column "${column.name}" offset ${value} at row ${i} is past the strings block (${stringsSize} bytes)`,
+        at,
+      );
     }
     if (value < prev) {
-      throw new FormatError('InvalidValue', `column "${column.name}" offsets decrease at row ${i} (${prev} → ${value}) (S4)`, at);
+      throw new FormatError(
+        'InvalidValue',
+        `column "${column.name}" offsets decrease at row ${i} (${prev} → ${value}) (S4)`,
+        at,
+      );
     }
     prev = value;
   }
@@ -230,9 +264,12 @@ export function checkOffsets(offsets: Uint32Array, stringsSize: number, column: 
 
 /** The upstream writer stores the offsets block's offset in str_uncomp_size (S4): say so. */
 function s4Hint(column: ScbfColumn | undefined, block: ScbfBlock): string {
-  if (column?.type === 'utf8' && block.role === 'strings' && block.uncompressedSize === column.blocks[0].offset) {
+  if (
+    column?.type === 'utf8' &&
+    block.role === 'strings' &&
+    block.uncompressedSize === column.blocks[0].offset
+  ) {
     return ' (str_uncomp_size holds the offsets block offset: the upstream writer bug of rule S4)';
   }
   return '';
 }
-

@@ -19,7 +19,12 @@ const Z_SYNC_FLUSH = 2;
 
 export type WholeBlockReader = (block: ScbfBlock, column: ScbfColumn) => Promise<Uint8Array>;
 
-function blockError(code: 'CountMismatch' | 'DecompressError', message: string, file: string, offset: number): FormatError {
+function blockError(
+  code: 'CountMismatch' | 'DecompressError',
+  message: string,
+  file: string,
+  offset: number,
+): FormatError {
   return new FormatError(code, message, { offset, file, format: FORMAT });
 }
 
@@ -216,7 +221,8 @@ class NumericDecoder implements ColumnDecoder {
     return toTypedArray(bytes, this.column.type === 'int32' ? 'i32' : 'f64') as Int32Array | Float64Array;
   }
   async skip(rows: number): Promise<void> {
-    for (let left = rows; left > 0; left -= SKIP_STEP) await this.stream.take(Math.min(left, SKIP_STEP) * this.width);
+    for (let left = rows; left > 0; left -= SKIP_STEP)
+      await this.stream.take(Math.min(left, SKIP_STEP) * this.width);
   }
   finish(): Promise<void> {
     return this.stream.finish();
@@ -243,11 +249,15 @@ class Utf8Decoder implements ColumnDecoder {
     if (this.previous >= 0) return;
     const first = new DataView((await this.offsets.take(4)).slice().buffer).getUint32(0, true);
     if (first !== 0) {
-      throw new FormatError('InvalidValue', `column "${this.column.name}" offsets start at ${first}, not 0 (S4)`, {
-        offset: this.column.blocks[0].offset,
-        file: this.source.name,
-        format: FORMAT,
-      });
+      throw new FormatError(
+        'InvalidValue',
+        `column "${this.column.name}" offsets start at ${first}, not 0 (S4)`,
+        {
+          offset: this.column.blocks[0].offset,
+          file: this.source.name,
+          format: FORMAT,
+        },
+      );
     }
     this.previous = 0;
   }
@@ -285,7 +295,12 @@ class Utf8Decoder implements ColumnDecoder {
     if (this.row === this.column.count) this.checkEnd(prev);
     const bytes = await this.strings.take(prev - base);
     this.previous = prev;
-    return new Utf8Column(offsets, bytes, { file: this.source.name, offset: strings.offset, column: this.column.name, firstRow });
+    return new Utf8Column(offsets, bytes, {
+      file: this.source.name,
+      offset: strings.offset,
+      column: this.column.name,
+      firstRow,
+    });
   }
 
   async skip(rows: number): Promise<void> {

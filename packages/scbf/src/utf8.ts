@@ -41,7 +41,10 @@ export class Utf8Column implements Iterable<string> {
   slice(start = 0, end = this.length): Utf8Column {
     const s = Math.max(0, Math.min(start, this.length));
     const e = Math.max(s, Math.min(end, this.length));
-    return new Utf8Column(this.offsets.subarray(s, e + 1), this.bytes, { ...this.location, firstRow: (this.location.firstRow ?? 0) + s });
+    return new Utf8Column(this.offsets.subarray(s, e + 1), this.bytes, {
+      ...this.location,
+      firstRow: (this.location.firstRow ?? 0) + s,
+    });
   }
 
   /** Every value. An all-ASCII block is decoded once and sliced, which is much faster. */
@@ -94,11 +97,15 @@ export class Utf8Column implements Iterable<string> {
       return strict.decode(this.bytes.subarray(start, end));
     } catch {
       const column = this.location.column === undefined ? '' : ` of column "${this.location.column}"`;
-      throw new FormatError('InvalidValue', `row ${row + (this.location.firstRow ?? 0)}${column} is not valid UTF-8`, {
-        offset: this.location.offset,
-        file: this.location.file,
-        format: FORMAT,
-      });
+      throw new FormatError(
+        'InvalidValue',
+        `row ${row + (this.location.firstRow ?? 0)}${column} is not valid UTF-8`,
+        {
+          offset: this.location.offset,
+          file: this.location.file,
+          format: FORMAT,
+        },
+      );
     }
   }
 }

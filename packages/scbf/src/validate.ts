@@ -1,4 +1,10 @@
-import { type ByteSource, isFormatError, ProblemList, type ValidateOptions, type ValidationReport } from '@binscope/core';
+import {
+  type ByteSource,
+  isFormatError,
+  ProblemList,
+  type ValidateOptions,
+  type ValidationReport,
+} from '@binscope/core';
 import { type Finding, FORMAT, parseLayout, Phase, type ScbfColumn, sortFindings } from './layout.js';
 import { ScbfReader } from './read.js';
 import { columnDecoder } from './stream.js';
@@ -10,7 +16,10 @@ import { schemaJson } from './write.js';
  * every readable column is inflated as a stream (bounded memory) to check S3–S5's payload
  * rules: zlib streams, inflated lengths, offsets, UTF-8. Never throws for bad input.
  */
-export async function validateScbf(source: ByteSource, options: ValidateOptions = {}): Promise<ValidationReport> {
+export async function validateScbf(
+  source: ByteSource,
+  options: ValidateOptions = {},
+): Promise<ValidationReport> {
   const problems = new ProblemList(FORMAT);
   let layout: Awaited<ReturnType<typeof parseLayout>>;
   try {
@@ -25,7 +34,8 @@ export async function validateScbf(source: ByteSource, options: ValidateOptions 
   }
   const findings: Finding[] = [...layout.findings];
   const reader = new ScbfReader(layout);
-  const readWhole = (block: ScbfColumn['blocks'][number], column: ScbfColumn) => reader.readBlock(block, column, options);
+  const readWhole = (block: ScbfColumn['blocks'][number], column: ScbfColumn) =>
+    reader.readBlock(block, column, options);
   for (const column of layout.columns) {
     if (layout.defective.has(column.index)) continue;
     try {
@@ -34,7 +44,12 @@ export async function validateScbf(source: ByteSource, options: ValidateOptions 
       if (!isFormatError(error)) throw error;
       findings.push({ phase: Phase.payload, error });
     }
-    options.onProgress?.({ phase: 'validate', done: column.index + 1, total: layout.columns.length, unit: 'items' });
+    options.onProgress?.({
+      phase: 'validate',
+      done: column.index + 1,
+      total: layout.columns.length,
+      unit: 'items',
+    });
   }
   for (const finding of sortFindings(findings)) problems.capture(finding.error);
 
@@ -43,13 +58,20 @@ export async function validateScbf(source: ByteSource, options: ValidateOptions 
   if (header.schema && problems.errors.length === 0) {
     const canonical = schemaJson(columns);
     if (canonical !== header.schemaJson) {
-      problems.warn('NonCanonicalSchema', 'schema_json is not written as Python json.dumps writes it (S2); readers accept it', { offset: 12 });
+      problems.warn(
+        'NonCanonicalSchema',
+        'schema_json is not written as Python json.dumps writes it (S2); readers accept it',
+        { offset: 12 },
+      );
     }
   }
   let dataEnd = header.metaTableEnd;
-  for (const column of columns) for (const block of column.blocks) dataEnd = Math.max(dataEnd, block.offset + block.compressedSize);
+  for (const column of columns)
+    for (const block of column.blocks) dataEnd = Math.max(dataEnd, block.offset + block.compressedSize);
   if (problems.errors.length === 0 && dataEnd < source.size) {
-    problems.warn('TrailingBytes', `${source.size - dataEnd} bytes after the last block are ignored (S5)`, { offset: dataEnd });
+    problems.warn('TrailingBytes', `${source.size - dataEnd} bytes after the last block are ignored (S5)`, {
+      offset: dataEnd,
+    });
   }
   return problems.report();
 }

@@ -44,9 +44,13 @@ function writerError(message: string): FormatError {
 /** Rejects a name the file cannot hold exactly: lone surrogates (not UTF-8) or more than 65535 bytes. */
 export function checkName(name: string): Uint8Array {
   if (typeof name !== 'string') throw writerError(`a column name must be a string, got ${typeof name}`);
-  if (!isWellFormed(name)) throw writerError(`column name ${JSON.stringify(name)} contains a lone surrogate, which UTF-8 cannot hold`);
+  if (!isWellFormed(name))
+    throw writerError(
+      `column name ${JSON.stringify(name)} contains a lone surrogate, which UTF-8 cannot hold`,
+    );
   const bytes = encoder.encode(name);
-  if (bytes.byteLength > 0xffff) throw writerError(`column name is ${bytes.byteLength} bytes; SCBF allows at most 65535`);
+  if (bytes.byteLength > 0xffff)
+    throw writerError(`column name is ${bytes.byteLength} bytes; SCBF allows at most 65535`);
   return bytes;
 }
 
@@ -61,12 +65,16 @@ export function isWellFormed(text: string): boolean {
  * out contiguously right after the table in column order (S1). Returns the bytes and where
  * each block goes.
  */
-export function encodeHead(columns: readonly ColumnPlan[], totalRows: number): { head: Uint8Array; blockOffsets: number[][] } {
+export function encodeHead(
+  columns: readonly ColumnPlan[],
+  totalRows: number,
+): { head: Uint8Array; blockOffsets: number[][] } {
   const schemaBytes = encoder.encode(schemaJson(columns));
   const names = columns.map((c) => checkName(c.name));
   const headerLength = PREFIX_LENGTH + schemaBytes.byteLength + SUFFIX_LENGTH;
   let tableLength = 0;
-  for (let i = 0; i < columns.length; i++) tableLength += 11 + names[i].byteLength + 24 * columns[i].blocks.length;
+  for (let i = 0; i < columns.length; i++)
+    tableLength += 11 + names[i].byteLength + 24 * columns[i].blocks.length;
   const head = new Uint8Array(headerLength + tableLength);
   const view = new DataView(head.buffer);
   let pos = 0;
@@ -140,7 +148,8 @@ export function encodeColumnBlocks(column: ColumnInput, type: ScbfType): Uint8Ar
     const out = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const v = values[i];
-      if (typeof v !== 'number') throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a number`);
+      if (typeof v !== 'number')
+        throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a number`);
       out[i] = v;
     }
     return [new Uint8Array(out.buffer)];
@@ -150,11 +159,14 @@ export function encodeColumnBlocks(column: ColumnInput, type: ScbfType): Uint8Ar
   let total = 0;
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    if (typeof v !== 'string') throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a string`);
-    if (!isWellFormed(v)) throw writerError(`column "${name}" row ${i} contains a lone surrogate, which UTF-8 cannot hold`);
+    if (typeof v !== 'string')
+      throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a string`);
+    if (!isWellFormed(v))
+      throw writerError(`column "${name}" row ${i} contains a lone surrogate, which UTF-8 cannot hold`);
     const bytes = encoder.encode(v);
     total += bytes.byteLength;
-    if (total > 0xffffffff) throw writerError(`column "${name}" holds more than 4 GiB of text; u32 offsets cannot address it`);
+    if (total > 0xffffffff)
+      throw writerError(`column "${name}" holds more than 4 GiB of text; u32 offsets cannot address it`);
     parts.push(bytes);
     offsets[i + 1] = total;
   }
@@ -173,18 +185,32 @@ function planTypes(columns: readonly ColumnInput[]): { types: ScbfType[]; rows: 
   const types = columns.map((column) => {
     checkName(column.name);
     if (column.values.length !== rows) {
-      throw new FormatError('CountMismatch', `column "${column.name}" has ${column.values.length} values but "${columns[0].name}" has ${rows}`, { format: FORMAT });
+      throw new FormatError(
+        'CountMismatch',
+        `column "${column.name}" has ${column.values.length} values but "${columns[0].name}" has ${rows}`,
+        { format: FORMAT },
+      );
     }
-    if (column.type !== undefined && !(column.type in TYPE_CODES)) throw writerError(`column "${column.name}": unknown type ${JSON.stringify(column.type)}`);
+    if (column.type !== undefined && !(column.type in TYPE_CODES))
+      throw writerError(`column "${column.name}": unknown type ${JSON.stringify(column.type)}`);
     return column.type ?? inferValuesType(column.values);
   });
   return { types, rows };
 }
 
 /** Writes an SCBF file into a sink (memory, or core/node's AtomicFile), one column at a time. */
-export async function writeScbf(sink: ByteSink, columns: readonly ColumnInput[], options: WriteOptions = {}): Promise<void> {
+export async function writeScbf(
+  sink: ByteSink,
+  columns: readonly ColumnInput[],
+  options: WriteOptions = {},
+): Promise<void> {
   const { types, rows } = planTypes(columns);
-  const compressed = columns.map((column, i) => encodeColumnBlocks(column, types[i]).map((raw) => ({ raw: raw.byteLength, bytes: deflateBlock(raw, options.level) })));
+  const compressed = columns.map((column, i) =>
+    encodeColumnBlocks(column, types[i]).map((raw) => ({
+      raw: raw.byteLength,
+      bytes: deflateBlock(raw, options.level),
+    })),
+  );
   const plans: ColumnPlan[] = columns.map((column, i) => ({
     name: column.name,
     type: types[i],
@@ -196,7 +222,10 @@ export async function writeScbf(sink: ByteSink, columns: readonly ColumnInput[],
 }
 
 /** An SCBF file in memory. */
-export async function encodeScbf(columns: readonly ColumnInput[], options: WriteOptions = {}): Promise<Uint8Array> {
+export async function encodeScbf(
+  columns: readonly ColumnInput[],
+  options: WriteOptions = {},
+): Promise<Uint8Array> {
   const sink = new MemorySink();
   await writeScbf(sink, columns, options);
   return sink.bytes();

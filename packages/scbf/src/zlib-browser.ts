@@ -26,7 +26,8 @@ export function inflateBlock(input: Uint8Array, expectedSize: number): InflateOu
     }
     return { ok: false, reason: 'corrupt', message: String((error as Error)?.message ?? error) };
   }
-  if (inflater.err) return { ok: false, reason: 'corrupt', message: inflater.msg || `zlib error ${inflater.err}` };
+  if (inflater.err)
+    return { ok: false, reason: 'corrupt', message: inflater.msg || `zlib error ${inflater.err}` };
   if (chunks.length === 1) return { ok: true, bytes: chunks[0] };
   const bytes = new Uint8Array(total);
   let pos = 0;

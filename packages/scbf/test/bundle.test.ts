@@ -13,9 +13,13 @@ const coreDist = path.resolve(root, 'node_modules/@binscope/core/dist');
 const built = fs.existsSync(path.join(dist, 'index.js'));
 if (!built) console.warn('scbf bundle test: skipped, dist/ is not built (run the package build first)');
 
-const SPECIFIER = /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+const SPECIFIER =
+  /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
-function resolveImports(entry: string, condition: 'node' | 'default'): { files: string[]; external: Set<string> } {
+function resolveImports(
+  entry: string,
+  condition: 'node' | 'default',
+): { files: string[]; external: Set<string> } {
   const seen = new Set<string>();
   const external = new Set<string>();
   const visit = (file: string) => {

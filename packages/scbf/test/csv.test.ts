@@ -9,7 +9,7 @@ import { cellText, csvLine } from '../src/csv.js';
 import type { ScbfType } from '../src/layout.js';
 import { csvToScbf, openScbfFile, scbfToCsv, writeCsv, writeScbfFile } from '../src/node.js';
 import { openScbf } from '../src/read.js';
-import { Utf8Column } from '../src/utf8.js';
+import type { Utf8Column } from '../src/utf8.js';
 import { validateScbf } from '../src/validate.js';
 import type { ColumnInput } from '../src/write.js';
 import { tableArbitrary, VECTORS_PRESENT, vectorCases } from './helpers.js';
@@ -41,12 +41,16 @@ describe.skipIf(!VECTORS_PRESENT)('vector CSVs', () => {
   for (const testCase of vectorCases()) {
     it(`${testCase.name}: CSV → SCBF → CSV is byte-identical and keeps the schema`, async () => {
       const types = testCase.expected.types_given_explicitly
-        ? ((testCase.expected.header as { schema: { columns: { type: ScbfType }[] } }).schema.columns.map((c) => c.type))
+        ? (testCase.expected.header as { schema: { columns: { type: ScbfType }[] } }).schema.columns.map(
+            (c) => c.type,
+          )
         : undefined;
       const { result, back } = await roundTrip(fs.readFileSync(testCase.csv), types);
       expect(back.equals(fs.readFileSync(testCase.csv))).toBe(true);
       const reader = await openScbfFile(file('out.scbf'));
-      expect(reader.header.schemaJson).toBe((testCase.expected.header as { schema_json: string }).schema_json);
+      expect(reader.header.schemaJson).toBe(
+        (testCase.expected.header as { schema_json: string }).schema_json,
+      );
       expect(result.rows).toBe(reader.rowCount);
       await reader.close();
       expect((await validateScbf(NodeFileSource.open(file('out.scbf')))).valid).toBe(true);
@@ -82,7 +86,8 @@ describe('CSV → SCBF → CSV', () => {
   it('turns a numeric start into text when a later cell is not numeric (across chunks)', async () => {
     const rows = 200_000;
     let csv = 'i,f,late\n';
-    for (let r = 0; r < rows; r++) csv += `${r - 5},${cellText(r / 7, 'float64')},${r === rows - 1 ? 'x' : r}\n`;
+    for (let r = 0; r < rows; r++)
+      csv += `${r - 5},${cellText(r / 7, 'float64')},${r === rows - 1 ? 'x' : r}\n`;
     csv += '7,1.5e+20,\n';
     const { back, result } = await roundTrip(csv);
     expect(result.columns.map((c) => c.type)).toEqual(['int32', 'float64', 'utf8']);
@@ -129,7 +134,10 @@ describe('CSV → SCBF → CSV', () => {
     await csvToScbf(file('t.csv'), file('t.scbf'), { types: { n: 'int32', x: 'float64' } });
     const reader = await openScbfFile(file('t.scbf'));
     expect(Array.from((await reader.readColumn('n')) as Int32Array)).toEqual([7, 5]);
-    expect(Array.from((await reader.readColumn('x')) as Float64Array)).toEqual([1000, Number.POSITIVE_INFINITY]);
+    expect(Array.from((await reader.readColumn('x')) as Float64Array)).toEqual([
+      1000,
+      Number.POSITIVE_INFINITY,
+    ]);
     await reader.close();
   });
 
@@ -148,7 +156,14 @@ describe('CSV → SCBF → CSV', () => {
       { a: 2, b: 'y,z' },
     ]);
     const out: string[] = [];
-    await writeCsv(reader, { write: (c: string) => (out.push(c), true), once: () => {} } as unknown as NodeJS.WritableStream);
+    const sink = {
+      write: (c: string) => {
+        out.push(c);
+        return true;
+      },
+      once: () => {},
+    };
+    await writeCsv(reader, sink as unknown as NodeJS.WritableStream);
     expect(out.join('')).toBe('a,b\n1,x\n2,"y,z"\n');
     await reader.close();
   });
@@ -187,7 +202,9 @@ describe('bad CSV input and failed writes', () => {
     );
     expect(isSourceError(error), String(error)).toBe(true);
     expect(String((error as Error).message)).toContain(target);
-    const writeError = await writeScbfFile(path.join(tmp.dir, 'missing-dir', 'x.scbf'), [{ name: 'a', values: [1] }]).then(
+    const writeError = await writeScbfFile(path.join(tmp.dir, 'missing-dir', 'x.scbf'), [
+      { name: 'a', values: [1] },
+    ]).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -30,11 +30,30 @@ async function readEverything(bytes: Uint8Array): Promise<void> {
 async function boundaries(bytes: Uint8Array): Promise<number[]> {
   const reader = await openScbf(new MemorySource(bytes));
   const { header } = reader;
-  const out = [0, 8, 12, header.headerLength - 20, header.headerLength - 16, header.headerLength - 8, header.metaTableOffset];
+  const out = [
+    0,
+    8,
+    12,
+    header.headerLength - 20,
+    header.headerLength - 16,
+    header.headerLength - 8,
+    header.metaTableOffset,
+  ];
   for (const column of reader.columns) {
-    out.push(column.entryOffset, column.entryOffset + 2 + column.nameLength, column.entryOffset + 3 + column.nameLength);
+    out.push(
+      column.entryOffset,
+      column.entryOffset + 2 + column.nameLength,
+      column.entryOffset + 3 + column.nameLength,
+    );
     for (const block of column.blocks) {
-      out.push(block.fieldOffset, block.fieldOffset + 8, block.fieldOffset + 16, block.offset, block.offset + 2, block.offset + block.compressedSize - 4);
+      out.push(
+        block.fieldOffset,
+        block.fieldOffset + 8,
+        block.fieldOffset + 16,
+        block.offset,
+        block.offset + 2,
+        block.offset + block.compressedSize - 4,
+      );
     }
   }
   return out;

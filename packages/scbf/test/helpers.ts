@@ -7,12 +7,22 @@ import { openScbf } from '../src/read.js';
 import { deflateBlock } from '../src/zlib-node.js';
 import { type ColumnInput, encodeHead } from '../src/write.js';
 
-export const VECTORS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..', process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
+export const VECTORS = path.resolve(
+  path.dirname(new URL(import.meta.url).pathname),
+  '../../..',
+  process.env.BINSCOPE_VECTORS ?? '../shared/vectors',
+);
 export const SCBF_VECTORS = path.join(VECTORS, 'scbf');
 export const VECTORS_PRESENT = fs.existsSync(SCBF_VECTORS);
-if (!VECTORS_PRESENT) console.warn(`scbf tests: vectors skipped, no folder at ${SCBF_VECTORS} (set BINSCOPE_VECTORS)`);
+if (!VECTORS_PRESENT)
+  console.warn(`scbf tests: vectors skipped, no folder at ${SCBF_VECTORS} (set BINSCOPE_VECTORS)`);
 
-export function vectorCases(): { name: string; scbf: string; csv: string; expected: Record<string, unknown> }[] {
+export function vectorCases(): {
+  name: string;
+  scbf: string;
+  csv: string;
+  expected: Record<string, unknown>;
+}[] {
   if (!VECTORS_PRESENT) return [];
   return fs
     .readdirSync(SCBF_VECTORS, { withFileTypes: true })
@@ -21,7 +31,12 @@ export function vectorCases(): { name: string; scbf: string; csv: string; expect
       const dir = path.join(SCBF_VECTORS, d.name);
       const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8'));
       const scbf = fs.readdirSync(dir).find((f) => f.endsWith('.scbf'))!;
-      return { name: d.name, scbf: path.join(dir, scbf), csv: path.join(dir, expected.source_csv ?? ''), expected };
+      return {
+        name: d.name,
+        scbf: path.join(dir, scbf),
+        csv: path.join(dir, expected.source_csv ?? ''),
+        expected,
+      };
     });
 }
 
@@ -35,7 +50,10 @@ export function craft(
     columns.map((c, i) => ({
       name: c.name,
       type: c.type,
-      blocks: c.raw.map((r, j) => ({ uncompressedSize: r.byteLength, compressedSize: compressed[i][j].byteLength })),
+      blocks: c.raw.map((r, j) => ({
+        uncompressedSize: r.byteLength,
+        compressedSize: compressed[i][j].byteLength,
+      })),
     })),
     rows,
   );
@@ -68,7 +86,9 @@ export function setU64(bytes: Uint8Array, at: number, value: number): Uint8Array
 }
 
 /** Random tables: unicode, empty strings, int32 extremes, any finite double, zero rows. */
-export function tableArbitrary(options: { maxRows?: number; maxColumns?: number } = {}): fc.Arbitrary<ColumnInput[]> {
+export function tableArbitrary(
+  options: { maxRows?: number; maxColumns?: number } = {},
+): fc.Arbitrary<ColumnInput[]> {
   const maxRows = options.maxRows ?? 40;
   const text = fc.oneof(
     fc.string({ unit: 'grapheme', maxLength: 12 }),
@@ -78,21 +98,47 @@ export function tableArbitrary(options: { maxRows?: number; maxColumns?: number 
     fc.oneof(
       fc.record({
         type: fc.constant<ScbfType>('int32'),
-        values: fc.array(fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.constantFrom(-(2 ** 31), 2 ** 31 - 1, 0)), { minLength: rows, maxLength: rows }),
+        values: fc.array(
+          fc.oneof(
+            fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+            fc.constantFrom(-(2 ** 31), 2 ** 31 - 1, 0),
+          ),
+          { minLength: rows, maxLength: rows },
+        ),
       }),
       fc.record({
         type: fc.constant<ScbfType>('float64'),
-        values: fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 0, 88, 1e-5, 1.5e20, 5e-324)), { minLength: rows, maxLength: rows }),
+        values: fc.array(
+          fc.oneof(
+            fc.double({ noNaN: true, noDefaultInfinity: true }),
+            fc.constantFrom(-0, 0, 88, 1e-5, 1.5e20, 5e-324),
+          ),
+          { minLength: rows, maxLength: rows },
+        ),
       }),
-      fc.record({ type: fc.constant<ScbfType>('utf8'), values: fc.array(text, { minLength: rows, maxLength: rows }) }),
+      fc.record({
+        type: fc.constant<ScbfType>('utf8'),
+        values: fc.array(text, { minLength: rows, maxLength: rows }),
+      }),
     );
   return fc
-    .record({ rows: fc.oneof(fc.constant(0), fc.nat({ max: maxRows })), columns: fc.integer({ min: 1, max: options.maxColumns ?? 5 }) })
+    .record({
+      rows: fc.oneof(fc.constant(0), fc.nat({ max: maxRows })),
+      columns: fc.integer({ min: 1, max: options.maxColumns ?? 5 }),
+    })
     .chain(({ rows, columns }) =>
       fc.array(
-        fc.record({ name: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('id', '名前', 'a,b', '"q"', '')), col: column(rows) }),
+        fc.record({
+          name: fc.oneof(
+            fc.string({ unit: 'grapheme', maxLength: 8 }),
+            fc.constantFrom('id', '名前', 'a,b', '"q"', ''),
+          ),
+          col: column(rows),
+        }),
         { minLength: columns, maxLength: columns },
       ),
     )
-    .map((cols) => cols.map(({ name, col }) => ({ name, type: col.type, values: col.values }) as ColumnInput));
+    .map((cols) =>
+      cols.map(({ name, col }) => ({ name, type: col.type, values: col.values }) as ColumnInput),
+    );
 }

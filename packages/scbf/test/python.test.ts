@@ -53,22 +53,96 @@ describe('pyFloatRepr', () => {
   });
 });
 
+describe('canonical float fast path', () => {
+  it('agrees with repr() on texts of every shape', () => {
+    const slow = (text: string) => {
+      const v = Number(text);
+      return text !== '' && Number.isFinite(v) && pyFloatRepr(v) === text;
+    };
+    const texts = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => pyFloatRepr(x)),
+      fc
+        .tuple(fc.double({ min: -1e18, max: 1e18, noNaN: true }), fc.integer({ min: 0, max: 20 }))
+        .map(([x, k]) => x.toFixed(k)),
+      fc
+        .tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: 1, max: 21 }))
+        .map(([x, k]) => x.toPrecision(k)),
+      fc.stringMatching(/^-?[0-9]{1,18}\.[0-9]{1,18}$/),
+      fc.constantFrom(
+        '9999999999999999.0',
+        '1234567890123456.0',
+        '0.0001',
+        '0.00001',
+        '00.5',
+        '0.10',
+        '-0.0',
+        '1.',
+        '.5',
+        '1e5',
+      ),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(isCanonicalFloat(text), text).toBe(slow(text));
+      }),
+      { numRuns: 5000, seed: 4 },
+    );
+  });
+});
+
 describe('S7 inference', () => {
   it('int32: canonical decimal text in range only', () => {
-    for (const ok of ['0', '7', '-4', '2147483647', '-2147483648', '1234567890']) expect(isCanonicalInt32(ok), ok).toBe(true);
-    for (const bad of ['', '-0', '+1', '01', '00', '2147483648', '-2147483649', '1.0', ' 1', '1 ', '1e3', '0x10', '-', '99999999999']) {
+    for (const ok of ['0', '7', '-4', '2147483647', '-2147483648', '1234567890'])
+      expect(isCanonicalInt32(ok), ok).toBe(true);
+    for (const bad of [
+      '',
+      '-0',
+      '+1',
+      '01',
+      '00',
+      '2147483648',
+      '-2147483649',
+      '1.0',
+      ' 1',
+      '1 ',
+      '1e3',
+      '0x10',
+      '-',
+      '99999999999',
+    ]) {
       expect(isCanonicalInt32(bad), bad).toBe(false);
     }
     expect(canonicalInt32Value('-2147483648')).toBe(-2147483648);
   });
 
   it('int32 property: String(n) is canonical for every int32', () => {
-    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (n) => isCanonicalInt32(String(n))), { seed: 2 });
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (n) => isCanonicalInt32(String(n))),
+      { seed: 2 },
+    );
   });
 
   it('float64: only the repr text of a finite value', () => {
-    for (const ok of ['88.0', '1e-05', '-0.0', '1.5e+20', '0.1', '1234567.875', '5e-324']) expect(isCanonicalFloat(ok), ok).toBe(true);
-    for (const bad of ['88', '1e-5', '1.50', '0.10', '1.5E+20', 'inf', 'nan', 'NaN', 'Infinity', '', ' 1.5', '.5', '1.', '+1.5', '1e+16.0', '0x1p3']) {
+    for (const ok of ['88.0', '1e-05', '-0.0', '1.5e+20', '0.1', '1234567.875', '5e-324'])
+      expect(isCanonicalFloat(ok), ok).toBe(true);
+    for (const bad of [
+      '88',
+      '1e-5',
+      '1.50',
+      '0.10',
+      '1.5E+20',
+      'inf',
+      'nan',
+      'NaN',
+      'Infinity',
+      '',
+      ' 1.5',
+      '.5',
+      '1.',
+      '+1.5',
+      '1e+16.0',
+      '0x1p3',
+    ]) {
       expect(isCanonicalFloat(bad), bad).toBe(false);
     }
   });

@@ -58,7 +58,9 @@ describe('lazy reading', () => {
       return (t ^ (t >>> 14)) >>> 0;
     };
     const rows = 100_000;
-    const values = Array.from({ length: rows }, () => Array.from({ length: 8 }, () => random().toString(36)).join(''));
+    const values = Array.from({ length: rows }, () =>
+      Array.from({ length: 8 }, () => random().toString(36)).join(''),
+    );
     const bytes = await encodeScbf([{ name: 's', values }]);
     const source = new CountingSource(new MemorySource(bytes));
     const reader = await openScbf(source);
@@ -68,7 +70,9 @@ describe('lazy reading', () => {
     const head = [];
     for await (const row of reader.rows({ limit: 3 })) head.push(row.s);
     expect(head).toEqual(values.slice(0, 3));
-    expect(source.bytesRead).toBeLessThanOrEqual(reader.header.metaTableEnd + 12 + offsets.compressedSize + (1 << 20));
+    expect(source.bytesRead).toBeLessThanOrEqual(
+      reader.header.metaTableEnd + 12 + offsets.compressedSize + (1 << 20),
+    );
   });
 
   it('typed arrays, lazy strings, row ranges, column subsets and single values agree', async () => {
@@ -89,7 +93,9 @@ describe('lazy reading', () => {
     expect([...utf8.slice(10, 13)]).toEqual((input[1].values as string[]).slice(10, 13));
 
     const range = await reader.readColumn('id', { start: 100, end: 105 });
-    expect(Array.from(range as Int32Array)).toEqual(Array.from((input[0].values as Int32Array).slice(100, 105)));
+    expect(Array.from(range as Int32Array)).toEqual(
+      Array.from((input[0].values as Int32Array).slice(100, 105)),
+    );
     const strRange = (await reader.readColumn('name', { start: 2999, end: 5000 })) as Utf8Column;
     expect(strRange.toArray()).toEqual((input[1].values as string[]).slice(2999));
 
@@ -107,8 +113,16 @@ describe('lazy reading', () => {
     const input = table(20000);
     const reader = await openScbf(new MemorySource(await encodeScbf(input)));
     const got = [];
-    for await (const row of reader.rows({ offset: 12345, limit: 4, columns: ['score', 'name'], batchRows: 3 })) got.push(row);
-    expect(got).toEqual([12345, 12346, 12347, 12348].map((i) => ({ score: i / 3, name: input[1].values[i] })));
+    for await (const row of reader.rows({
+      offset: 12345,
+      limit: 4,
+      columns: ['score', 'name'],
+      batchRows: 3,
+    }))
+      got.push(row);
+    expect(got).toEqual(
+      [12345, 12346, 12347, 12348].map((i) => ({ score: i / 3, name: input[1].values[i] })),
+    );
     let total = 0;
     for await (const batch of reader.batches({ batchRows: 777 })) total += batch.length;
     expect(total).toBe(20000);
@@ -119,7 +133,11 @@ describe('lazy reading', () => {
 
   it('records() gives JSON-able rows (non-finite floats as strings)', async () => {
     const reader = await openScbf(
-      new MemorySource(await encodeScbf([{ name: 'f', values: Float64Array.from([Number.NaN, Number.POSITIVE_INFINITY, -0, 1.5]) }])),
+      new MemorySource(
+        await encodeScbf([
+          { name: 'f', values: Float64Array.from([Number.NaN, Number.POSITIVE_INFINITY, -0, 1.5]) },
+        ]),
+      ),
     );
     const out = [];
     for await (const r of scbfPlugin.records(reader as never, {})) out.push(r);

@@ -77,17 +77,27 @@ describe('validate: header (S1, S2)', () => {
     broken[12] = '['.charCodeAt(0);
     await expectDefect(broken, 'InvalidValue', 12);
     const text = '{"rows": []}';
-    const { head } = encodeHead([{ name: 'a', type: 'int32', blocks: [{ uncompressedSize: 0, compressedSize: 8 }] }], 0);
+    const { head } = encodeHead(
+      [{ name: 'a', type: 'int32', blocks: [{ uncompressedSize: 0, compressedSize: 8 }] }],
+      0,
+    );
     const reschema = rewriteSchema(new Uint8Array([...head, ...deflateBlock(new Uint8Array(0))]), text);
     await expectDefect(reschema, 'InvalidValue', 12);
   });
 
   it('SchemaMismatch when schema_json and the metadata table disagree (names, types, count)', async () => {
     const bytes = await sample();
-    const base = '{"columns": [{"name": "id", "type": "int32"}, {"name": "name", "type": "utf8"}, {"name": "score", "type": "float64"}]}';
+    const base =
+      '{"columns": [{"name": "id", "type": "int32"}, {"name": "name", "type": "utf8"}, {"name": "score", "type": "float64"}]}';
     await expectDefect(rewriteSchema(bytes, base.replace('"score"', '"scorf"')), 'SchemaMismatch');
     await expectDefect(rewriteSchema(bytes, base.replace('"float64"', '"int32"')), 'SchemaMismatch');
-    await expectDefect(rewriteSchema(bytes, '{"columns": [{"name": "id", "type": "int32"}, {"name": "name", "type": "utf8"}]}'), 'SchemaMismatch');
+    await expectDefect(
+      rewriteSchema(
+        bytes,
+        '{"columns": [{"name": "id", "type": "int32"}, {"name": "name", "type": "utf8"}]}',
+      ),
+      'SchemaMismatch',
+    );
     // Same content, another spelling: valid, with a warning (S2 is a writer rule).
     const compact = rewriteSchema(bytes, base.replace(/": /g, '":').replace(/, /g, ','));
     const report = await validateScbf(new MemorySource(compact));
@@ -136,8 +146,16 @@ describe('validate: metadata table and bounds (S1, A3, A4)', () => {
     const bytes = await sample();
     const { columns } = await fieldsOf(bytes);
     const score = columns[2].blocks[0];
-    await expectDefect(setU64(bytes, score.fieldOffset + 16, bytes.byteLength + 1), 'OutOfBounds', score.fieldOffset + 16);
-    await expectDefect(setU64(bytes, score.fieldOffset + 8, score.compressedSize + 100), 'Truncated', score.offset);
+    await expectDefect(
+      setU64(bytes, score.fieldOffset + 16, bytes.byteLength + 1),
+      'OutOfBounds',
+      score.fieldOffset + 16,
+    );
+    await expectDefect(
+      setU64(bytes, score.fieldOffset + 8, score.compressedSize + 100),
+      'Truncated',
+      score.offset,
+    );
     await expectDefect(bytes.slice(0, bytes.byteLength - 3), 'Truncated', score.offset);
     await expectDefect(setU64(bytes, score.fieldOffset + 16, 4), 'OutOfBounds', score.fieldOffset + 16);
   });
@@ -150,20 +168,37 @@ describe('validate: counts and sizes (S5)', () => {
     const countAt = columns[1].entryOffset + 3 + columns[1].nameLength;
     await expectDefect(setU64(bytes, countAt, 4), 'CountMismatch', countAt);
     await expectDefect(setU64(bytes, header.headerLength - 16, 4), 'CountMismatch');
-    await expectDefect(setU64(bytes, columns[0].blocks[0].fieldOffset, 16), 'CountMismatch', columns[0].blocks[0].fieldOffset);
-    await expectDefect(setU64(bytes, columns[1].blocks[0].fieldOffset, 12), 'CountMismatch', columns[1].blocks[0].fieldOffset);
+    await expectDefect(
+      setU64(bytes, columns[0].blocks[0].fieldOffset, 16),
+      'CountMismatch',
+      columns[0].blocks[0].fieldOffset,
+    );
+    await expectDefect(
+      setU64(bytes, columns[1].blocks[0].fieldOffset, 12),
+      'CountMismatch',
+      columns[1].blocks[0].fieldOffset,
+    );
   });
 
   it('CountMismatch without allocating for a declared size zlib cannot produce', async () => {
     const rows = 2 ** 40;
-    const { head } = encodeHead([{ name: 'a', type: 'int32', blocks: [{ uncompressedSize: rows * 4, compressedSize: 8 }] }], rows);
+    const { head } = encodeHead(
+      [{ name: 'a', type: 'int32', blocks: [{ uncompressedSize: rows * 4, compressedSize: 8 }] }],
+      rows,
+    );
     await expectDefect(new Uint8Array([...head, ...deflateBlock(new Uint8Array(0))]), 'CountMismatch');
   });
 
   it('CountMismatch when a block inflates to more or fewer bytes than declared', async () => {
-    const longer = craft([{ name: 'a', type: 'int32', raw: [u32s(1)], compressed: [deflateBlock(u32s(1, 2))] }], 1);
+    const longer = craft(
+      [{ name: 'a', type: 'int32', raw: [u32s(1)], compressed: [deflateBlock(u32s(1, 2))] }],
+      1,
+    );
     await expectDefect(longer, 'CountMismatch');
-    const shorter = craft([{ name: 'a', type: 'int32', raw: [u32s(1, 2)], compressed: [deflateBlock(u32s(1))] }], 2);
+    const shorter = craft(
+      [{ name: 'a', type: 'int32', raw: [u32s(1, 2)], compressed: [deflateBlock(u32s(1))] }],
+      2,
+    );
     await expectDefect(shorter, 'CountMismatch');
   });
 });
@@ -176,15 +211,28 @@ describe('validate: payload (S3, S4)', () => {
     const corrupt = bytes.slice();
     corrupt[block.offset + block.compressedSize - 1] ^= 0xff;
     await expectDefect(corrupt, 'DecompressError', block.offset);
-    await expectDefect(setU64(bytes, block.fieldOffset + 8, block.compressedSize - 4), 'DecompressError', block.offset);
-    const notZlib = craft([{ name: 'a', type: 'int32', raw: [u32s(1)], compressed: [enc.encode('hello')] }], 1);
+    await expectDefect(
+      setU64(bytes, block.fieldOffset + 8, block.compressedSize - 4),
+      'DecompressError',
+      block.offset,
+    );
+    const notZlib = craft(
+      [{ name: 'a', type: 'int32', raw: [u32s(1)], compressed: [enc.encode('hello')] }],
+      1,
+    );
     await expectDefect(notZlib, 'DecompressError');
   });
 
   it('utf8 offsets: InvalidValue when not starting at 0 or decreasing, OutOfBounds past the strings', async () => {
     const strings = enc.encode('abcd');
-    await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(1, 2, 4), strings] }], 2), 'InvalidValue');
-    await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 3, 2, 4), strings] }], 3), 'InvalidValue');
+    await expectDefect(
+      craft([{ name: 's', type: 'utf8', raw: [u32s(1, 2, 4), strings] }], 2),
+      'InvalidValue',
+    );
+    await expectDefect(
+      craft([{ name: 's', type: 'utf8', raw: [u32s(0, 3, 2, 4), strings] }], 3),
+      'InvalidValue',
+    );
     await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 9, 4), strings] }], 2), 'OutOfBounds');
   });
 
@@ -194,13 +242,23 @@ describe('validate: payload (S3, S4)', () => {
     const { columns } = await fieldsOf(good);
     const [offsets, stringsBlock] = columns[0].blocks;
     // Upstream stores the offsets block's offset in str_uncomp_size.
-    await expectDefect(setU64(good, stringsBlock.fieldOffset, offsets.offset), 'CountMismatch', stringsBlock.fieldOffset);
-    await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 2, 5), strings] }], 2), 'CountMismatch');
+    await expectDefect(
+      setU64(good, stringsBlock.fieldOffset, offsets.offset),
+      'CountMismatch',
+      stringsBlock.fieldOffset,
+    );
+    await expectDefect(
+      craft([{ name: 's', type: 'utf8', raw: [u32s(0, 2, 5), strings] }], 2),
+      'CountMismatch',
+    );
   });
 
   it('InvalidValue for a string that is not UTF-8', async () => {
     const strings = new Uint8Array([0x61, 0xc3, 0x28, 0x62]);
-    await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 1, 4), strings] }], 2), 'InvalidValue');
+    await expectDefect(
+      craft([{ name: 's', type: 'utf8', raw: [u32s(0, 1, 4), strings] }], 2),
+      'InvalidValue',
+    );
     // A boundary through a multi-byte character makes both values invalid.
     const split = enc.encode('é');
     await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 1, 2), split] }], 2), 'InvalidValue');
@@ -226,15 +284,24 @@ describe('validate: order and layout', () => {
     const sRaw = [u32s(0, 1, 3), enc.encode('xyz')];
     const blocks = [deflateBlock(a), ...sRaw.map((r) => deflateBlock(r))];
     const plan = [
-      { name: 'a', type: 'int32' as const, blocks: [{ uncompressedSize: 8, compressedSize: blocks[0].byteLength }] },
+      {
+        name: 'a',
+        type: 'int32' as const,
+        blocks: [{ uncompressedSize: 8, compressedSize: blocks[0].byteLength }],
+      },
       {
         name: 's',
         type: 'utf8' as const,
-        blocks: sRaw.map((r, i) => ({ uncompressedSize: r.byteLength, compressedSize: blocks[i + 1].byteLength })),
+        blocks: sRaw.map((r, i) => ({
+          uncompressedSize: r.byteLength,
+          compressedSize: blocks[i + 1].byteLength,
+        })),
       },
     ];
     const { head } = encodeHead(plan, 2);
-    const { header, columns } = await fieldsOf(new Uint8Array([...head, ...blocks.flat().flatMap((b) => [...b])]));
+    const { header, columns } = await fieldsOf(
+      new Uint8Array([...head, ...blocks.flat().flatMap((b) => [...b])]),
+    );
     const headerBytes = head.subarray(0, header.headerLength);
     const table = head.slice(header.headerLength);
     const dataStart = header.headerLength;
@@ -251,8 +318,10 @@ describe('validate: order and layout', () => {
     file.set(table, at);
     const view = new DataView(file.buffer);
     view.setUint32(header.headerLength - 8, at, true);
-    const fields = [columns[0].blocks[0], ...columns[1].blocks].map((b) => b.fieldOffset - header.headerLength + at);
-    fields.forEach((f, i) => view.setUint32(f + 16, placed[i], true));
+    const fields = [columns[0].blocks[0], ...columns[1].blocks].map(
+      (b) => b.fieldOffset - header.headerLength + at,
+    );
+    for (const [i, f] of fields.entries()) view.setUint32(f + 16, placed[i], true);
     const report = await validateScbf(new MemorySource(file));
     expect(report.errors).toEqual([]);
     const reader = await openScbf(new MemorySource(file));

@@ -20,7 +20,8 @@ describe('programmatic writer', () => {
           const values = await reader.readColumn(i);
           const got = values instanceof Utf8Column ? values.toArray() : Array.from(values);
           expect(got.length).toBe(column.values.length);
-          got.forEach((v, j) => expect(Object.is(v, column.values[j]), `${column.name}[${j}]`).toBe(true));
+          for (const [j, v] of got.entries())
+            expect(Object.is(v, column.values[j]), `${column.name}[${j}]`).toBe(true);
         }
         const report = await validateScbf(new MemorySource(bytes));
         expect(report.errors).toEqual([]);
@@ -46,15 +47,22 @@ describe('programmatic writer', () => {
       }
     }
     expect(at).toBe(bytes.byteLength);
-    expect(reader.header.schemaJson).toBe('{"columns": [{"name": "a", "type": "int32"}, {"name": "b", "type": "utf8"}, {"name": "c", "type": "float64"}]}');
+    expect(reader.header.schemaJson).toBe(
+      '{"columns": [{"name": "a", "type": "int32"}, {"name": "b", "type": "utf8"}, {"name": "c", "type": "float64"}]}',
+    );
   });
 
   it('writes empty blocks as the S3 bytes and zero-row columns as utf8 unless typed', async () => {
-    const bytes = await encodeScbf([{ name: 'e', values: [] }, { name: 'n', type: 'int32', values: [] }]);
+    const bytes = await encodeScbf([
+      { name: 'e', values: [] },
+      { name: 'n', type: 'int32', values: [] },
+    ]);
     const reader = await openScbf(new MemorySource(bytes));
     expect(reader.columns.map((c) => c.type)).toEqual(['utf8', 'int32']);
     const strings = reader.column('e').blocks[1];
-    expect(Array.from(bytes.subarray(strings.offset, strings.offset + strings.compressedSize))).toEqual(EMPTY_BLOCK);
+    expect(Array.from(bytes.subarray(strings.offset, strings.offset + strings.compressedSize))).toEqual(
+      EMPTY_BLOCK,
+    );
     expect(reader.column('e').blocks[0].uncompressedSize).toBe(4); // one offset: 0
   });
 
@@ -79,17 +87,28 @@ describe('programmatic writer', () => {
     const out = [];
     for await (const row of reader.rows()) out.push(row);
     expect(out).toEqual(rows);
-    expect(() => columnsFromRows([{ a: 1 }, {} as { a: number }])).toThrow(/row 1 has no value for column "a"/);
+    expect(() => columnsFromRows([{ a: 1 }, {} as { a: number }])).toThrow(
+      /row 1 has no value for column "a"/,
+    );
   });
 
   it('refuses what the file cannot hold exactly', async () => {
-    await expect(encodeScbf([{ name: 'a', values: [1] }, { name: 'b', values: [1, 2] }])).rejects.toMatchObject({ code: 'CountMismatch' });
+    await expect(
+      encodeScbf([
+        { name: 'a', values: [1] },
+        { name: 'b', values: [1, 2] },
+      ]),
+    ).rejects.toMatchObject({ code: 'CountMismatch' });
     await expect(encodeScbf([{ name: 'a', type: 'int32', values: [1.5] }])).rejects.toThrow(/not an int32/);
-    await expect(encodeScbf([{ name: 'a', type: 'int32', values: [2 ** 31] }])).rejects.toThrow(/not an int32/);
+    await expect(encodeScbf([{ name: 'a', type: 'int32', values: [2 ** 31] }])).rejects.toThrow(
+      /not an int32/,
+    );
     await expect(encodeScbf([{ name: 'a', values: ['\ud800'] }])).rejects.toThrow(/lone surrogate/);
     await expect(encodeScbf([{ name: '\udc00', values: ['x'] }])).rejects.toThrow(/lone surrogate/);
     await expect(encodeScbf([{ name: 'x'.repeat(70000), values: ['x'] }])).rejects.toThrow(/65535/);
-    await expect(encodeScbf([{ name: 'a', type: 'utf8', values: [1] as unknown as string[] }])).rejects.toThrow(/not a string/);
+    await expect(
+      encodeScbf([{ name: 'a', type: 'utf8', values: [1] as unknown as string[] }]),
+    ).rejects.toThrow(/not a string/);
   });
 
   it('writes into any ByteSink', async () => {

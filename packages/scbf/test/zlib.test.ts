@@ -38,24 +38,29 @@ describe('zlib back ends', () => {
 
   it('agree on corrupt, truncated, too-long and short streams', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 3000 }), fc.nat(), fc.nat({ max: 7 }), (data, at, bit) => {
-        const deflated = node.deflateBlock(data);
-        const flipped = deflated.slice();
-        flipped[at % flipped.length] ^= 1 << bit;
-        const cases: [Uint8Array, number][] = [
-          [flipped, data.byteLength],
-          [deflated.subarray(0, at % deflated.length), data.byteLength],
-          [deflated, data.byteLength - 1], // declared too small
-          [deflated, data.byteLength + 1], // declared too large: comes back short
-        ];
-        for (const [input, size] of cases) {
-          const a = node.inflateBlock(input, size);
-          const b = browser.inflateBlock(input, size);
-          expect(a.ok, `ok for size ${size}`).toBe(b.ok);
-          if (a.ok && b.ok) expect(Buffer.from(a.bytes).equals(Buffer.from(b.bytes))).toBe(true);
-          if (!a.ok && !b.ok) expect(a.reason).toBe(b.reason);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 3000 }),
+        fc.nat(),
+        fc.nat({ max: 7 }),
+        (data, at, bit) => {
+          const deflated = node.deflateBlock(data);
+          const flipped = deflated.slice();
+          flipped[at % flipped.length] ^= 1 << bit;
+          const cases: [Uint8Array, number][] = [
+            [flipped, data.byteLength],
+            [deflated.subarray(0, at % deflated.length), data.byteLength],
+            [deflated, data.byteLength - 1], // declared too small
+            [deflated, data.byteLength + 1], // declared too large: comes back short
+          ];
+          for (const [input, size] of cases) {
+            const a = node.inflateBlock(input, size);
+            const b = browser.inflateBlock(input, size);
+            expect(a.ok, `ok for size ${size}`).toBe(b.ok);
+            if (a.ok && b.ok) expect(Buffer.from(a.bytes).equals(Buffer.from(b.bytes))).toBe(true);
+            if (!a.ok && !b.ok) expect(a.reason).toBe(b.reason);
+          }
+        },
+      ),
       { numRuns: 300, seed: 12 },
     );
   });

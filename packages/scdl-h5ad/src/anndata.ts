@@ -175,17 +175,30 @@ export class AnnDataFile {
       const shape = entity.shape ?? [];
       const dtype = elementType(entity.metadata);
       if (shape.length !== 2 || dtype === undefined) {
-        throw fail('UnsupportedFeature', this.name, `${path}: a ${shape.length}-D ${entity.dtype} dataset is not a matrix`);
+        throw fail(
+          'UnsupportedFeature',
+          this.name,
+          `${path}: a ${shape.length}-D ${entity.dtype} dataset is not a matrix`,
+        );
       }
       return { kind: 'dense', path, rows: shape[0], cols: shape[1], dtype, dataset: entity };
     }
     const encoding = readStringAttr(entity, 'encoding-type') ?? readStringAttr(entity, 'h5sparse_format');
-    const layout = encoding === 'csr_matrix' || encoding === 'csr' ? 'csr' : encoding === 'csc_matrix' || encoding === 'csc' ? 'csc' : undefined;
+    const layout =
+      encoding === 'csr_matrix' || encoding === 'csr'
+        ? 'csr'
+        : encoding === 'csc_matrix' || encoding === 'csc'
+          ? 'csc'
+          : undefined;
     if (!layout) {
-      throw fail('UnsupportedFeature', this.name, `${path}: matrix encoding "${encoding ?? 'none'}" is not csr_matrix, csc_matrix or dense`);
+      throw fail(
+        'UnsupportedFeature',
+        this.name,
+        `${path}: matrix encoding "${encoding ?? 'none'}" is not csr_matrix, csc_matrix or dense`,
+      );
     }
     const shape = readShapeAttr(entity, 'shape') ?? readShapeAttr(entity, 'h5sparse_shape');
-    if (!shape || shape.length !== 2) throw fail('InvalidValue', this.name, `${path}: missing or bad shape attribute`);
+    if (shape?.length !== 2) throw fail('InvalidValue', this.name, `${path}: missing or bad shape attribute`);
     const part = (name: string) => {
       const ds = child(entity, name);
       if (!isDataset(ds)) throw fail('InvalidValue', this.name, `${path}/${name}: missing`);
@@ -209,16 +222,25 @@ export class AnnDataFile {
     const [rows, cols] = shape;
     const major = layout === 'csr' ? rows : cols;
     if (length(indptr.ds) !== major + 1) {
-      throw fail('CountMismatch', this.name, `${path}/indptr: ${length(indptr.ds)} entries, expected ${major + 1} for shape ${rows}×${cols}`);
+      throw fail(
+        'CountMismatch',
+        this.name,
+        `${path}/indptr: ${length(indptr.ds)} entries, expected ${major + 1} for shape ${rows}×${cols}`,
+      );
     }
     const nnz = length(data.ds);
     if (length(indices.ds) !== nnz) {
-      throw fail('CountMismatch', this.name, `${path}: indices has ${length(indices.ds)} entries but data has ${nnz}`);
+      throw fail(
+        'CountMismatch',
+        this.name,
+        `${path}: indices has ${length(indices.ds)} entries but data has ${nnz}`,
+      );
     }
     const first = this.integers(indptr.ds, indptr.type, 0, 1)[0] ?? 0;
     const last = this.integers(indptr.ds, indptr.type, major, major + 1)[0] ?? 0;
     if (first !== 0) throw fail('InvalidValue', this.name, `${path}/indptr starts at ${first}, not 0`);
-    if (last !== nnz) throw fail('CountMismatch', this.name, `${path}/indptr ends at ${last} but data has ${nnz} entries`);
+    if (last !== nnz)
+      throw fail('CountMismatch', this.name, `${path}/indptr ends at ${last} but data has ${nnz} entries`);
     return {
       kind: 'sparse',
       layout,
@@ -292,11 +314,17 @@ export class AnnDataFile {
     const entity = this.entity(name);
     if (entity === undefined) throw fail('InvalidValue', this.name, `/${name}: missing`);
     if (!isGroup(entity)) {
-      throw fail('UnsupportedFeature', this.name, `/${name}: a compound-dataset dataframe (anndata < 0.7) is not supported`);
+      throw fail(
+        'UnsupportedFeature',
+        this.name,
+        `/${name}: a compound-dataset dataframe (anndata < 0.7) is not supported`,
+      );
     }
-    const indexName = readStringAttr(entity, '_index') ?? (entity.keys().includes('_index') ? '_index' : 'index');
+    const indexName =
+      readStringAttr(entity, '_index') ?? (entity.keys().includes('_index') ? '_index' : 'index');
     const indexEntity = child(entity, indexName);
-    if (!isDataset(indexEntity)) throw fail('InvalidValue', this.name, `/${name}/${indexName}: index missing`);
+    if (!isDataset(indexEntity))
+      throw fail('InvalidValue', this.name, `/${name}/${indexName}: index missing`);
     const rows = length(indexEntity);
     const order =
       readStringListAttr(entity, 'column-order') ??
@@ -307,7 +335,11 @@ export class AnnDataFile {
     const columns = order.map((col) => {
       const column = this.column(entity, col, `/${name}`);
       if (column.values.length !== rows) {
-        throw fail('CountMismatch', this.name, `/${name}/${col}: ${column.values.length} values, index has ${rows}`);
+        throw fail(
+          'CountMismatch',
+          this.name,
+          `/${name}/${col}: ${column.values.length} values, index has ${rows}`,
+        );
       }
       return column;
     });
@@ -319,7 +351,9 @@ export class AnnDataFile {
     const entity = this.entity(name);
     if (!isGroup(entity)) return [];
     const indexName = readStringAttr(entity, '_index') ?? '_index';
-    const order = readStringListAttr(entity, 'column-order') ?? entity.keys().filter((k) => k !== indexName && k !== '__categories');
+    const order =
+      readStringListAttr(entity, 'column-order') ??
+      entity.keys().filter((k) => k !== indexName && k !== '__categories');
     return order.map((col) => {
       try {
         return { name: col, type: this.columnType(entity, col) };
@@ -359,25 +393,41 @@ export class AnnDataFile {
       if (encoding === 'categorical') {
         const categories = child(entity, 'categories');
         const codes = child(entity, 'codes');
-        if (!isDataset(categories) || !isDataset(codes)) throw fail('InvalidValue', this.name, `${path}: categorical without categories/codes`);
+        if (!isDataset(categories) || !isDataset(codes))
+          throw fail('InvalidValue', this.name, `${path}: categorical without categories/codes`);
         return this.categorical(name, path, categories, codes);
       }
-      if (encoding === 'nullable-integer' || encoding === 'nullable-boolean' || encoding === 'nullable-string-array') {
+      if (
+        encoding === 'nullable-integer' ||
+        encoding === 'nullable-boolean' ||
+        encoding === 'nullable-string-array'
+      ) {
         const values = child(entity, 'values');
         const mask = child(entity, 'mask');
-        if (!isDataset(values) || !isDataset(mask)) throw fail('InvalidValue', this.name, `${path}: ${encoding} without values/mask`);
+        if (!isDataset(values) || !isDataset(mask))
+          throw fail('InvalidValue', this.name, `${path}: ${encoding} without values/mask`);
         const decoded = this.plain(name, `${path}/values`, values);
         const missing = this.plain('mask', `${path}/mask`, mask).values;
-        if (missing.length !== decoded.values.length) throw fail('CountMismatch', this.name, `${path}: mask and values differ in length`);
+        if (missing.length !== decoded.values.length)
+          throw fail('CountMismatch', this.name, `${path}: mask and values differ in length`);
         const out = decoded.values.map((v, i) => (missing[i] ? null : v));
         // pandas' masked arrays reach pyarrow as object arrays: integers become int64.
         if (encoding === 'nullable-integer') {
-          return { name, type: 'int64', values: out.map((v) => (v === null ? null : BigInt(v as number | bigint))) };
+          return {
+            name,
+            type: 'int64',
+            values: out.map((v) => (v === null ? null : BigInt(v as number | bigint))),
+          };
         }
-        if (encoding === 'nullable-boolean') return { name, type: 'bool', values: out.map((v) => (v === null ? null : Boolean(v))) };
+        if (encoding === 'nullable-boolean')
+          return { name, type: 'bool', values: out.map((v) => (v === null ? null : Boolean(v))) };
         return { name, type: 'string', values: out };
       }
-      throw fail('UnsupportedFeature', this.name, `${path}: column encoding "${encoding ?? 'none'}" is not supported`);
+      throw fail(
+        'UnsupportedFeature',
+        this.name,
+        `${path}: column encoding "${encoding ?? 'none'}" is not supported`,
+      );
     }
     const categoriesRef = readAttr(entity, 'categories');
     if (categoriesRef !== undefined) {
@@ -389,7 +439,8 @@ export class AnnDataFile {
       } catch {
         categories = undefined;
       }
-      if (!isDataset(categories)) throw fail('InvalidValue', this.name, `${path}: categories reference does not resolve`);
+      if (!isDataset(categories))
+        throw fail('InvalidValue', this.name, `${path}: categories reference does not resolve`);
       return this.categorical(name, path, categories, entity);
     }
     return this.plain(name, path, entity);
@@ -411,7 +462,12 @@ export class AnnDataFile {
         const code = codes[i];
         if (code === -1) values[start + i] = null;
         else if (code >= 0 && code < cats.length) values[start + i] = cats[code];
-        else throw fail('OutOfBounds', this.name, `${path}/codes[${start + i}] = ${code}: no such category (${cats.length})`);
+        else
+          throw fail(
+            'OutOfBounds',
+            this.name,
+            `${path}/codes[${start + i}] = ${code}: no such category (${cats.length})`,
+          );
       }
     }
     if (categories.type === 'string') return { name, type: 'string', values };
@@ -432,14 +488,17 @@ export class AnnDataFile {
       const values: string[] = [];
       for (let start = 0; start < count; start += STRING_WINDOW) {
         const end = Math.min(count, start + STRING_WINDOW);
-        const chunk = shape.length === 0 ? [String(ds.value)] : readStrings(this.lib, this.name, ds, start, end);
+        const chunk =
+          shape.length === 0 ? [String(ds.value)] : readStrings(this.lib, this.name, ds, start, end);
         for (const s of chunk) values.push(s);
       }
       return { name, type: 'string', values };
     }
-    if (isReferenceType(ds.metadata)) throw fail('UnsupportedFeature', this.name, `${path}: reference column`);
+    if (isReferenceType(ds.metadata))
+      throw fail('UnsupportedFeature', this.name, `${path}: reference column`);
     const type = elementType(ds.metadata);
-    if (type === undefined) throw fail('UnsupportedFeature', this.name, `${path}: unsupported element type ${ds.dtype}`);
+    if (type === undefined)
+      throw fail('UnsupportedFeature', this.name, `${path}: unsupported element type ${ds.dtype}`);
     const columnType = numericColumnType(type);
     const values: Column['values'] = new Array(count);
     const window = Math.max(1, Math.floor(NUMERIC_WINDOW / ELEMENT_SIZE[type]));
@@ -459,7 +518,13 @@ export class AnnDataFile {
     const describe = (m: Matrix | undefined): MatrixSummary | undefined =>
       m === undefined
         ? undefined
-        : { layout: m.kind === 'dense' ? 'dense' : m.layout, rows: m.rows, cols: m.cols, nnz: m.kind === 'dense' ? m.rows * m.cols : m.nnz, dtype: m.dtype };
+        : {
+            layout: m.kind === 'dense' ? 'dense' : m.layout,
+            rows: m.rows,
+            cols: m.cols,
+            nnz: m.kind === 'dense' ? m.rows * m.cols : m.nnz,
+            dtype: m.dtype,
+          };
     const safe = <T>(f: () => T): T | undefined => {
       try {
         return f();

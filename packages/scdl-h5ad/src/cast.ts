@@ -17,11 +17,19 @@ export const OUTPUT_TYPE: Record<DataDtype, OutputType> = {
   uint64: 'u64',
 };
 
-export const OUTPUT_SIZE: Record<OutputType, number> = { u8: 1, u16: 2, u32: 4, u64: 8, f16: 2, f32: 4, f64: 8 };
+export const OUTPUT_SIZE: Record<OutputType, number> = {
+  u8: 1,
+  u16: 2,
+  u32: 4,
+  u64: 8,
+  f16: 2,
+  f32: 4,
+  f64: 8,
+};
 
 const TWO_32 = 4294967296;
-const TWO_63 = 9223372036854775808;
-const TWO_64 = 18446744073709551616;
+const TWO_63 = 2 ** 63;
+const TWO_64 = 2 ** 64;
 
 /**
  * Elements as JS numbers (or a typed array that converts to them exactly). 64-bit integers
@@ -82,23 +90,34 @@ const isSigned = (t: ElementType) => t === 'i8' || t === 'i16' || t === 'i32' ||
  * zero and wraps like C's conversion through a 32-bit (u8, u16) or 64-bit (u32) register, NaN
  * and out-of-range values giving 0 (2^63 for u64); integer → unsigned wraps modulo 2^bits.
  */
-export function castElements(bytes: Uint8Array, from: ElementType, to: OutputType): Uint8Array {
+export function castElements(
+  bytes: Uint8Array,
+  from: ElementType,
+  to: OutputType,
+  into?: ArrayBuffer,
+): Uint8Array {
   const fromSize = from === 'bool' ? 1 : sizeOf(from);
   const count = Math.floor(bytes.byteLength / fromSize);
   const src = aligned(bytes, fromSize);
-  // Same bytes: an owned copy unless `bytes` already owns its whole buffer (views into wasm memory die).
-  if (sameLayout(from, to)) return src.byteOffset === 0 && src.buffer.byteLength === count * fromSize ? src : src.slice(0, count * fromSize);
-  const out = new Uint8Array(count * OUTPUT_SIZE[to]);
-  const outBuffer = out.buffer;
+  const outBytes = count * OUTPUT_SIZE[to];
+  // The result never aliases `bytes` (they may be a view into wasm memory that dies next).
+  const out =
+    into && into.byteLength >= outBytes ? new Uint8Array(into, 0, outBytes) : new Uint8Array(outBytes);
+  if (sameLayout(from, to)) {
+    out.set(src.subarray(0, outBytes));
+    return out;
+  }
+  const outBuffer = out.buffer as ArrayBuffer;
   switch (to) {
     case 'f32':
     case 'f64': {
-      const target = to === 'f32' ? new Float32Array(outBuffer) : new Float64Array(outBuffer);
+      const target =
+        to === 'f32' ? new Float32Array(outBuffer, 0, count) : new Float64Array(outBuffer, 0, count);
       target.set(asNumbers(src, from, count));
       return out;
     }
     case 'f16': {
-      const target = new Uint16Array(outBuffer);
+      const target = new Uint16Array(outBuffer, 0, count);
       const values = asNumbers(src, from, count);
       for (let i = 0; i < count; i++) target[i] = toFloat16Bits(values[i]);
       return out;
@@ -107,7 +126,11 @@ export function castElements(bytes: Uint8Array, from: ElementType, to: OutputTyp
     case 'u16':
     case 'u32': {
       const target =
-        to === 'u8' ? new Uint8Array(outBuffer) : to === 'u16' ? new Uint16Array(outBuffer) : new Uint32Array(outBuffer);
+        to === 'u8'
+          ? new Uint8Array(outBuffer, 0, count)
+          : to === 'u16'
+            ? new Uint16Array(outBuffer, 0, count)
+            : new Uint32Array(outBuffer, 0, count);
       if (from === 'i64' || from === 'u64') {
         // Integer narrowing keeps the low bits: the low 32-bit word of each element.
         const words = new Uint32Array(src.buffer as ArrayBuffer, src.byteOffset, count * 2);
@@ -136,7 +159,7 @@ export function castElements(bytes: Uint8Array, from: ElementType, to: OutputTyp
       return out;
     }
     case 'u64': {
-      const words = new Uint32Array(outBuffer);
+      const words = new Uint32Array(outBuffer, 0, count * 2);
       if (!isFloat(from)) {
         const values = asNumbers(src, from, count);
         const signed = isSigned(from);
@@ -155,7 +178,13 @@ export function castElements(bytes: Uint8Array, from: ElementType, to: OutputTyp
 }
 
 function sizeOf(t: ElementType): number {
-  return t === 'u8' || t === 'i8' || t === 'bool' ? 1 : t === 'u16' || t === 'i16' || t === 'f16' ? 2 : t === 'u32' || t === 'i32' || t === 'f32' ? 4 : 8;
+  return t === 'u8' || t === 'i8' || t === 'bool'
+    ? 1
+    : t === 'u16' || t === 'i16' || t === 'f16'
+      ? 2
+      : t === 'u32' || t === 'i32' || t === 'f32'
+        ? 4
+        : 8;
 }
 
 function sameLayout(from: ElementType, to: OutputType): boolean {
@@ -224,7 +253,13 @@ export function toFloat16Bits(value: number): number {
  * How many elements the cast changed by more than `tolerance` (upstream warns when the cast
  * data is not `allclose` to the source). Integer widenings and float32 → float32 never change.
  */
-export function countChanged(source: Uint8Array, from: ElementType, cast: Uint8Array, to: OutputType, tolerance: number): number {
+export function countChanged(
+  source: Uint8Array,
+  from: ElementType,
+  cast: Uint8Array,
+  to: OutputType,
+  tolerance: number,
+): number {
   if (losslessCast(from, to)) return 0;
   const count = Math.floor(cast.byteLength / OUTPUT_SIZE[to]);
   const before = asNumbers(aligned(source, from === 'bool' ? 1 : sizeOf(from)), from, count);
@@ -233,7 +268,7 @@ export function countChanged(source: Uint8Array, from: ElementType, cast: Uint8A
   for (let i = 0; i < count; i++) {
     const a = before[i];
     const b = after[i];
-    if (a === b || (a !== a && b !== b)) continue;
+    if (a === b || (Number.isNaN(a) && Number.isNaN(b))) continue;
     if (!(Math.abs(a - b) <= tolerance)) changed++;
   }
   return changed;

@@ -1,16 +1,39 @@
-import { FormatError, float16ToNumber, type ProgressCallback, throwIfAborted } from '@binscope/core';
-import type {
-  CsrChunk,
-  FeatureBlock,
-  FeatureColumn,
-  FeatureIndices,
-  NeighborGraph,
-  ScdlIndexDType,
-  ScdlWriteOptions,
-  ScdlWriteResult,
+import {
+  FormatError,
+  float16ToNumber,
+  isFormatError,
+  type ProgressCallback,
+  throwIfAborted,
+} from '@binscope/core';
+import {
+  type CsrChunk,
+  type FeatureBlock,
+  type FeatureColumn,
+  type FeatureIndices,
+  type NeighborGraph,
+  type ScdlIndexDType,
+  type ScdlWriteOptions,
+  type ScdlWriteResult,
+  smallestUnsignedDType,
 } from '@binscope/scdl';
-import type { AnnDataFile, Column, ColumnType, DataFrame, DenseMatrix, Matrix, SparseMatrix } from './anndata.js';
-import { castElements, countChanged, DATA_DTYPES, type DataDtype, OUTPUT_SIZE, OUTPUT_TYPE, type OutputType } from './cast.js';
+import type {
+  AnnDataFile,
+  Column,
+  ColumnType,
+  DataFrame,
+  DenseMatrix,
+  Matrix,
+  SparseMatrix,
+} from './anndata.js';
+import {
+  castElements,
+  countChanged,
+  DATA_DTYPES,
+  type DataDtype,
+  OUTPUT_SIZE,
+  OUTPUT_TYPE,
+  type OutputType,
+} from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
 
 /** Upstream's defaults (bionemo-scdl SingleCellMemMapDataset). */
@@ -53,7 +76,14 @@ export interface ConversionInput {
 
 export interface ConversionResult extends ScdlWriteResult {
   /** Per input: its label, the matrix used, rows and stored entries. */
-  inputs: { label: string; matrix: string; layout: 'csr' | 'csc' | 'dense'; rows: number; cols: number; nnz: number }[];
+  inputs: {
+    label: string;
+    matrix: string;
+    layout: 'csr' | 'csc' | 'dense';
+    rows: number;
+    cols: number;
+    nnz: number;
+  }[];
   warnings: string[];
 }
 
@@ -62,11 +92,27 @@ export interface ArchiveWriterLike {
   appendRows(chunk: CsrChunk): Promise<void>;
   finish(features?: FeatureIndices): Promise<ScdlWriteResult>;
   abort(): Promise<void>;
+  /**
+   * True when a chunk's arrays are fully consumed (written or copied) once `appendRows`
+   * resolves, so the converter may reuse their buffers for the next chunk (fewer
+   * allocations and page faults). The Node archive writer and MemoryArchiveSink qualify.
+   */
+  readonly reusesChunkBuffers?: boolean;
+  /**
+   * True when `appendRows` rejects a column index outside [0, numCols) itself, as
+   * `ScdlWriter` does: an input as wide as the archive then hands its indices over
+   * unchecked and unconverted, and the writer's one pass checks and narrows them.
+   */
+  readonly checksColumnIndices?: boolean;
 }
 
 export type WriterFactory = (options: ScdlWriteOptions) => Promise<ArchiveWriterLike> | ArchiveWriterLike;
 
-function error(code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds' | 'UnsupportedFeature', file: string | undefined, message: string) {
+function error(
+  code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds' | 'UnsupportedFeature',
+  file: string | undefined,
+  message: string,
+) {
   return new FormatError(code, message, { file, format: 'h5ad' });
 }
 
@@ -75,13 +121,6 @@ export function checkDataDtype(dtype: string): DataDtype {
     throw error('InvalidValue', undefined, `data dtype "${dtype}" is not one of ${DATA_DTYPES.join(', ')}`);
   }
   return dtype as DataDtype;
-}
-
-function smallestUnsigned(max: number): ScdlIndexDType {
-  if (max <= 0xff) return 'uint8';
-  if (max <= 0xffff) return 'uint16';
-  if (max <= 0xffffffff) return 'uint32';
-  return 'uint64';
 }
 
 interface PlannedInput {
@@ -128,21 +167,37 @@ export async function convertAnnData(
   for (const input of inputs) {
     throwIfAborted(options.signal);
     const { label } = input;
-    options.onProgress?.({ phase: `reading tables of ${label}`, done: planned.length, total: inputs.length, unit: 'items' });
+    options.onProgress?.({
+      phase: `reading tables of ${label}`,
+      done: planned.length,
+      total: inputs.length,
+      unit: 'items',
+    });
     planned.push(
       await withFile(input, (file) => {
         const matrix = pickMatrix(file, label, options.useX === true, warn);
         const varFrame = file.dataframe('var');
         const obsFrame = file.dataframe('obs');
         if (obsFrame.rows !== matrix.rows) {
-          throw error('CountMismatch', file.name, `obs has ${obsFrame.rows} rows but ${matrix.path} has ${matrix.rows}`);
+          throw error(
+            'CountMismatch',
+            file.name,
+            `obs has ${obsFrame.rows} rows but ${matrix.path} has ${matrix.rows}`,
+          );
         }
         if (varFrame.rows !== matrix.cols) {
-          warn(`${label}: var has ${varFrame.rows} rows but ${matrix.path} has ${matrix.cols} columns; var is stored as upstream does`);
+          warn(
+            `${label}: var has ${varFrame.rows} rows but ${matrix.path} has ${matrix.cols} columns; var is stored as upstream does`,
+          );
         }
         appendVarBlock(varBlocks, featureColumns(varFrame, VAR_INDEX_COLUMN), matrix.rows, label);
         appendObsBlock(obsBlocks, featureColumns(obsFrame, OBS_INDEX_COLUMN), obsFrame.rows, label);
-        return { input, rows: matrix.rows, cols: matrix.cols, nnz: matrix.kind === 'sparse' ? matrix.nnz : undefined };
+        return {
+          input,
+          rows: matrix.rows,
+          cols: matrix.cols,
+          nnz: matrix.kind === 'sparse' ? matrix.nnz : undefined,
+        };
       }),
     );
   }
@@ -154,9 +209,10 @@ export async function convertAnnData(
   const neighborKey = options.neighbors === true ? DEFAULT_NEIGHBOR_KEY : options.neighbors || undefined;
   const graphs: GraphPart[] = [];
   let neighborsMissing = false;
-  const colType = smallestUnsigned(Math.max(0, numCols - 1));
+  const colType = smallestUnsignedDType(Math.max(0, numCols - 1));
 
   const writer = await createWriter({ dataDType: dataDtype, numCols, nnz, signal: options.signal });
+  const scratch = writer.reusesChunkBuffers ? new Scratch() : undefined;
   let done = 0;
   const progress = () => options.onProgress?.({ phase: 'matrix', done, total: totalRows, unit: 'items' });
   try {
@@ -172,14 +228,39 @@ export async function convertAnnData(
         let inputNnz = 0;
         const sink: ChunkSink = {
           prepare: (raw) => {
-            const indices = columnIndices(file.name, matrix, raw.indices, raw.indicesType, colType, raw.firstRow);
-            const cast = castElements(raw.data, raw.dataType, outType);
-            if (raw.dataType !== outType) changed += countChanged(raw.data, raw.dataType, cast, outType, options.tolerance ?? 1e-8);
+            const n = raw.indices.byteLength / ELEMENT_SIZE[raw.indicesType];
+            const indices =
+              writer.checksColumnIndices && matrix.cols === numCols && raw.indicesType in NATIVE_INDEX
+                ? copyIndices(raw.indices, raw.indicesType as NativeIndexType, scratch?.take(0, raw.indices.byteLength))
+                : columnIndices(
+                    file.name,
+                    matrix,
+                    raw.indices,
+                    raw.indicesType,
+                    colType,
+                    raw.firstRow,
+                    scratch?.take(0, n * INDEX_SIZE[colType]),
+                  );
+            const cast = castElements(
+              raw.data,
+              raw.dataType,
+              outType,
+              scratch?.take(1, n * OUTPUT_SIZE[outType]),
+            );
+            if (raw.dataType !== outType)
+              changed += countChanged(raw.data, raw.dataType, cast, outType, options.tolerance ?? 1e-8);
             return { indices, data: dataView(cast, outType) };
           },
           write: async (indptr, chunk) => {
             throwIfAborted(options.signal);
-            await writer.appendRows({ indptr, indices: chunk.indices, data: chunk.data });
+            try {
+              await writer.appendRows({ indptr, indices: chunk.indices, data: chunk.data });
+            } catch (cause) {
+              // The writer checked this input's indices: name the file and matrix they came from.
+              if (isFormatError(cause, 'OutOfBounds'))
+                throw error('OutOfBounds', file.name, `${matrix.path}: ${cause.message}`);
+              throw cause;
+            }
             done += indptr.length - 1;
             inputNnz += indptr[indptr.length - 1] - indptr[0];
             progress();
@@ -188,7 +269,10 @@ export async function convertAnnData(
         if (matrix.kind === 'dense') await streamDense(file, matrix, chunkNnz, sink);
         else if (matrix.layout === 'csr') await streamCsr(file, matrix, chunkNnz, sink);
         else await streamCsc(file, matrix, chunkNnz, sink, options.signal);
-        if (changed > 0) warn(`${label}: the cast to ${dataDtype} changed ${changed} value(s) by more than ${options.tolerance ?? 1e-8}`);
+        if (changed > 0)
+          warn(
+            `${label}: the cast to ${dataDtype} changed ${changed} value(s) by more than ${options.tolerance ?? 1e-8}`,
+          );
         summaries.push({
           label,
           matrix: matrix.path,
@@ -205,7 +289,12 @@ export async function convertAnnData(
       });
     }
     const neighbors = neighborKey === undefined || neighborsMissing ? undefined : joinGraphs(graphs);
-    options.onProgress?.({ phase: 'writing feature indices', done: totalRows, total: totalRows, unit: 'items' });
+    options.onProgress?.({
+      phase: 'writing feature indices',
+      done: totalRows,
+      total: totalRows,
+      unit: 'items',
+    });
     const result = await writer.finish({ var: varBlocks, obs: obsBlocks, neighbors });
     return { ...result, inputs: summaries, warnings };
   } catch (cause) {
@@ -315,7 +404,13 @@ function concatColumns(a: FeatureColumn, b: FeatureColumn): FeatureColumn {
 function promote(a: ColumnType, b: ColumnType): ColumnType {
   if (a === b) return a;
   if (a === 'string' || b === 'string') return 'string';
-  const rank: Record<Exclude<ColumnType, 'string'>, number> = { bool: 0, int32: 1, int64: 2, float32: 3, float64: 4 };
+  const rank: Record<Exclude<ColumnType, 'string'>, number> = {
+    bool: 0,
+    int32: 1,
+    int64: 2,
+    float32: 3,
+    float64: 4,
+  };
   const hi = rank[a] > rank[b] ? a : b;
   const lo = hi === a ? b : a;
   // int64 + float32 promotes to float64 in numpy.
@@ -350,9 +445,73 @@ function dataView(bytes: Uint8Array, type: OutputType): CsrChunk['data'] {
   }
 }
 
+const INDEX_SIZE: Record<ScdlIndexDType, number> = { uint8: 1, uint16: 2, uint32: 4, uint64: 8 };
+
+/** Index element types the writer takes as they are (its typed-array check handles sign). */
+const NATIVE_INDEX = {
+  u8: Uint8Array,
+  i8: Int8Array,
+  u16: Uint16Array,
+  i16: Int16Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+} as const;
+type NativeIndexType = keyof typeof NATIVE_INDEX;
+
+/** An owned copy of index bytes in their own type (a memcpy out of wasm memory). */
+function copyIndices(bytes: Uint8Array, type: NativeIndexType, into?: ArrayBuffer): CsrChunk['indices'] {
+  const buffer = into && into.byteLength >= bytes.byteLength ? into : new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(buffer, 0, bytes.byteLength).set(bytes);
+  const Ctor = NATIVE_INDEX[type];
+  return new Ctor(buffer, 0, bytes.byteLength / Ctor.BYTES_PER_ELEMENT);
+}
+
+/** Reusable buffers, one per slot, grown on demand (chunks vary in size). */
+class Scratch {
+  private readonly buffers: ArrayBuffer[] = [];
+  take(slot: number, bytes: number): ArrayBuffer {
+    const current = this.buffers[slot];
+    if (current && current.byteLength >= bytes) return current;
+    const grown = new ArrayBuffer(Math.max(bytes, Math.ceil((current?.byteLength ?? 0) * 1.5)));
+    this.buffers[slot] = grown;
+    return grown;
+  }
+}
+
+function indexSource(
+  bytes: Uint8Array,
+  type: ElementType,
+  n: number,
+): Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float64Array {
+  const buffer = bytes.buffer as ArrayBuffer;
+  const at = bytes.byteOffset;
+  switch (type) {
+    case 'i32':
+      return new Int32Array(buffer, at, n);
+    case 'u32':
+      return new Uint32Array(buffer, at, n);
+    case 'i16':
+      return new Int16Array(buffer, at, n);
+    case 'u16':
+      return new Uint16Array(buffer, at, n);
+    case 'i8':
+      return new Int8Array(buffer, at, n);
+    case 'u8':
+      return new Uint8Array(buffer, at, n);
+    default: {
+      // 64-bit indices: a valid one is < 2^32 here (columns ≤ 2^32), so its high word is 0.
+      const words = new Uint32Array(buffer, at, n * 2);
+      const low = new Float64Array(n);
+      for (let i = 0; i < n; i++) low[i] = words[2 * i + 1] === 0 ? words[2 * i] : -1;
+      return low;
+    }
+  }
+}
+
 /**
  * Column indices → col_ptr's dtype, each checked to lie in [0, cols) of its own input
  * (upstream would wrap an out-of-range index silently; a corrupt file is an error here).
+ * One min/max pass validates, then a native typed-array copy converts.
  */
 function columnIndices(
   file: string,
@@ -361,55 +520,70 @@ function columnIndices(
   type: ElementType,
   colType: ScdlIndexDType,
   firstRow: number,
+  into?: ArrayBuffer,
 ): CsrChunk['indices'] {
   const n = bytes.byteLength / ELEMENT_SIZE[type];
-  const buffer = bytes.buffer as ArrayBuffer;
-  const at = bytes.byteOffset;
-  let source: ArrayLike<number>;
-  switch (type) {
-    case 'i32':
-      source = new Int32Array(buffer, at, n);
-      break;
-    case 'u32':
-      source = new Uint32Array(buffer, at, n);
-      break;
-    case 'i16':
-      source = new Int16Array(buffer, at, n);
-      break;
-    case 'u16':
-      source = new Uint16Array(buffer, at, n);
-      break;
-    case 'i8':
-      source = new Int8Array(buffer, at, n);
-      break;
-    case 'u8':
-      source = new Uint8Array(buffer, at, n);
-      break;
-    default: {
-      // 64-bit indices: valid ones are < 2^32 here (cols ≤ 2^32), so the high word must be 0.
-      const words = new Uint32Array(buffer, at, n * 2);
-      const low = new Float64Array(n);
-      for (let i = 0; i < n; i++) low[i] = words[2 * i + 1] === 0 ? words[2 * i] : -1;
-      source = low;
-    }
-  }
-  const cols = matrix.cols;
+  const source = indexSource(bytes, type, n);
+  const bytesOut = n * INDEX_SIZE[colType];
+  const buffer = into && into.byteLength >= bytesOut ? into : new ArrayBuffer(bytesOut);
   const out =
     colType === 'uint8'
-      ? new Uint8Array(n)
+      ? new Uint8Array(buffer, 0, n)
       : colType === 'uint16'
-        ? new Uint16Array(n)
+        ? new Uint16Array(buffer, 0, n)
         : colType === 'uint32'
-          ? new Uint32Array(n)
-          : new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = source[i];
-    if (!(v >= 0 && v < cols)) {
-      throw error('OutOfBounds', file, `${matrix.path}: column index ${v} (in rows from ${firstRow}) is outside [0, ${cols})`);
-    }
-    out[i] = v;
+          ? new Uint32Array(buffer, 0, n)
+          : new Float64Array(buffer, 0, n);
+  const cols = matrix.cols;
+  let valid: boolean;
+  if ((source instanceof Int32Array || source instanceof Uint32Array) && cols <= 0x80000000) {
+    // Seen as uint32, a negative int32 is ≥ 2^31 ≥ cols: one max pass checks both bounds,
+    // then the typed-array copy (native, several times faster than a JS loop) converts.
+    valid = n === 0 || maxUint32(new Uint32Array(source.buffer, source.byteOffset, n)) < cols;
+    if (valid) out.set(source);
+  } else {
+    valid = copyChecked(source, out, cols);
+  }
+  if (!valid) {
+    let bad = 0;
+    while (source[bad] >= 0 && source[bad] < cols) bad++;
+    throw error(
+      'OutOfBounds',
+      file,
+      `${matrix.path}: column index ${source[bad]} (in rows from ${firstRow}) is outside [0, ${cols})`,
+    );
   }
   return out;
+}
+
+/** The largest element, four lanes at a time (the JIT keeps them in registers). */
+function maxUint32(a: Uint32Array): number {
+  let m0 = 0;
+  let m1 = 0;
+  let m2 = 0;
+  let m3 = 0;
+  const n = a.length - (a.length % 4);
+  for (let i = 0; i < n; i += 4) {
+    const v0 = a[i];
+    const v1 = a[i + 1];
+    const v2 = a[i + 2];
+    const v3 = a[i + 3];
+    if (v0 > m0) m0 = v0;
+    if (v1 > m1) m1 = v1;
+    if (v2 > m2) m2 = v2;
+    if (v3 > m3) m3 = v3;
+  }
+  for (let i = n; i < a.length; i++) if (a[i] > m0) m0 = a[i];
+  return Math.max(m0, m1, m2, m3);
+}
+
+function copyChecked(source: ArrayLike<number>, out: { [i: number]: number }, cols: number): boolean {
+  for (let i = 0; i < source.length; i++) {
+    const v = source[i];
+    if (!(v >= 0 && v < cols)) return false;
+    out[i] = v;
+  }
+  return true;
 }
 
 /** Raw chunk bytes (possibly views into wasm memory) in the file's element types. */
@@ -436,7 +610,12 @@ interface ChunkSink {
 }
 
 /** CSR: row windows of indptr, each cut into chunks of at most `chunkNnz` entries (≥ 1 row). */
-async function streamCsr(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, sink: ChunkSink): Promise<void> {
+async function streamCsr(
+  file: AnnDataFile,
+  m: SparseMatrix,
+  chunkNnz: number,
+  sink: ChunkSink,
+): Promise<void> {
   let previous = 0;
   for (let r = 0; r < m.rows; r += ROW_WINDOW) {
     const end = Math.min(m.rows, r + ROW_WINDOW);
@@ -444,7 +623,11 @@ async function streamCsr(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, s
     for (let i = 0; i < ptr.length; i++) {
       const v = ptr[i];
       if (!(v >= previous && v <= m.nnz)) {
-        throw error('InvalidValue', file.name, `${m.path}/indptr[${r + i}] = ${v} after ${previous} (nnz ${m.nnz}): not a valid row pointer`);
+        throw error(
+          'InvalidValue',
+          file.name,
+          `${m.path}/indptr[${r + i}] = ${v} after ${previous} (nnz ${m.nnz}): not a valid row pointer`,
+        );
       }
       previous = v;
     }
@@ -461,7 +644,8 @@ async function streamCsr(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, s
           { ds: m.indices, start: a, end: b },
           { ds: m.data, start: a, end: b },
         ],
-        ([indices, data]) => sink.prepare({ indices, indicesType: m.indicesType, data, dataType: m.dtype, firstRow }),
+        ([indices, data]) =>
+          sink.prepare({ indices, indicesType: m.indicesType, data, dataType: m.dtype, firstRow }),
       );
       await sink.write(ptr.subarray(i, j + 1), prepared);
       i = j;
@@ -470,7 +654,12 @@ async function streamCsr(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, s
 }
 
 /** Dense: row blocks; zeros dropped, NaN kept (scipy.sparse.csr_matrix semantics). */
-async function streamDense(file: AnnDataFile, m: DenseMatrix, chunkNnz: number, sink: ChunkSink): Promise<void> {
+async function streamDense(
+  file: AnnDataFile,
+  m: DenseMatrix,
+  chunkNnz: number,
+  sink: ChunkSink,
+): Promise<void> {
   const size = ELEMENT_SIZE[m.dtype];
   const rowsPerChunk = Math.max(1, Math.floor(chunkNnz / Math.max(1, m.cols)));
   for (let r = 0; r < m.rows; r += rowsPerChunk) {
@@ -493,7 +682,13 @@ async function streamDense(file: AnnDataFile, m: DenseMatrix, chunkNnz: number, 
         data.set(bytes.subarray(p * size, p * size + size), k * size);
         indices[k] = p % m.cols;
       }
-      return sink.prepare({ indices: new Uint8Array(indices.buffer), indicesType: 'u32', data, dataType: m.dtype, firstRow: r });
+      return sink.prepare({
+        indices: new Uint8Array(indices.buffer),
+        indicesType: 'u32',
+        data,
+        dataType: m.dtype,
+        firstRow: r,
+      });
     });
     await sink.write(indptr, prepared);
   }
@@ -517,10 +712,17 @@ function isZero(bytes: Uint8Array, at: number, type: ElementType): boolean {
  * holding at most `chunkNnz` entries are gathered column by column (so each row's columns
  * come out ascending, as scipy's tocsr gives). Each band re-reads indices and data.
  */
-async function streamCsc(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, sink: ChunkSink, signal?: AbortSignal): Promise<void> {
+async function streamCsc(
+  file: AnnDataFile,
+  m: SparseMatrix,
+  chunkNnz: number,
+  sink: ChunkSink,
+  signal?: AbortSignal,
+): Promise<void> {
   const colPtr = file.integers(m.indptr, m.indptrType, 0, m.cols + 1);
   for (let c = 0; c < m.cols; c++) {
-    if (!(colPtr[c + 1] >= colPtr[c])) throw error('InvalidValue', file.name, `${m.path}/indptr decreases at column ${c}`);
+    if (!(colPtr[c + 1] >= colPtr[c]))
+      throw error('InvalidValue', file.name, `${m.path}/indptr decreases at column ${c}`);
   }
   const counts = new Float64Array(m.rows);
   const window = Math.max(1, chunkNnz);
@@ -529,7 +731,12 @@ async function streamCsc(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, s
     const rows = file.integers(m.indices, m.indicesType, start, end);
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
-      if (!(r >= 0 && r < m.rows)) throw error('OutOfBounds', file.name, `${m.path}/indices[${start + i}] = ${r}: no such row (${m.rows})`);
+      if (!(r >= 0 && r < m.rows))
+        throw error(
+          'OutOfBounds',
+          file.name,
+          `${m.path}/indices[${start + i}] = ${r}: no such row (${m.rows})`,
+        );
       counts[r]++;
     }
   }
@@ -561,7 +768,13 @@ async function streamCsc(file: AnnDataFile, m: SparseMatrix, chunkNnz: number, s
         }
       });
     }
-    const prepared = sink.prepare({ indices: new Uint8Array(bandCols.buffer), indicesType: 'u32', data: bandData, dataType: m.dtype, firstRow: r0 });
+    const prepared = sink.prepare({
+      indices: new Uint8Array(bandCols.buffer),
+      indicesType: 'u32',
+      data: bandData,
+      dataType: m.dtype,
+      firstRow: r0,
+    });
     await sink.write(indptr, prepared);
     r0 = r1;
   }
@@ -573,22 +786,34 @@ type GraphPart = { rows: number; indptr: Float64Array; indices: Float64Array; va
  * C13: one input's `obsp[key]`. A missing key skips the neighbor files with a warning, as
  * upstream does; a dense matrix is an error, as upstream raises.
  */
-function readNeighborPart(file: AnnDataFile, label: string, rows: number, key: string, warn: (m: string) => void): GraphPart | undefined {
+function readNeighborPart(
+  file: AnnDataFile,
+  label: string,
+  rows: number,
+  key: string,
+  warn: (m: string) => void,
+): GraphPart | undefined {
   const graph = file.obsp(key);
   if (!graph) {
     warn(`${label}: neighbor key '${key}' not found in obsp; neighbor files skipped`);
     return undefined;
   }
-  if (graph.kind !== 'sparse') throw error('InvalidValue', file.name, `${graph.path}: neighbor matrix is not a sparse matrix`);
+  if (graph.kind !== 'sparse')
+    throw error('InvalidValue', file.name, `${graph.path}: neighbor matrix is not a sparse matrix`);
   if (graph.rows !== rows || graph.cols !== rows) {
-    throw error('CountMismatch', file.name, `${graph.path}: ${graph.rows}×${graph.cols}, expected ${rows}×${rows}`);
+    throw error(
+      'CountMismatch',
+      file.name,
+      `${graph.path}: ${graph.rows}×${graph.cols}, expected ${rows}×${rows}`,
+    );
   }
   return { rows, ...readGraph(file, graph) };
 }
 
 /** Several inputs' graphs as one over the concatenated rows (indices shifted by each input's first row). */
 function joinGraphs(parts: GraphPart[]): NeighborGraph {
-  if (parts.length === 1) return { indptr: parts[0].indptr, indices: parts[0].indices, values: parts[0].values };
+  if (parts.length === 1)
+    return { indptr: parts[0].indptr, indices: parts[0].indices, values: parts[0].values };
   const total = parts.reduce((n, p) => n + p.indices.length, 0);
   const rows = parts.reduce((n, p) => n + p.rows, 0);
   const indptr = new Float64Array(rows + 1);
@@ -606,7 +831,10 @@ function joinGraphs(parts: GraphPart[]): NeighborGraph {
   return { indptr, indices, values };
 }
 
-function readGraph(file: AnnDataFile, m: SparseMatrix): { indptr: Float64Array; indices: Float64Array; values: Float32Array } {
+function readGraph(
+  file: AnnDataFile,
+  m: SparseMatrix,
+): { indptr: Float64Array; indices: Float64Array; values: Float32Array } {
   const ptr = file.integers(m.indptr, m.indptrType, 0, (m.layout === 'csr' ? m.rows : m.cols) + 1);
   const idx = file.integers(m.indices, m.indicesType, 0, m.nnz);
   const values = new Float32Array(castElements(file.raw(m.data, 0, m.nnz), m.dtype, 'f32').buffer);
@@ -614,7 +842,8 @@ function readGraph(file: AnnDataFile, m: SparseMatrix): { indptr: Float64Array; 
     if (!(ptr[i] >= ptr[i - 1])) throw error('InvalidValue', file.name, `${m.path}/indptr decreases at ${i}`);
   }
   for (let i = 0; i < idx.length; i++) {
-    if (!(idx[i] >= 0 && idx[i] < m.rows)) throw error('OutOfBounds', file.name, `${m.path}/indices[${i}] = ${idx[i]}: no such cell`);
+    if (!(idx[i] >= 0 && idx[i] < m.rows))
+      throw error('OutOfBounds', file.name, `${m.path}/indices[${i}] = ${idx[i]}: no such cell`);
   }
   if (m.layout === 'csr') return { indptr: ptr, indices: idx, values };
   // CSC graph (rare): transpose in memory, rows ascending per column as scipy's tocsr.

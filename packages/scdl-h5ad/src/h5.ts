@@ -9,7 +9,19 @@ export type H5Dataset = H5.Dataset;
 type Metadata = H5.Metadata;
 
 /** Element types the converter understands: numbers (core's DType names) and booleans. */
-export type ElementType = 'u8' | 'i8' | 'u16' | 'i16' | 'u32' | 'i32' | 'u64' | 'i64' | 'f16' | 'f32' | 'f64' | 'bool';
+export type ElementType =
+  | 'u8'
+  | 'i8'
+  | 'u16'
+  | 'i16'
+  | 'u32'
+  | 'i32'
+  | 'u64'
+  | 'i64'
+  | 'f16'
+  | 'f32'
+  | 'f64'
+  | 'bool';
 
 export const ELEMENT_SIZE: Record<ElementType, number> = {
   u8: 1,
@@ -74,7 +86,9 @@ export function where(file: string, path: string): string {
  */
 export function condenseHdf5Error(cause: unknown): string {
   const text = cause instanceof Error ? cause.message : String(cause);
-  const messages = [...text.matchAll(/#\d+: .*? in ([\w]+)\(\): (.*)$/gm)].map((m) => `${m[1]}: ${m[2].trim()}`);
+  const messages = [...text.matchAll(/#\d+: .*? in ([\w]+)\(\): (.*)$/gm)].map(
+    (m) => `${m[1]}: ${m[2].trim()}`,
+  );
   return messages.length > 0 ? messages[messages.length - 1] : text.trim().split('\n')[0];
 }
 
@@ -117,7 +131,8 @@ export function readStringListAttr(obj: H5Group | H5Dataset, name: string): stri
   if (value === undefined) return undefined;
   if (typeof value === 'string') return [value];
   if (Array.isArray(value)) return value.map(String);
-  if (ArrayBuffer.isView(value)) return (value as unknown as ArrayLike<unknown>).length === 0 ? [] : undefined;
+  if (ArrayBuffer.isView(value))
+    return (value as unknown as ArrayLike<unknown>).length === 0 ? [] : undefined;
   return undefined;
 }
 
@@ -176,7 +191,12 @@ function rangeBytes(range: RowRange): number {
  * hands `use` views of them. The views die when `use` returns: `use` must copy what it keeps
  * and must not await (another h5wasm call could grow and replace wasm memory).
  */
-export function withRawRows<T>(lib: H5Lib, file: string, ranges: readonly RowRange[], use: (views: Uint8Array[]) => T): T {
+export function withRawRows<T>(
+  lib: H5Lib,
+  file: string,
+  ranges: readonly RowRange[],
+  use: (views: Uint8Array[]) => T,
+): T {
   const module = lib.Module;
   const sizes = ranges.map(rangeBytes);
   const pointers: number[] = [];
@@ -188,11 +208,19 @@ export function withRawRows<T>(lib: H5Lib, file: string, ranges: readonly RowRan
         continue;
       }
       if (nbytes > module.MAXIMUM_MEMORY) {
-        throw new FormatError('UnsupportedFeature', `${range.ds.path}: a read of ${nbytes} bytes exceeds wasm memory`, { file, format: 'h5ad' });
+        throw new FormatError(
+          'UnsupportedFeature',
+          `${range.ds.path}: a read of ${nbytes} bytes exceeds wasm memory`,
+          { file, format: 'h5ad' },
+        );
       }
       const ptr = module._malloc(nbytes);
       if (ptr === 0) {
-        throw new FormatError('UnsupportedFeature', `${range.ds.path}: cannot allocate ${nbytes} bytes in wasm memory`, { file, format: 'h5ad' });
+        throw new FormatError(
+          'UnsupportedFeature',
+          `${range.ds.path}: cannot allocate ${nbytes} bytes in wasm memory`,
+          { file, format: 'h5ad' },
+        );
       }
       pointers.push(ptr);
       const shape = range.ds.metadata.shape ?? [];
@@ -200,7 +228,14 @@ export function withRawRows<T>(lib: H5Lib, file: string, ranges: readonly RowRan
       const offset = [BigInt(range.start), ...shape.slice(1).map(() => 0n)];
       const strides = shape.map(() => 1n);
       try {
-        const status = module.get_dataset_data(range.ds.file_id, range.ds.path, count, offset, strides, BigInt(ptr));
+        const status = module.get_dataset_data(
+          range.ds.file_id,
+          range.ds.path,
+          count,
+          offset,
+          strides,
+          BigInt(ptr),
+        );
         if (typeof status === 'number' && status < 0) throw new Error(`status ${status}`);
       } catch (cause) {
         throw h5Error(file, where(file, range.ds.path), cause);
@@ -208,7 +243,9 @@ export function withRawRows<T>(lib: H5Lib, file: string, ranges: readonly RowRan
     }
     // Views are taken only now: an allocation above may have grown (replaced) wasm memory.
     const heap = module.HEAPU8;
-    return use(pointers.map((ptr, i) => (ptr === 0 ? new Uint8Array(0) : heap.subarray(ptr, ptr + sizes[i]))));
+    return use(
+      pointers.map((ptr, i) => (ptr === 0 ? new Uint8Array(0) : heap.subarray(ptr, ptr + sizes[i]))),
+    );
   } finally {
     for (const ptr of pointers) if (ptr !== 0) module._free(ptr);
   }
@@ -242,7 +279,12 @@ export function readStrings(lib: H5Lib, file: string, ds: H5Dataset, start: numb
   const module = lib.Module;
   const count = end - start;
   const ptr = module._malloc(count * 4);
-  if (ptr === 0) throw new FormatError('UnsupportedFeature', `${ds.path}: cannot allocate ${count * 4} bytes in wasm memory`, { file, format: 'h5ad' });
+  if (ptr === 0)
+    throw new FormatError(
+      'UnsupportedFeature',
+      `${ds.path}: cannot allocate ${count * 4} bytes in wasm memory`,
+      { file, format: 'h5ad' },
+    );
   let read = false;
   try {
     module.get_dataset_data(ds.file_id, ds.path, [BigInt(count)], [BigInt(start)], [1n], BigInt(ptr));
@@ -262,7 +304,10 @@ export function readStrings(lib: H5Lib, file: string, ds: H5Dataset, start: numb
         if (heap[e] > 0x7f) ascii = false;
         e++;
       }
-      out[i] = ascii && e - p < 4096 ? String.fromCharCode.apply(null, heap.subarray(p, e) as unknown as number[]) : utf8.decode(heap.subarray(p, e));
+      out[i] =
+        ascii && e - p < 4096
+          ? String.fromCharCode.apply(null, heap.subarray(p, e) as unknown as number[])
+          : utf8.decode(heap.subarray(p, e));
     }
     return out;
   } catch (cause) {

@@ -1,7 +1,12 @@
 import { FormatError } from '@binscope/core';
 import { type ArchiveSink, MemoryArchiveSink, ScdlWriter } from '@binscope/scdl';
 import type { H5adSummary } from './anndata.js';
-import { type ConversionInput, type ConversionResult, type ConvertOptions, convertAnnData } from './convert.js';
+import {
+  type ConversionInput,
+  type ConversionResult,
+  type ConvertOptions,
+  convertAnnData,
+} from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
 import { comparePathParts, hasSignatureAt, openAnnData, signatureOffsets } from './open.js';
 
@@ -69,11 +74,15 @@ async function checkHdf5(blob: Blob, label: string): Promise<void> {
     const head = new Uint8Array(await blob.slice(at, at + 8).arrayBuffer());
     if (hasSignatureAt(head)) return;
   }
-  throw new FormatError(blob.size < 8 ? 'Truncated' : 'BadMagic', 'not an HDF5 file (no \\x89HDF signature)', {
-    file: label,
-    offset: 0,
-    format: 'h5ad',
-  });
+  throw new FormatError(
+    blob.size < 8 ? 'Truncated' : 'BadMagic',
+    'not an HDF5 file (no \\x89HDF signature)',
+    {
+      file: label,
+      offset: 0,
+      format: 'h5ad',
+    },
+  );
 }
 
 let mounts = 0;
@@ -120,7 +129,10 @@ async function mountBlob(lib: H5Lib, blob: Blob): Promise<{ path: string; releas
   };
 }
 
-async function inputsFor(files: readonly H5adBlob[], options: BrowserConvertOptions): Promise<ConversionInput[]> {
+async function inputsFor(
+  files: readonly H5adBlob[],
+  options: BrowserConvertOptions,
+): Promise<ConversionInput[]> {
   const lib = options.h5wasm ?? (await loadH5wasm());
   if (options.h5wasm) {
     await options.h5wasm.ready;
@@ -149,7 +161,21 @@ export async function convertH5adFiles(
   options: BrowserConvertOptions = {},
 ): Promise<ConversionResult> {
   const inputs = await inputsFor(files, options);
-  return convertAnnData(inputs, (writeOptions) => new ScdlWriter(sink, writeOptions), options);
+  return convertAnnData(
+    inputs,
+    (writeOptions) => {
+      const writer = new ScdlWriter(sink, writeOptions);
+      return {
+        appendRows: (chunk) => writer.appendRows(chunk),
+        finish: (features) => writer.finish(features),
+        abort: () => writer.abort(),
+        // MemoryArchiveSink copies what it is given; other sinks may keep the bytes.
+        reusesChunkBuffers: sink instanceof MemoryArchiveSink,
+        checksColumnIndices: true,
+      };
+    },
+    options,
+  );
 }
 
 /** Converts into memory; `archiveFiles(sink)` then yields every file of the archive to save or zip. */
@@ -168,7 +194,10 @@ export function* archiveFiles(sink: MemoryArchiveSink): Generator<{ path: string
 }
 
 /** A summary of a `.h5ad` (for a page to show before converting), reading no arrays. */
-export async function describeH5adFile(file: H5adBlob, options: { h5wasm?: H5Lib } = {}): Promise<H5adSummary> {
+export async function describeH5adFile(
+  file: H5adBlob,
+  options: { h5wasm?: H5Lib } = {},
+): Promise<H5adSummary> {
   const [input] = await inputsFor([file], { h5wasm: options.h5wasm, keepOrder: true });
   const adata = await input.open();
   try {

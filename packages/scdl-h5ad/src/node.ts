@@ -3,7 +3,12 @@ import * as path from 'node:path';
 import { FormatError, SourceError } from '@binscope/core';
 import { createScdlArchiveWriter } from '@binscope/scdl/node';
 import type { AnnDataFile, H5adSummary } from './anndata.js';
-import { type ConversionInput, type ConversionResult, type ConvertOptions, convertAnnData } from './convert.js';
+import {
+  type ConversionInput,
+  type ConversionResult,
+  type ConvertOptions,
+  convertAnnData,
+} from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
 import { comparePathParts, hasSignatureAt, openAnnData, pythonPath, signatureOffsets } from './open.js';
 
@@ -26,7 +31,11 @@ export function loadH5wasmNode(): Promise<H5Lib> {
 
 function describe(cause: unknown): string {
   const code = (cause as NodeJS.ErrnoException)?.code;
-  return code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : String((cause as Error)?.message ?? cause);
+  return code === 'ENOENT'
+    ? 'no such file or directory'
+    : code === 'EACCES'
+      ? 'permission denied'
+      : String((cause as Error)?.message ?? cause);
 }
 
 /** Fails with BadMagic before h5wasm sees a file that is not HDF5 at all. */
@@ -128,7 +137,21 @@ export async function convertH5adToScdl(
     label: f.label,
     open: () => openAnnData(lib, path.resolve(f.path), f.path),
   }));
-  return convertAnnData(inputs, (writeOptions) => createScdlArchiveWriter(output, writeOptions), options);
+  return convertAnnData(
+    inputs,
+    async (writeOptions) => {
+      const writer = await createScdlArchiveWriter(output, writeOptions);
+      // Its sink writes each chunk with fs.writeSync before appendRows resolves.
+      return {
+        appendRows: writer.appendRows,
+        finish: writer.finish,
+        abort: writer.abort,
+        reusesChunkBuffers: true,
+        checksColumnIndices: true,
+      };
+    },
+    options,
+  );
 }
 
 export type { ConversionInput, ConversionResult, ConvertOptions };

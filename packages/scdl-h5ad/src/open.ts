@@ -37,7 +37,10 @@ export function openAnnData(lib: H5Lib, path: string, name: string, release?: ()
   if (!hasObs || !hasVar) {
     file.close();
     release?.();
-    throw new FormatError('InvalidValue', 'an HDF5 file but not AnnData: no obs and var', { file: name, format: 'h5ad' });
+    throw new FormatError('InvalidValue', 'an HDF5 file but not AnnData: no obs and var', {
+      file: name,
+      format: 'h5ad',
+    });
   }
   return new AnnDataFile(lib, file, name, release);
 }

@@ -53,7 +53,10 @@ afterAll(() => {
   delete g.FileReaderSync;
 });
 
-const asInput = (file: string, label: string) => ({ blob: new FileRangeBlob(file) as unknown as Blob, label });
+const asInput = (file: string, label: string) => ({
+  blob: new FileRangeBlob(file) as unknown as Blob,
+  label,
+});
 
 describe.skipIf(!vectorsPresent)('browser entry reproduces upstream archives', () => {
   for (const name of conversionCases) {
@@ -87,6 +90,36 @@ describe('browser entry on generated files', () => {
     expect(summary).toMatchObject({ obs: 400, vars: 600, x: { layout: 'csr', rows: 400, cols: 600 } });
     expect(FileRangeBlob.bytesRead).toBeGreaterThan(0);
     expect(FileRangeBlob.bytesRead).toBeLessThan(size / 4);
+  });
+
+  it('a sink that keeps the chunks it is given (no copy) still gets correct bytes: buffers are not reused for it', async () => {
+    const reference = await convertH5adFilesToMemory([asInput(file, 'big.h5ad')], {
+      useX: true,
+      chunkNnz: 1000,
+    });
+    const kept = new Map<string, Uint8Array[]>();
+    const retaining = {
+      async writeFile(p: string, bytes: Uint8Array) {
+        kept.set(p, [bytes]);
+      },
+      async createStream(p: string) {
+        const chunks: Uint8Array[] = [];
+        kept.set(p, chunks);
+        return { write: async (bytes: Uint8Array) => void chunks.push(bytes), close: async () => {} };
+      },
+      async readBack(p: string, offset: number, length: number) {
+        return Buffer.concat(kept.get(p) ?? []).subarray(offset, offset + length);
+      },
+      async remove(p: string) {
+        kept.delete(p);
+      },
+    };
+    await convertH5adFiles([asInput(file, 'big.h5ad')], retaining, { useX: true, chunkNnz: 1000 });
+    for (const rel of reference.sink.paths()) {
+      expect(Buffer.concat(kept.get(rel) ?? []).equals(Buffer.from(reference.sink.file(rel))), rel).toBe(
+        true,
+      );
+    }
   });
 
   it('outside a worker (no FileReaderSync) a real Blob is copied into wasm memory and converts the same', async () => {

@@ -11,13 +11,19 @@ const i32 = (values: number[]) => new Uint8Array(Int32Array.from(values).buffer)
 describe('castElements follows numpy astype on x86-64', () => {
   it('float → uint8 / uint16 truncate and wrap through a 32-bit register; NaN and huge values give 0', () => {
     const src = f64([0.5, 255.9, 256, -1, -1.5, Number.NaN, Number.POSITIVE_INFINITY, 3e9, 300.7]);
-    expect(Array.from(new Uint8Array(castElements(src, 'f64', 'u8').buffer))).toEqual([0, 255, 0, 255, 255, 0, 0, 0, 44]);
-    expect(Array.from(new Uint16Array(castElements(src, 'f64', 'u16').buffer))).toEqual([0, 255, 256, 65535, 65535, 0, 0, 0, 300]);
+    expect(Array.from(new Uint8Array(castElements(src, 'f64', 'u8').buffer))).toEqual([
+      0, 255, 0, 255, 255, 0, 0, 0, 44,
+    ]);
+    expect(Array.from(new Uint16Array(castElements(src, 'f64', 'u16').buffer))).toEqual([
+      0, 255, 256, 65535, 65535, 0, 0, 0, 300,
+    ]);
   });
 
   it('float → uint32 wraps through a 64-bit register', () => {
     const src = f64([-1, 5e9, Number.NaN, 1e19, 4294967295.5, -(2 ** 63)]);
-    expect(Array.from(new Uint32Array(castElements(src, 'f64', 'u32').buffer))).toEqual([4294967295, 705032704, 0, 0, 4294967295, 0]);
+    expect(Array.from(new Uint32Array(castElements(src, 'f64', 'u32').buffer))).toEqual([
+      4294967295, 705032704, 0, 0, 4294967295, 0,
+    ]);
   });
 
   it('float → uint64: negatives wrap, NaN and -Inf give 2^63, ≥ 2^64 gives 0', () => {
@@ -34,10 +40,19 @@ describe('castElements follows numpy astype on x86-64', () => {
   });
 
   it('integers narrow modulo 2^bits and widen with their sign', () => {
-    expect(Array.from(new Uint8Array(castElements(i64([-1n, 256n, 257n, 2n ** 40n + 5n]), 'i64', 'u8').buffer))).toEqual([255, 0, 1, 5]);
-    expect(Array.from(new BigUint64Array(castElements(i32([-2, 7]), 'i32', 'u64').buffer))).toEqual([2n ** 64n - 2n, 7n]);
-    expect(Array.from(new Float32Array(castElements(i32([16777217, -3]), 'i32', 'f32').buffer))).toEqual([16777216, -3]);
-    expect(Array.from(new Float64Array(castElements(i64([2n ** 53n + 1n, -5n]), 'i64', 'f64').buffer))).toEqual([2 ** 53, -5]);
+    expect(
+      Array.from(new Uint8Array(castElements(i64([-1n, 256n, 257n, 2n ** 40n + 5n]), 'i64', 'u8').buffer)),
+    ).toEqual([255, 0, 1, 5]);
+    expect(Array.from(new BigUint64Array(castElements(i32([-2, 7]), 'i32', 'u64').buffer))).toEqual([
+      2n ** 64n - 2n,
+      7n,
+    ]);
+    expect(Array.from(new Float32Array(castElements(i32([16777217, -3]), 'i32', 'f32').buffer))).toEqual([
+      16777216, -3,
+    ]);
+    expect(
+      Array.from(new Float64Array(castElements(i64([2n ** 53n + 1n, -5n]), 'i64', 'f64').buffer)),
+    ).toEqual([2 ** 53, -5]);
   });
 
   it('float32 → float32 keeps the bytes (NaN payloads too)', () => {
@@ -75,7 +90,12 @@ describe('castElements follows numpy astype on x86-64', () => {
 
   it('float16 input decodes exactly', () => {
     const halves = new Uint8Array(Uint16Array.from([0x3c00, 0xc000, 0x0001, 0x7c00]).buffer);
-    expect(Array.from(new Float64Array(castElements(halves, 'f16', 'f64').buffer))).toEqual([1, -2, 2 ** -24, Number.POSITIVE_INFINITY]);
+    expect(Array.from(new Float64Array(castElements(halves, 'f16', 'f64').buffer))).toEqual([
+      1,
+      -2,
+      2 ** -24,
+      Number.POSITIVE_INFINITY,
+    ]);
   });
 
   it('countChanged reports values the cast moved by more than the tolerance', () => {

@@ -22,13 +22,21 @@ export interface MatrixSpec {
   explicitZeros?: [number, number][];
   /** anndata 0.7: h5sparse_format / h5sparse_shape attributes instead of encoding-type. */
   legacy?: boolean;
+  /** gzip level: store chunked and deflate-compressed (as write_h5ad(compression='gzip')). */
+  gzip?: number;
 }
 
 export type ColumnSpec =
   | { name: string; kind: 'string'; values: string[] }
   | { name: string; kind: 'numeric'; values: number[]; dtype: string }
   | { name: string; kind: 'int64'; values: bigint[] }
-  | { name: string; kind: 'categorical'; categories: string[] | number[]; codes: number[]; categoryDtype?: string }
+  | {
+      name: string;
+      kind: 'categorical';
+      categories: string[] | number[];
+      codes: number[];
+      categoryDtype?: string;
+    }
   | { name: string; kind: 'nullable-integer'; values: number[]; mask: boolean[] }
   | { name: string; kind: 'nullable-boolean'; values: boolean[]; mask: boolean[] };
 
@@ -73,20 +81,32 @@ const H5_DTYPE: Record<string, string> = {
   '<u1': '<B',
 };
 
-function encoding(group: { create_attribute: H5Group['create_attribute'] }, type: string, version: string): void {
+function encoding(
+  group: { create_attribute: H5Group['create_attribute'] },
+  type: string,
+  version: string,
+): void {
   group.create_attribute('encoding-type', type);
   group.create_attribute('encoding-version', version);
 }
 
-function dataset(group: H5Group, name: string, values: number[], dtype: string) {
-  return group.create_dataset({ name, data: TYPED[dtype](values) as never, dtype: H5_DTYPE[dtype] });
+function dataset(group: H5Group, name: string, values: number[], dtype: string, gzip?: number) {
+  const compression =
+    gzip && values.length > 0 ? { chunks: [Math.min(values.length, 64)], compression: gzip } : {};
+  return group.create_dataset({
+    name,
+    data: TYPED[dtype](values) as never,
+    dtype: H5_DTYPE[dtype],
+    ...compression,
+  });
 }
 
 /** Dense rows → compressed arrays along rows (CSR) or columns (CSC). */
 export function compress(values: number[][], layout: 'csr' | 'csc', explicitZeros: [number, number][] = []) {
   const rows = values.length;
   const cols = rows ? values[0].length : 0;
-  const keep = (r: number, c: number) => values[r][c] !== 0 || explicitZeros.some(([zr, zc]) => zr === r && zc === c);
+  const keep = (r: number, c: number) =>
+    values[r][c] !== 0 || explicitZeros.some(([zr, zc]) => zr === r && zc === c);
   const data: number[] = [];
   const indices: number[] = [];
   const indptr = [0];
@@ -110,7 +130,12 @@ function writeMatrix(parent: H5Group, name: string, spec: MatrixSpec): void {
   const rows = spec.values.length;
   const cols = rows ? spec.values[0].length : 0;
   if (spec.layout === 'dense') {
-    parent.create_dataset({ name, data: TYPED[dtype](spec.values.flat()) as never, shape: [rows, cols], dtype: H5_DTYPE[dtype] });
+    parent.create_dataset({
+      name,
+      data: TYPED[dtype](spec.values.flat()) as never,
+      shape: [rows, cols],
+      dtype: H5_DTYPE[dtype],
+    });
     const ds = parent.get(name) as unknown as { create_attribute: H5Group['create_attribute'] };
     encoding(ds, 'array', '0.2.0');
     return;
@@ -124,14 +149,17 @@ function writeMatrix(parent: H5Group, name: string, spec: MatrixSpec): void {
     group.create_attribute('shape', new BigInt64Array([BigInt(rows), BigInt(cols)]));
   }
   const { data, indices, indptr } = compress(spec.values, spec.layout, spec.explicitZeros);
-  dataset(group, 'data', data, dtype);
-  dataset(group, 'indices', indices, '<i4');
-  dataset(group, 'indptr', indptr, spec.indptrDtype ?? '<i4');
+  dataset(group, 'data', data, dtype, spec.gzip);
+  dataset(group, 'indices', indices, '<i4', spec.gzip);
+  dataset(group, 'indptr', indptr, spec.indptrDtype ?? '<i4', spec.gzip);
 }
 
 function writeStrings(group: H5Group, name: string, values: string[]) {
   // h5wasm cannot create an empty vlen string dataset from []: use a fixed-size one.
-  const ds = values.length > 0 ? group.create_dataset({ name, data: values }) : group.create_dataset({ name, data: new Uint8Array(0), dtype: 'S1' });
+  const ds =
+    values.length > 0
+      ? group.create_dataset({ name, data: values })
+      : group.create_dataset({ name, data: new Uint8Array(0), dtype: 'S1' });
   return ds as unknown as { create_attribute: H5Group['create_attribute']; create_reference(): unknown };
 }
 
@@ -140,7 +168,11 @@ function writeFrame(parent: H5Group, name: string, spec: FrameSpec): void {
   encoding(group, 'dataframe', spec.legacy ? '0.1.0' : '0.2.0');
   group.create_attribute('_index', '_index');
   const columns = spec.columns ?? [];
-  if (columns.length > 0) group.create_attribute('column-order', columns.map((c) => c.name));
+  if (columns.length > 0)
+    group.create_attribute(
+      'column-order',
+      columns.map((c) => c.name),
+    );
   else group.create_attribute('column-order', new Float64Array(0));
   const index = writeStrings(group, '_index', spec.index);
   if (!spec.legacy) encoding(index, 'string-array', '0.2.0');
@@ -152,29 +184,45 @@ function writeFrame(parent: H5Group, name: string, spec: FrameSpec): void {
         break;
       }
       case 'numeric': {
-        const ds = dataset(group, column.name, column.values, column.dtype) as unknown as { create_attribute: H5Group['create_attribute'] };
+        const ds = dataset(group, column.name, column.values, column.dtype) as unknown as {
+          create_attribute: H5Group['create_attribute'];
+        };
         if (!spec.legacy) encoding(ds, 'array', '0.2.0');
         break;
       }
       case 'int64': {
-        const ds = group.create_dataset({ name: column.name, data: BigInt64Array.from(column.values) as never, dtype: '<q' });
+        const ds = group.create_dataset({
+          name: column.name,
+          data: BigInt64Array.from(column.values) as never,
+          dtype: '<q',
+        });
         encoding(ds as never, 'array', '0.2.0');
         break;
       }
       case 'categorical': {
         const isString = typeof column.categories[0] === 'string';
         if (spec.legacy) {
-          const holder = group.keys().includes('__categories') ? (group.get('__categories') as H5Group) : group.create_group('__categories');
+          const holder = group.keys().includes('__categories')
+            ? (group.get('__categories') as H5Group)
+            : group.create_group('__categories');
           const cats = isString
             ? writeStrings(holder, column.name, column.categories as string[])
-            : (dataset(holder, column.name, column.categories as number[], column.categoryDtype ?? '<i8') as never as { create_reference(): unknown });
-          const codes = dataset(group, column.name, column.codes, '<i1') as unknown as { create_attribute: (...a: unknown[]) => void };
+            : (dataset(
+                holder,
+                column.name,
+                column.categories as number[],
+                column.categoryDtype ?? '<i8',
+              ) as never as { create_reference(): unknown });
+          const codes = dataset(group, column.name, column.codes, '<i1') as unknown as {
+            create_attribute: (...a: unknown[]) => void;
+          };
           codes.create_attribute('categories', [cats.create_reference()], null, 'Reference');
         } else {
           const cat = group.create_group(column.name);
           encoding(cat, 'categorical', '0.2.0');
           cat.create_attribute('ordered', new Uint8Array([0]) as never);
-          if (isString) encoding(writeStrings(cat, 'categories', column.categories as string[]), 'string-array', '0.2.0');
+          if (isString)
+            encoding(writeStrings(cat, 'categories', column.categories as string[]), 'string-array', '0.2.0');
           else dataset(cat, 'categories', column.categories as number[], column.categoryDtype ?? '<i8');
           dataset(cat, 'codes', column.codes, '<i1');
         }
@@ -214,7 +262,8 @@ export function writeH5ad(path: string, spec: AnnDataSpec): void {
     const obsp = root.create_group('obsp');
     encoding(obsp, 'dict', '0.1.0');
     for (const [key, m] of Object.entries(spec.obsp ?? {})) writeMatrix(obsp, key, m);
-    for (const name of ['obsm', 'varm', 'varp', 'layers', 'uns']) encoding(root.create_group(name), 'dict', '0.1.0');
+    for (const name of ['obsm', 'varm', 'varp', 'layers', 'uns'])
+      encoding(root.create_group(name), 'dict', '0.1.0');
   } finally {
     file.close();
   }
@@ -235,7 +284,9 @@ export function rng(seed: number): () => number {
 /** A sparse-ish random matrix of small counts (about `density` non-zeros). */
 export function randomCounts(rows: number, cols: number, density: number, seed: number): number[][] {
   const next = rng(seed);
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => (next() < density ? 1 + Math.floor(next() * 50) : 0)));
+  return Array.from({ length: rows }, () =>
+    Array.from({ length: cols }, () => (next() < density ? 1 + Math.floor(next() * 50) : 0)),
+  );
 }
 
 export { h5wasm };

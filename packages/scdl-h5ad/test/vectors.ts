@@ -18,16 +18,28 @@ export const conversionCases: string[] = fs.existsSync(scdlVectors)
   : [];
 
 export const vectorsPresent = conversionCases.length > 0;
-if (!vectorsPresent) console.warn(`SCDL conversion vectors not found under ${scdlVectors}: set BINSCOPE_VECTORS; conversion checks skipped`);
+if (!vectorsPresent)
+  console.warn(
+    `SCDL conversion vectors not found under ${scdlVectors}: set BINSCOPE_VECTORS; conversion checks skipped`,
+  );
 
 export interface ConversionCase {
   name: string;
   dir: string;
   source: string;
   archive: string;
-  conversion: { inputs: string[]; matrix: string; data_dtype: string; load_neighbors?: boolean; neighbor_key?: string };
+  conversion: {
+    inputs: string[];
+    matrix: string;
+    data_dtype: string;
+    load_neighbors?: boolean;
+    neighbor_key?: string;
+  };
   expected: {
-    matrix: { num_rows_from_row_ptr: number; rows?: { row: number; col_indices: number[]; values: (number | string)[] }[] };
+    matrix: {
+      num_rows_from_row_ptr: number;
+      rows?: { row: number; col_indices: number[]; values: (number | string)[] }[];
+    };
   };
   /** Inputs with their labels (paths as given to upstream, relative to source/). */
   inputs: { path: string; label: string }[];
@@ -63,7 +75,8 @@ export function listFiles(dir: string, rel = ''): string[] {
   return out.sort();
 }
 
-const BYTE_IDENTICAL = /^(header\.sch|data\.npy|row_ptr\.npy|col_ptr\.npy|neighbor_[a-z]+\.npy|version\.json)$/;
+const BYTE_IDENTICAL =
+  /^(header\.sch|data\.npy|row_ptr\.npy|col_ptr\.npy|neighbor_[a-z]+\.npy|version\.json)$/;
 const FEATURE_BYTES = /^(var|obs)_features\/(cumulative_sum_index\.npy|version\.npy|labels\.json)$/;
 
 /**
@@ -71,7 +84,12 @@ const FEATURE_BYTES = /^(var|obs)_features\/(cumulative_sum_index\.npy|version\.
  * byte; feature-index files byte for byte except parquet, whose content (column names in
  * order, values) must match; metadata.json with the true row count.
  */
-export async function expectSameArchive(ours: (rel: string) => Uint8Array, ourFiles: string[], upstream: string, rows: number): Promise<void> {
+export async function expectSameArchive(
+  ours: (rel: string) => Uint8Array,
+  ourFiles: string[],
+  upstream: string,
+  rows: number,
+): Promise<void> {
   const theirs = listFiles(upstream);
   expect(ourFiles).toEqual(theirs);
   for (const rel of theirs) {

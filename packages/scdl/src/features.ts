@@ -97,6 +97,14 @@ function parquetError(file: string, error: unknown): FormatError {
   });
 }
 
+/**
+ * A block's parquet file as upstream's FeatureIndex.save names it: the index zero-padded to
+ * the number of digits of the block count (`dataframe_00` … `dataframe_10` for 11 blocks).
+ */
+export function featureTableFile(indexName: string, block: number, blockCount: number): string {
+  return `${indexName}/dataframe_${String(block).padStart(String(blockCount).length, '0')}.parquet`;
+}
+
 const PANDAS_INDEX = /^__index_level_\d+__$/;
 /** Decoded row groups kept per obs index (bounded memory for random lookups). */
 const ROW_GROUP_CACHE = 4;
@@ -285,10 +293,8 @@ export class FeatureIndex {
   private tableFor(b: number): ParquetTable {
     const table = this.tables[b];
     if (!table) {
-      throw new FormatError('Truncated', `missing file ${this.name}/dataframe_${b}.parquet`, {
-        file: `${this.name}/dataframe_${b}.parquet`,
-        format: FORMAT,
-      });
+      const file = featureTableFile(this.name, b, this.blockCount);
+      throw new FormatError('Truncated', `missing file ${file}`, { file, format: FORMAT });
     }
     return table;
   }
@@ -438,13 +444,14 @@ export class FeatureIndex {
     }
 
     // Parquet blocks: those the header lists, else dataframe_<i>.parquet found in the folder.
-    const parquetFiles = new Map<number, string>();
-    const pattern = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dataframe_(\\d+)\\.parquet$`);
-    for (const file of descriptor ? descriptor.files : allFiles) {
-      const m = pattern.exec(file);
-      if (m) parquetFiles.set(Number(m[1]), file);
-    }
     const blockCount = Math.max(0, cumulative.length - 1);
+    const { files: parquetFiles, duplicates } = blockFiles(
+      name,
+      descriptor ? descriptor.files : allFiles,
+      blockCount,
+    );
+    for (const [b, names] of duplicates)
+      warnings.push(`${name} has several files for block ${b} (${names.join(', ')}); using ${parquetFiles.get(b)}`);
     const tables: Array<ParquetTable | undefined> = [];
     for (let b = 0; b < blockCount; b++) {
       const file = parquetFiles.get(b);
@@ -462,4 +469,48 @@ export class FeatureIndex {
     }
     return new FeatureIndex(name, cumulative, labels, version, tables, warnings);
   }
+}
+
+/**
+ * Block index → parquet file. Upstream loads `sorted(rglob("*.parquet"))` and takes the i-th
+ * file as block i; its writer pads indices to the block count's digits, so that sorted order
+ * is the numeric one. Names without padding (older writers) sort wrongly from 10 blocks on
+ * (`dataframe_10` before `dataframe_2`), so blocks are matched by the number in the name:
+ * the same mapping as upstream's wherever upstream's is right. When two names give the same
+ * number (`dataframe_1`, `dataframe_01`), the upstream-padded one wins, else the first sorted.
+ */
+function blockFiles(
+  indexName: string,
+  candidates: readonly string[],
+  blockCount: number,
+): { files: Map<number, string>; duplicates: Map<number, string[]> } {
+  const pattern = new RegExp(`^${indexName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dataframe_(\\d+)\\.parquet$`);
+  const byBlock = new Map<number, string[]>();
+  for (const file of [...candidates].sort(comparePythonPaths)) {
+    const m = pattern.exec(file);
+    if (!m) continue;
+    const b = Number(m[1]);
+    const list = byBlock.get(b);
+    if (list) list.push(file);
+    else byBlock.set(b, [file]);
+  }
+  const files = new Map<number, string>();
+  const duplicates = new Map<number, string[]>();
+  for (const [b, list] of byBlock) {
+    const padded = featureTableFile(indexName, b, blockCount);
+    files.set(b, list.includes(padded) ? padded : list[0]);
+    if (list.length > 1) duplicates.set(b, list);
+  }
+  return { files, duplicates };
+}
+
+/** Python's sorted() on paths of the same folder: by code point, as str comparison does. */
+function comparePythonPaths(a: string, b: string): number {
+  const x = Array.from(a);
+  const y = Array.from(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i].codePointAt(0) ?? 0) - (y[i].codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }

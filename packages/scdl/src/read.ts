@@ -121,23 +121,34 @@ const SLAB_MAX_REQUEST = 64 * 1024;
  * viewing it, so memory stays a small multiple of what the caller keeps.
  */
 class Slab {
-  private buffer = new ArrayBuffer(SLAB_BYTES);
+  /** The buffer the last `take` carved from (read it right after `take`). */
+  buffer = new ArrayBuffer(SLAB_BYTES);
   private used = 0;
-  take(bytes: number): { buffer: ArrayBuffer; offset: number } {
-    if (bytes > SLAB_MAX_REQUEST) return { buffer: new ArrayBuffer(bytes), offset: 0 };
+  /** Offset of `bytes` fresh bytes in `this.buffer` (no object per call: this is the row hot path). */
+  take(bytes: number): number {
+    if (bytes > SLAB_MAX_REQUEST) {
+      this.buffer = new ArrayBuffer(bytes);
+      this.used = SLAB_BYTES; // the next small request starts a new slab
+      return 0;
+    }
     let offset = (this.used + 7) & ~7;
     if (offset + bytes > SLAB_BYTES) {
       this.buffer = new ArrayBuffer(SLAB_BYTES);
       offset = 0;
     }
     this.used = offset + bytes;
-    return { buffer: this.buffer, offset };
+    return offset;
   }
 }
+
+type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => NumericArray;
 
 /** One raw little-endian array file (C4), read positionally. */
 class RawArray {
   readonly itemSize: number;
+  /** Positional reads into our own memory, when the source offers them and no f16 decoding is needed. */
+  private readonly into: ReadIntoSource | undefined;
+  private readonly View: ViewCtor;
   constructor(
     readonly descriptor: ArrayDescriptor,
     readonly dtype: ScdlNumericDType,
@@ -146,6 +157,8 @@ class RawArray {
     private readonly slab: Slab = new Slab(),
   ) {
     this.itemSize = ITEM_SIZE[dtype];
+    this.into = dtype !== 'float16' && hasReadInto(source) ? source : undefined;
+    this.View = TYPED[dtype] as unknown as ViewCtor;
   }
   get length(): number {
     return this.descriptor.length;
@@ -167,8 +180,9 @@ class RawArray {
 
   /** The synchronous path for positional sources (Node files): undefined when the source cannot. */
   sliceSync(start: number, end: number, into?: { buffer: ArrayBuffer }): NumericArray | undefined {
-    if (this.dtype === 'float16' || !hasReadInto(this.source)) return undefined;
-    this.checkSlice(start, end);
+    const source = this.into;
+    if (source === undefined) return undefined;
+    if (!(start >= 0 && end >= start && end <= this.descriptor.length)) this.checkSlice(start, end);
     const n = end - start;
     const offset = start * this.itemSize;
     const bytes = n * this.itemSize;
@@ -183,23 +197,24 @@ class RawArray {
         },
       );
     }
-    if (into && into.buffer.byteLength < bytes)
-      into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
-    const { buffer, offset: at } = into ? { buffer: into.buffer, offset: 0 } : this.slab.take(bytes);
-    const Ctor = TYPED[this.dtype] as unknown as new (
-      buffer: ArrayBuffer,
-      offset: number,
-      length: number,
-    ) => NumericArray;
-    const out = new Ctor(buffer, at, n);
-    if (bytes > 0 && this.source.readInto(new Uint8Array(buffer, at, bytes), offset).byteLength !== bytes) {
+    let buffer: ArrayBuffer;
+    let at = 0;
+    if (into) {
+      if (into.buffer.byteLength < bytes)
+        into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
+      buffer = into.buffer;
+    } else {
+      at = this.slab.take(bytes);
+      buffer = this.slab.buffer;
+    }
+    if (bytes > 0 && source.readInto(new Uint8Array(buffer, at, bytes), offset).byteLength !== bytes) {
       throw new FormatError('Truncated', `${this.file} ended while reading ${bytes} bytes at ${offset}`, {
         file: this.file,
         offset,
         format: FORMAT,
       });
     }
-    return out;
+    return new this.View(buffer, at, n);
   }
 
   /** Elements [start, end) as a typed array of the dtype (f16 → Float32Array). Range checked first (A4). */

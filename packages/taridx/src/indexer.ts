@@ -74,14 +74,14 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
     throwIfAborted(options.signal);
     const source = sources[fid];
     const file = source.name;
+    const origin = { file, offset: 0 };
     try {
       await walkTar(
         source,
-        (h) =>
-          builder.addName(fid, h.offset, h.size, h.block, h.at, nameEnd(h.block, h.at), {
-            file,
-            offset: h.offset,
-          }),
+        (h) => {
+          origin.offset = h.offset;
+          builder.addName(fid, h.offset, h.size, h.block, h.at, nameEnd(h.block, h.at), origin);
+        },
         {
           signal: options.signal,
           onBytes:

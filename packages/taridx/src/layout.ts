@@ -70,8 +70,15 @@ export interface TaridxHeader {
 const TWO_32 = 2 ** 32;
 
 /** keyhash halves → bigint. */
+const joinBig = new BigUint64Array(1);
+const joinHalves = new Uint32Array(joinBig.buffer);
+const LO = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+
 export function joinHash(lo: number, hi: number): bigint {
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  // Through a typed array: BigInt shifts and ors allocate several BigInts per call.
+  joinHalves[LO] = lo;
+  joinHalves[1 - LO] = hi;
+  return joinBig[0];
 }
 
 export function splitHash(hash: bigint): [lo: number, hi: number] {
@@ -89,6 +96,8 @@ export function putRow(view: DataView, at: number, row: TaridxRow): void {
 }
 
 export function putU64(view: DataView, at: number, value: number): void {
-  view.setUint32(at, value % TWO_32, true);
-  view.setUint32(at + 4, Math.floor(value / TWO_32), true);
+  // `>>> 0` is the low word of any safe integer; `%` on doubles is a slow fmod call.
+  const lo = value >>> 0;
+  view.setUint32(at, lo, true);
+  view.setUint32(at + 4, (value - lo) / TWO_32, true);
 }

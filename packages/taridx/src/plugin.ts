@@ -7,6 +7,7 @@ import {
   type Target,
   toJsonValue,
 } from '@binscope/core';
+import { taridxContentFields, taridxLocateSample } from './content.js';
 import { inspectTaridx } from './inspect.js';
 import { taridxFormat } from './magic.js';
 import { type OpenTaridxOptions, TaridxReader } from './read.js';
@@ -99,4 +100,6 @@ export const taridxPlugin = definePlugin<TaridxReader>({
   inspect: (reader, options) => inspectTaridx(reader, options),
   validate: validateTaridx,
   records,
+  contentFields: (reader) => taridxContentFields(reader),
+  locateRecord: (reader, index) => taridxLocateSample(reader, index),
 });

@@ -11,7 +11,7 @@ import {
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
-import { hashKey, loadHasher } from './hash.js';
+import { hashBytes, hashKey, hashKeyHalves, loadHasher } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
 import { checkRows, parseIndex, readRows } from './parse.js';
 import { foldOf, ShardSet } from './shards.js';
@@ -83,6 +83,8 @@ export interface TarMemberInfo {
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
+/** 0, 1, 2, …: the member order when members are already in shard order (grown on demand). */
+const IDENTITY: number[] = [0, 1, 2, 3, 4, 5, 6, 7];
 /** Members of one sample closer than this in a shard are fetched in one read. */
 const COALESCE_GAP = 64 * 1024;
 const COALESCE_MAX = 16 * 1024 * 1024;
@@ -104,6 +106,7 @@ export class TaridxReader implements FormatReader {
   private loaded?: Loaded;
   private loading?: Promise<Loaded>;
   private shardSet?: Promise<ShardSet | undefined>;
+  private shardsReady?: ShardSet;
   private readonly crashIds: Map<string, number>;
   private readonly extBytes: Uint8Array[];
 
@@ -191,7 +194,7 @@ export class TaridxReader implements FormatReader {
 
   /** Sample `i` in order of first appearance. */
   async sample(i: number): Promise<TaridxSample> {
-    const loaded = await this.ensure();
+    const loaded = this.loaded ?? (await this.ensure());
     if (!Number.isInteger(i) || i < 0 || i >= loaded.groups.count) {
       throw new RangeError(`sample ${i} is not in 0..${loaded.groups.count - 1}`);
     }
@@ -214,9 +217,9 @@ export class TaridxReader implements FormatReader {
    */
   async find(key: string): Promise<TaridxSample | undefined> {
     const loaded = this.loaded ?? (await this.ensure());
-    const [lo, hi] = hashKey(this.hasher, key);
-    const crashid = this.crashIds.get(key) ?? 0;
-    const group = loaded.groups.find(lo, hi, crashid);
+    const hash = hashKeyHalves(this.hasher, key);
+    const crashid = this.crashIds.size === 0 ? 0 : (this.crashIds.get(key) ?? 0);
+    const group = loaded.groups.find(hash[0], hash[1], crashid);
     if (group < 0) return undefined;
     const sample = this.sampleOf(loaded, group);
     sample.key = key;
@@ -278,8 +281,14 @@ export class TaridxReader implements FormatReader {
     return this.shardSet;
   }
 
+  /** The shard if it is already open (the synchronous fast path of `shard`). */
+  private openShard(fid: number): ByteSource | undefined {
+    return this.shardsReady?.peek(fid);
+  }
+
   private async shard(fid: number): Promise<ByteSource> {
     const set = await this.shards();
+    this.shardsReady = set;
     if (!set) {
       throw new SourceError(
         `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
@@ -296,10 +305,12 @@ export class TaridxReader implements FormatReader {
   }
 
   /** A sample's payloads (all members, or those of `ext`), coalescing nearby members into one read. */
-  async readSample(sample: TaridxSample, options: ReadMemberOptions = {}): Promise<MemberData[]> {
-    const members = this.members(sample, options.ext);
-    const out = await this.readMembers(members, options, sample);
-    return out;
+  readSample(sample: TaridxSample, options: ReadMemberOptions = {}): Promise<MemberData[]> {
+    try {
+      return this.readMembers(this.members(sample, options.ext), options, sample);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   private async readMembers(
@@ -309,19 +320,19 @@ export class TaridxReader implements FormatReader {
   ): Promise<MemberData[]> {
     const verify = options.verify ?? true;
     const out: MemberData[] = new Array(members.length);
-    // Members in shard order, split into runs that one read can cover.
-    const order: number[] = [];
-    for (let k = 0; k < members.length; k++) order.push(k);
-    if (!inShardOrder(members))
+    // Members in shard order (usually already so), split into runs that one read can cover.
+    for (let k = IDENTITY.length; k < members.length; k++) IDENTITY.push(k);
+    const order = inShardOrder(members) ? IDENTITY : members.map((_, k) => k);
+    if (order !== IDENTITY)
       order.sort((a, b) => members[a].fid - members[b].fid || members[a].offset - members[b].offset);
     let stem: Uint8Array | undefined;
     let i = 0;
-    while (i < order.length) {
+    while (i < members.length) {
       const head = members[order[i]];
-      const source = await this.shard(head.fid);
+      const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
       let j = i + 1;
       let end = head.offset + TAR_BLOCK + head.size;
-      while (j < order.length) {
+      while (j < members.length) {
         const m = members[order[j]];
         const mEnd = m.offset + TAR_BLOCK + m.size;
         if (m.fid !== head.fid || m.offset - end > COALESCE_GAP || mEnd - head.offset > COALESCE_MAX) break;
@@ -333,9 +344,10 @@ export class TaridxReader implements FormatReader {
           format: FORMAT,
           what: `row ${head.row} (shard ${source.name})`,
         });
-      const bytes = options.reuse
-        ? await this.readReused(source, head.offset, end - head.offset, i === 0, options)
-        : await readOwned(source, head.offset, end - head.offset, options);
+      const got = options.reuse
+        ? this.readReused(source, head.offset, end - head.offset, i === 0, options)
+        : readOwned(source, head.offset, end - head.offset, options);
+      const bytes = got instanceof Uint8Array ? got : await got;
       for (let k = i; k < j; k++) {
         const m = members[order[k]];
         const at = m.offset - head.offset;
@@ -347,7 +359,8 @@ export class TaridxReader implements FormatReader {
           fid: m.fid,
           offset: m.offset,
           size: m.size,
-          data: bytes.subarray(at + TAR_BLOCK, at + TAR_BLOCK + m.size),
+          // A view constructor is much cheaper than subarray() in V8's hot paths.
+          data: new Uint8Array(bytes.buffer, bytes.byteOffset + at + TAR_BLOCK, m.size),
         };
       }
       i = j;
@@ -359,36 +372,25 @@ export class TaridxReader implements FormatReader {
   private scratchUsed = 0;
 
   /** Reads into the reader's reusable buffer; a sample's runs share it, the next sample overwrites it. */
-  private async readReused(
+  private readReused(
     source: ByteSource,
     offset: number,
     length: number,
     first: boolean,
     options: ReadOptions,
-  ): Promise<Uint8Array> {
+  ): Uint8Array | Promise<Uint8Array> {
     if (first) this.scratchUsed = 0;
     if (this.scratchUsed + length > this.scratch.byteLength) {
       // Earlier runs of this sample keep the old buffer; later samples use the new one.
       this.scratch = new Uint8Array(Math.max(1 << 20, 2 * (this.scratchUsed + length)));
       this.scratchUsed = 0;
     }
-    const target = this.scratch.subarray(this.scratchUsed, this.scratchUsed + length);
+    const target = new Uint8Array(this.scratch.buffer, this.scratchUsed, length);
     this.scratchUsed += length;
     const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-    const got = into
-      ? into.call(source, target, offset)
-      : source.readSync
-        ? source.readSync(offset, length)
-        : await source.read(offset, length, options);
-    if (got.byteLength !== length) {
-      throw new FormatError('Truncated', `got ${got.byteLength} of ${length} bytes`, {
-        file: source.name,
-        offset,
-        format: FORMAT,
-      });
-    }
-    if (got !== target) target.set(got);
-    return target;
+    if (into) return filled(source, offset, length, into.call(source, target, offset), target);
+    if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), target);
+    return source.read(offset, length, options).then((got) => filled(source, offset, length, got, target));
   }
 
   /**
@@ -403,42 +405,72 @@ export class TaridxReader implements FormatReader {
     stem: Uint8Array | undefined,
     sample: TaridxSample | undefined,
   ): Uint8Array {
-    const changed = (what: string) =>
-      new FormatError('InvalidValue', `row ${member.row}: ${what} (the shard changed after indexing?)`, {
-        file,
-        offset: member.offset,
-        format: FORMAT,
-      });
     let size: number;
     try {
       size = sizeField(block, at, { file, offset: member.offset });
     } catch {
-      throw changed('no tar header at the row offset');
+      throw changedError(member, file, 'no tar header at the row offset');
     }
     if (size !== member.size && member.size < OCTAL_SIZE_LIMIT)
-      throw changed(`tar header says ${size} bytes, the index ${member.size}`);
+      throw changedError(member, file, `tar header says ${size} bytes, the index ${member.size}`);
     const end = nameEnd(block, at);
-    const { stemStart, dot } = splitName(block, at, end);
+    let stemStart = at;
+    for (let i = end - 1; i >= at; i--) {
+      if (block[i] === 0x2f) {
+        stemStart = i + 1;
+        break;
+      }
+    }
+    let dot = -1;
+    for (let i = stemStart; i < end; i++) {
+      if (block[i] === 0x2e) {
+        dot = i;
+        break;
+      }
+    }
     const stemEnd = dot < 0 ? end : dot;
-    const stemBytes = block.subarray(stemStart, stemEnd);
     if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
-      throw changed(
+      throw changedError(
+        member,
+        file,
         `member name ${JSON.stringify(decoder.decode(block.subarray(at, end)))} does not have extension "${member.ext}"`,
       );
     }
     if (stem) {
-      if (!equalBytes(stem, stemBytes)) throw changed('members of one sample have different stems');
+      if (!equalBytesAt(stem, block, stemStart, stemEnd - stemStart))
+        throw changedError(member, file, 'members of one sample have different stems');
       return stem;
     }
-    if (sample) {
+    const stemBytes = new Uint8Array(block.buffer, block.byteOffset + stemStart, stemEnd - stemStart);
+    if (sample && !this.stemIsKey(stemBytes, sample)) {
+      throw changedError(
+        member,
+        file,
+        `member name's stem ${JSON.stringify(decoder.decode(stemBytes))} is not the sample's key`,
+      );
+    }
+    return stemBytes;
+  }
+
+  /** Whether a member's stem bytes name this sample: its key, or (no key) its keyhash and crash id 0. */
+  private stemIsKey(stemBytes: Uint8Array, sample: TaridxSample): boolean {
+    let ascii = true;
+    const length = stemBytes.byteLength;
+    for (let i = 0; i < length; i++) {
+      if (stemBytes[i] >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    // Crash stems, keys and non-ASCII stems compare as text; plain ASCII stems hash in place.
+    if (sample.key !== undefined || !ascii || this.crashIds.size > 0) {
       const text = decoder.decode(stemBytes);
       const ok =
         sample.key !== undefined ? text === sample.key : sampleHashMatches(this.hasher, text, sample.keyhash);
-      if (!ok || (sample.crashid === 0 && this.crashIds.has(text))) {
-        throw changed(`member name's stem ${JSON.stringify(text)} is not the sample's key`);
-      }
+      return ok && !(sample.crashid === 0 && this.crashIds.has(text));
     }
-    return stemBytes;
+    const hash = hashBytes(this.hasher, stemBytes, 0, length);
+    return joinHash(hash[0], hash[1]) === sample.keyhash;
   }
 
   /** The sample's key: a crash stem from the index, or the stem read back from its first member's tar header. */
@@ -571,30 +603,40 @@ function take(length: number): Uint8Array {
 }
 
 /** Bytes that stay valid: read into fresh slab memory (or a copy of what read() returned). */
-async function readOwned(
+function readOwned(
   source: ByteSource,
   offset: number,
   length: number,
   options: ReadOptions = {},
-): Promise<Uint8Array> {
+): Uint8Array | Promise<Uint8Array> {
   const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-  let bytes: Uint8Array;
-  if (into) bytes = into.call(source, take(length), offset);
-  else {
-    const got = source.readSync
-      ? source.readSync(offset, length)
-      : await source.read(offset, length, options);
-    bytes = take(got.byteLength);
-    bytes.set(got);
+  if (into) {
+    const target = take(length);
+    return filled(source, offset, length, into.call(source, target, offset), target);
   }
-  if (bytes.byteLength !== length) {
-    throw new FormatError('Truncated', `got ${bytes.byteLength} of ${length} bytes`, {
+  if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), take(length));
+  return source
+    .read(offset, length, options)
+    .then((got) => filled(source, offset, length, got, take(length)));
+}
+
+/** `target` holding the `length` bytes read at `offset` (`got`), or Truncated if fewer came. */
+function filled(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  got: Uint8Array,
+  target: Uint8Array,
+): Uint8Array {
+  if (got.byteLength !== length) {
+    throw new FormatError('Truncated', `got ${got.byteLength} of ${length} bytes`, {
       file: source.name,
       offset,
       format: FORMAT,
     });
   }
-  return bytes;
+  if (got !== target) target.set(got);
+  return target;
 }
 
 function sampleHashMatches(hasher: XXHashAPI, stem: string, keyhash: bigint): boolean {
@@ -611,10 +653,19 @@ function inShardOrder(members: readonly TaridxMember[]): boolean {
   return true;
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+/** Whether `b[bStart, bStart + length)` equals all of `a`. */
+function equalBytesAt(a: Uint8Array, b: Uint8Array, bStart: number, length: number): boolean {
+  if (a.byteLength !== length) return false;
+  for (let i = 0; i < length; i++) if (a[i] !== b[bStart + i]) return false;
   return true;
+}
+
+function changedError(member: TaridxMember, file: string, what: string): FormatError {
+  return new FormatError('InvalidValue', `row ${member.row}: ${what} (the shard changed after indexing?)`, {
+    file,
+    offset: member.offset,
+    format: FORMAT,
+  });
 }
 
 /** Whether name bytes [start, end) lower-case to `expected` (ASCII compared in place). */
@@ -627,9 +678,10 @@ function extMatches(
   text: string,
 ): boolean {
   if (none) return text === '';
-  if (end - start === expected.byteLength) {
+  const length = expected.byteLength;
+  if (end - start === length) {
     let ascii = true;
-    for (let i = 0; i < expected.byteLength; i++) {
+    for (let i = 0; i < length; i++) {
       let b = block[start + i];
       if (b >= 0x80) {
         ascii = false;

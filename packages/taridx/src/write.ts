@@ -1,7 +1,7 @@
 import { FormatError } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows } from './groups.js';
-import { loadHasher } from './hash.js';
+import { hashBytes, loadHasher } from './hash.js';
 import {
   FLAG_CONTIGUOUS,
   FORMAT,
@@ -163,13 +163,22 @@ export class TaridxBuilder {
   private readonly extensions: string[] = [];
   /** Recently seen raw extension bytes → id, checked before decoding anything. */
   private readonly extCache: Array<{ bytes: Uint8Array; id: number }> = [];
-  private readonly stems = new Map<string, number>();
+  /** Distinct stems: their hash halves, crash id, and UTF-8 text bytes (in `stemText`). */
+  private stemTotal = 0;
   private stemLo: Uint32Array = new Uint32Array(1024);
   private stemHi: Uint32Array = new Uint32Array(1024);
   private stemCrash: Uint32Array = new Uint32Array(1024);
-  /** Canonical keyhashes seen, as lo → hi (lo is uniformly random; a lo shared by two hashes goes to `sharedLo`). */
-  private readonly canonicalLo = new Map<number, number>();
-  private readonly sharedLo = new Set<bigint>();
+  private stemStart: Uint32Array = new Uint32Array(1024);
+  private stemLength: Uint32Array = new Uint32Array(1024);
+  /** The next stem whose hash has the same low half, -1 at the end. */
+  private stemNext: Int32Array = new Int32Array(1024);
+  private stemText: Uint8Array = new Uint8Array(16 * 1024);
+  private stemTextUsed = 0;
+  /**
+   * Open addressing over the low hash half → the first stem with it (1-based, 0 = empty).
+   * Stems are found by hashing their bytes and comparing bytes: no string per stem.
+   */
+  private slots: Int32Array = new Int32Array(2048);
   private readonly crashStems: string[] = [];
   private readonly prevStem = new Uint8Array(100);
   private prevStemLength = -1;
@@ -242,7 +251,8 @@ export class TaridxBuilder {
       hi = this.stemHi[index];
       crashid = this.stemCrash[index];
       if (stemLength <= 100) {
-        this.prevStem.set(block.subarray(stemStart, stemEnd));
+        const prev = this.prevStem;
+        for (let k = 0; k < stemLength; k++) prev[k] = block[stemStart + k];
         this.prevStemLength = stemLength;
       } else {
         this.prevStemLength = -1;
@@ -281,16 +291,49 @@ export class TaridxBuilder {
         break;
       }
     }
-    const raw = block.subarray(start, end);
-    const stem = decoder.decode(raw);
-    const known = this.stems.get(stem);
-    if (known !== undefined) return known;
-    // Non-ASCII names hash the re-encoded text, so U+FFFD replacements hash as EF BF BD.
-    const hash = this.hasher.h64Raw(ascii ? raw : encoder.encode(stem), 0n);
-    const lo = Number(hash & 0xffffffffn);
-    const hi = Number(hash >> 32n);
+    // Non-ASCII names hash the re-encoded text, so U+FFFD replacements hash as EF BF BD, and
+    // two byte strings that decode alike are one stem.
+    let text = block;
+    let textStart = start;
+    let textEnd = end;
+    if (!ascii) {
+      text = encoder.encode(decoder.decode(block.subarray(start, end)));
+      textStart = 0;
+      textEnd = text.byteLength;
+    }
+    const hash = hashBytes(this.hasher, text, textStart, textEnd);
+    const lo = hash[0];
+    const hi = hash[1];
+    const length = textEnd - textStart;
+    const mask = this.slots.length - 1;
+    let slot = (lo ^ (lo >>> 15)) & mask;
+    let head = -1;
+    for (;;) {
+      const s = this.slots[slot];
+      if (s === 0) break;
+      if (this.stemLo[s - 1] === lo) {
+        head = s - 1;
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    // As upstream: the first stem with a hash is canonical (crash id 0); every other stem with
+    // that hash gets the next crash id.
+    let sameHash = false;
+    let last = -1;
+    for (let k = head; k >= 0; k = this.stemNext[k]) {
+      last = k;
+      if (this.stemHi[k] !== hi) continue;
+      sameHash = true;
+      if (
+        this.stemLength[k] === length &&
+        sameBytesAt(text, textStart, this.stemText, this.stemStart[k], length)
+      )
+        return k;
+    }
     let crashid = 0;
-    if (this.seenCanonical(lo, hi, hash)) {
+    if (sameHash) {
+      const stem = decoder.decode(text.subarray(textStart, textEnd));
       if (stem.includes('\n')) {
         throw new FormatError(
           'InvalidValue',
@@ -304,29 +347,54 @@ export class TaridxBuilder {
       this.crashStems.push(stem);
       crashid = this.crashStems.length;
     }
-    const index = this.stems.size;
-    if (index === this.stemLo.length) {
-      this.stemLo = grow32(this.stemLo);
-      this.stemHi = grow32(this.stemHi);
-      this.stemCrash = grow32(this.stemCrash);
+    const index = this.stemTotal++;
+    if (index === this.stemLo.length) this.growStems();
+    if (this.stemTextUsed + length > this.stemText.byteLength) {
+      const bigger = new Uint8Array(Math.max(2 * this.stemText.byteLength, this.stemTextUsed + length));
+      bigger.set(this.stemText.subarray(0, this.stemTextUsed));
+      this.stemText = bigger;
     }
+    const arena = this.stemText;
+    const at = this.stemTextUsed;
+    for (let k = 0; k < length; k++) arena[at + k] = text[textStart + k];
+    this.stemTextUsed += length;
     this.stemLo[index] = lo;
     this.stemHi[index] = hi;
     this.stemCrash[index] = crashid;
-    this.stems.set(stem, index);
+    this.stemStart[index] = at;
+    this.stemLength[index] = length;
+    this.stemNext[index] = -1;
+    if (last >= 0) this.stemNext[last] = index;
+    else {
+      this.slots[slot] = index + 1;
+      if (2 * this.stemTotal > this.slots.length) this.rehash();
+    }
     return index;
   }
 
-  /** Whether a stem with this hash was seen before; records it as canonical if not. */
-  private seenCanonical(lo: number, hi: number, hash: bigint): boolean {
-    const known = this.canonicalLo.get(lo);
-    if (known === undefined) {
-      this.canonicalLo.set(lo, hi);
-      return false;
+  private growStems(): void {
+    this.stemLo = grow32(this.stemLo);
+    this.stemHi = grow32(this.stemHi);
+    this.stemCrash = grow32(this.stemCrash);
+    this.stemStart = grow32(this.stemStart);
+    this.stemLength = grow32(this.stemLength);
+    const next = new Int32Array(this.stemNext.length * 2);
+    next.set(this.stemNext);
+    this.stemNext = next;
+  }
+
+  /** Doubles the slot table, re-inserting each chain head (the first stem with its low half). */
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (const s of this.slots) {
+      if (s === 0) continue;
+      const lo = this.stemLo[s - 1];
+      let slot = (lo ^ (lo >>> 15)) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = s;
     }
-    if (known === hi || this.sharedLo.has(hash)) return true;
-    this.sharedLo.add(hash);
-    return false;
+    this.slots = slots;
   }
 
   private extId(block: Uint8Array, dot: number, end: number, origin?: MemberOrigin): number {
@@ -377,7 +445,7 @@ export class TaridxBuilder {
       this.extensions.length,
       this.crashStems.length,
       { bytes: this.rows, count: this.count },
-      this.stems.size,
+      this.stemTotal,
       this.runs,
     );
   }
@@ -392,4 +460,9 @@ function grow32(array: Uint32Array): Uint32Array {
   const bigger = new Uint32Array(array.length * 2);
   bigger.set(array);
   return bigger;
+}
+
+function sameBytesAt(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
+  return true;
 }

@@ -5,7 +5,8 @@ import { NodeDirectory, openFile } from '@binscope/core/node';
 import { type TarEntry, type TarFormat, paxRecords, tarBytes, tarHeader, tempDir } from '@binscope/testkit';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { indexShards, openTaridx } from '../src/index.js';
+import { indexShards, openTaridx, TaridxBuilder } from '../src/index.js';
+import { H, R, ROW_SIZE } from '../src/layout.js';
 import { indexFold, openTaridxFile } from '../src/node.js';
 
 const enc = new TextEncoder();
@@ -170,6 +171,35 @@ describe('indexing beyond upstream', () => {
     expect((error as { file?: string }).file).toBe('h_0.tar');
   });
 
+  it('walks local files through adaptive windows to the same index as in-memory shards', async () => {
+    // Runs of small members (read through one window) between payloads far larger than any
+    // window (seeked over), so the window grows, shrinks and straddles headers.
+    const entries: TarEntry[] = [];
+    let seed = 1;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let i = 0; i < 400; i++) {
+      const big = i % 37 === 5 ? 300_000 + Math.floor(random() * 700_000) : 0;
+      const size = big || Math.floor(random() * (i % 3 === 0 ? 20_000 : 700));
+      entries.push({
+        name: `d/s${i >> 1}.${i % 2 ? 'json' : 'jpg'}`,
+        data: new Uint8Array(size).fill(i & 0xff),
+      });
+    }
+    const shard = tarBytes(entries);
+    const tmp = tempDir();
+    scratch.push(tmp);
+    fs.writeFileSync(path.join(tmp.dir, 'w_0.tar'), shard);
+    const dir = new NodeDirectory(tmp.dir);
+    const fromDisk = await indexShards({ directory: dir, fold: 'w' });
+    await dir.close();
+    const fromMemory = await indexShards({ directory: new MemoryDirectory({ 'w_0.tar': shard }), fold: 'w' });
+    expect(fromDisk.rows).toBe(400);
+    expect(fromDisk.bytes).toEqual(fromMemory.bytes);
+  });
+
   it('indexes browser Files and Node files to the same bytes, with progress', async () => {
     const shard = tarBytes([
       { name: 'k.jpg', data: new Uint8Array(3000) },
@@ -197,5 +227,30 @@ describe('indexing beyond upstream', () => {
     const source = openFile(path.join(tmp.dir, 'p_0.tar'));
     expect((await indexShards([source])).rows).toBe(2);
     await source.close();
+  });
+});
+
+describe('builder stem table', () => {
+  it('gives crash ids to distinct stems that share a hash, as upstream does', () => {
+    // A hasher that collides on purpose: the hash depends only on the first byte.
+    const weak = { h64Raw: (bytes: Uint8Array) => BigInt(bytes[0] ?? 0) * 0x1_0000_0001n };
+    const Builder = TaridxBuilder as unknown as new (hasher: unknown) => TaridxBuilder;
+    const builder = new Builder(weak);
+    const names = ['a1.jpg', 'a2.jpg', 'b1.jpg', 'a1.json', 'a2.json', 'a3.jpg', 'b1.cls'];
+    names.forEach((name, i) => {
+      builder.add({ fid: 0, offset: i * 1024, size: 1, name });
+    });
+    const bytes = builder.finish();
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const u64 = (at: number) => Number(view.getBigUint64(at, true));
+    expect(u64(H.nStems)).toBe(4);
+    expect(u64(H.nRows)).toBe(names.length);
+    expect(bytes[H.flags] & 1).toBe(0);
+    const crash = dec.decode(bytes.subarray(u64(H.offCrash), u64(H.offArr)));
+    expect(crash).toBe('a2\na3');
+    const crashIds = names.map((_, i) => view.getUint32(u64(H.offArr) + i * ROW_SIZE + R.crashid, true));
+    expect(crashIds).toEqual([0, 1, 0, 0, 1, 2, 0]);
+    const lows = names.map((_, i) => view.getUint32(u64(H.offArr) + i * ROW_SIZE + R.keyhash, true));
+    expect(lows).toEqual([0x61, 0x61, 0x62, 0x61, 0x61, 0x61, 0x62]);
   });
 });

@@ -8,6 +8,7 @@ import {
   type Target,
   toJsonValue,
 } from '@binscope/core';
+import { udfContentFields, udfLocateTable } from './content.js';
 import { inspectUdf } from './inspect.js';
 import { udfFormat } from './magic.js';
 import { FORMAT_ID, type TableInfo, type UdfDataset, UdfReader } from './read.js';
@@ -140,4 +141,7 @@ export const udfPlugin = definePlugin<UdfReader>({
       }
     }
   },
+
+  contentFields: (reader) => udfContentFields(reader),
+  locateRecord: (reader, index) => udfLocateTable(reader, index),
 });

@@ -4,14 +4,7 @@ import * as path from 'node:path';
 import { type ByteSource, readExact, type Target, toHex } from '@binscope/core';
 import { openFile } from '@binscope/core/node';
 import { expect } from 'vitest';
-// The conformance package depends on core only, so the plugin is imported from its source.
-import {
-  type ImageValue,
-  type MldfReader,
-  mldfPlugin,
-  type NdArray,
-  openMldf,
-} from '../../../packages/mldf/src/index.js';
+import { type ImageValue, type MldfReader, mldfPlugin, type NdArray, openMldf } from '@binscope/mldf';
 import type { ValidCase } from '../vectors.js';
 import type { FormatConformance } from './types.js';
 

@@ -18,12 +18,17 @@ function caseFile(testCase: ValidCase, ext: string): string {
   const named = path.join(testCase.dir, `${testCase.name}.${ext}`);
   if (fs.existsSync(named)) return named;
   const found = fs.readdirSync(testCase.dir).filter((f) => f.endsWith(`.${ext}`));
-  if (found.length !== 1) throw new Error(`${testCase.dir}: expected one .${ext} file, found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`${testCase.dir}: expected one .${ext} file, found ${found.length}`);
   return path.join(testCase.dir, found[0]);
 }
 
 /** A5: floats compare by value incl. the sign of zero; non-finite as strings. */
-function expectValuesEqual(actual: readonly (number | string)[], expected: readonly unknown[], what: string): void {
+function expectValuesEqual(
+  actual: readonly (number | string)[],
+  expected: readonly unknown[],
+  what: string,
+): void {
   expect(actual.length, `${what}: length`).toBe(expected.length);
   for (let i = 0; i < expected.length; i++) {
     const a = actual[i];
@@ -66,27 +71,40 @@ async function checkColumns(reader: ScbfReader, expected: Json[], what: string):
       // Compressed bytes differ between zlib builds (S3): compare the inflated content.
       if (hash in e) expect(sha256(await reader.readBlock(block, column)), `${label} ${hash}`).toBe(e[hash]);
     }
-    if (what === 'vector' && 'meta_entry_offset' in e) expect(column.entryOffset, `${label} meta_entry_offset`).toBe(e.meta_entry_offset);
+    if (what === 'vector' && 'meta_entry_offset' in e)
+      expect(column.entryOffset, `${label} meta_entry_offset`).toBe(e.meta_entry_offset);
 
     const values = asArray(await reader.readColumn(column.index));
     if (Array.isArray(e.values)) expectValuesEqual(values, e.values, `${label} values`);
     const sample = e.values_sample as { first?: unknown[]; last?: unknown[] } | undefined;
-    if (sample?.first) expectValuesEqual(values.slice(0, sample.first.length), sample.first, `${label} first`);
-    if (sample?.last) expectValuesEqual(values.slice(values.length - sample.last.length), sample.last, `${label} last`);
-    if (typeof e.distinct_count === 'number') expect(new Set(values).size, `${label} distinct_count`).toBe(e.distinct_count);
-    if (typeof e.utf8_bytes_total === 'number') expect(column.blocks[1].uncompressedSize, `${label} utf8_bytes_total`).toBe(e.utf8_bytes_total);
+    if (sample?.first)
+      expectValuesEqual(values.slice(0, sample.first.length), sample.first, `${label} first`);
+    if (sample?.last)
+      expectValuesEqual(values.slice(values.length - sample.last.length), sample.last, `${label} last`);
+    if (typeof e.distinct_count === 'number')
+      expect(new Set(values).size, `${label} distinct_count`).toBe(e.distinct_count);
+    if (typeof e.utf8_bytes_total === 'number')
+      expect(column.blocks[1].uncompressedSize, `${label} utf8_bytes_total`).toBe(e.utf8_bytes_total);
     if (column.type !== 'utf8' && values.length) {
       const numbers = values as number[];
       if (typeof e.min === 'number') expect(Math.min(...numbers), `${label} min`).toBe(e.min);
       if (typeof e.max === 'number') expect(Math.max(...numbers), `${label} max`).toBe(e.max);
-      if (typeof e.sum === 'number') expect(numbers.reduce((s, v) => s + v, 0), `${label} sum`).toBe(e.sum);
+      if (typeof e.sum === 'number')
+        expect(
+          numbers.reduce((s, v) => s + v, 0),
+          `${label} sum`,
+        ).toBe(e.sum);
     }
 
     // The single-value accessor and a row range agree with the whole column.
     if (values.length) {
       const mid = values.length >> 1;
       expect(await reader.value(column.index, mid), `${label} value(${mid})`).toEqual(values[mid]);
-      expectValuesEqual(asArray(await reader.readColumn(column.index, { start: mid, end: mid + 3 })), values.slice(mid, mid + 3), `${label} range`);
+      expectValuesEqual(
+        asArray(await reader.readColumn(column.index, { start: mid, end: mid + 3 })),
+        values.slice(mid, mid + 3),
+        `${label} range`,
+      );
     }
   }
   // Streamed rows (records) agree with the columns.
@@ -97,7 +115,8 @@ async function checkColumns(reader: ScbfReader, expected: Json[], what: string):
   for (const e of expected) {
     const name = e.name as string;
     const values = asArray(await reader.readColumn(name, { end: limit })).map((v) => toJsonValue(v));
-    if (reader.columns.filter((c) => c.name === name).length === 1) expect(rows.map((r) => r[name])).toEqual(values);
+    if (reader.columns.filter((c) => c.name === name).length === 1)
+      expect(rows.map((r) => r[name])).toEqual(values);
   }
 }
 
@@ -141,22 +160,29 @@ const conformance: FormatConformance = {
     expect(sha256(csv)).toBe(expected.source_csv_sha256);
     const work = fs.mkdtempSync(path.join(os.tmpdir(), 'scbf-conformance-'));
     try {
-      const schema = ((expected.header as Json).schema as { columns: { name: string; type: ScbfType }[] }).columns;
+      const schema = ((expected.header as Json).schema as { columns: { name: string; type: ScbfType }[] })
+        .columns;
       const types = expected.types_given_explicitly ? schema.map((c) => c.type) : undefined;
       const written = path.join(work, 'written.scbf');
       await csvToScbf(csvPath, written, { types });
       const ours = await openScbf(NodeFileSource.open(written, 'written.scbf'));
       try {
-        expect(ours.header.schemaJson, 'schema_json written from the CSV').toBe((expected.header as Json).schema_json);
+        expect(ours.header.schemaJson, 'schema_json written from the CSV').toBe(
+          (expected.header as Json).schema_json,
+        );
         await checkColumns(ours, expected.columns as Json[], 'written');
       } finally {
         await ours.close();
       }
       if (expected.csv_roundtrip_identical) {
         await scbfToCsv(written, path.join(work, 'ours.csv'));
-        expect(sha256(fs.readFileSync(path.join(work, 'ours.csv'))), 'CSV → SCBF → CSV').toBe(expected.source_csv_sha256);
+        expect(sha256(fs.readFileSync(path.join(work, 'ours.csv'))), 'CSV → SCBF → CSV').toBe(
+          expected.source_csv_sha256,
+        );
         await scbfToCsv(file, path.join(work, 'vector.csv'));
-        expect(sha256(fs.readFileSync(path.join(work, 'vector.csv'))), 'vector → CSV').toBe(expected.source_csv_sha256);
+        expect(sha256(fs.readFileSync(path.join(work, 'vector.csv'))), 'vector → CSV').toBe(
+          expected.source_csv_sha256,
+        );
       }
     } finally {
       fs.rmSync(work, { recursive: true, force: true });

@@ -4,8 +4,7 @@ import * as path from 'node:path';
 import { toHex } from '@binscope/core';
 import { NodeDirectory, openPath } from '@binscope/core/node';
 import { expect } from 'vitest';
-// The conformance package links only core; the taridx sources are imported directly.
-import { indexShards, TaridxReader, taridxPlugin } from '../../../packages/taridx/src/index.js';
+import { indexShards, TaridxReader, taridxPlugin } from '@binscope/taridx';
 import type { ValidCase } from '../vectors.js';
 import type { FormatConformance } from './types.js';
 

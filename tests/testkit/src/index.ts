@@ -16,3 +16,13 @@ export {
   tarBytes,
   tarHeader,
 } from './tar.js';
+export {
+  type InvalidVector,
+  invalidVectors,
+  REPO_ROOT,
+  type ValidVector,
+  VECTORS,
+  VECTORS_PRESENT,
+  validVectors,
+  vectorFormats,
+} from './vectors.js';

@@ -29,6 +29,8 @@ export interface DiffLocation {
   /** The inspect-tree node holding the value ("header/num_columns"), when known. */
   node?: string;
   record?: number;
+  /** The record field stored at this location, when a record is stored in several places. */
+  field?: string;
 }
 
 export interface DiffSide {
@@ -317,10 +319,20 @@ async function compareContent(a: Side, b: Side, limit: number): Promise<Differen
   return differences;
 }
 
-async function recordLocation(side: Side, index: number): Promise<DiffLocation> {
-  const locations = side.plugin.locateRecord ? await side.plugin.locateRecord(side.reader, index) : [];
-  const first = locations[0];
-  return first ? { record: index, ...first } : { record: index };
+async function recordLocations(side: Side, index: number): Promise<ByteLocation[]> {
+  return side.plugin.locateRecord ? await side.plugin.locateRecord(side.reader, index) : [];
+}
+
+/**
+ * Where record `index` is stored, for one differing field: the location of that field when
+ * the record is stored in several places (one block per column), else the record's own.
+ */
+function recordLocation(index: number, locations: readonly ByteLocation[], field?: Segment): DiffLocation {
+  const pick =
+    (typeof field === 'string' && locations.find((l) => l.field === field)) ||
+    locations.find((l) => l.field === undefined) ||
+    locations[0];
+  return pick ? { record: index, ...pick } : { record: index };
 }
 
 async function compareRecords(
@@ -345,12 +357,12 @@ async function compareRecords(
           a: {
             value: onlyA ? (ra.value as JsonRecord) : null,
             present: onlyA,
-            location: onlyA ? await recordLocation(a, index) : null,
+            location: onlyA ? recordLocation(index, await recordLocations(a, index)) : null,
           },
           b: {
             value: onlyA ? null : (rb.value as JsonRecord),
             present: !onlyA,
-            location: onlyA ? null : await recordLocation(b, index),
+            location: onlyA ? null : recordLocation(index, await recordLocations(b, index)),
           },
         });
         return { compared: index, truncated: false };
@@ -363,15 +375,15 @@ async function compareRecords(
         const sameShape = JSON.stringify(Object.keys(va)) === JSON.stringify(Object.keys(vb));
         if (sameShape) jsonDifferences(va, vb, [], paths, 20);
         else paths.push([]);
-        const [la, lb] = [await recordLocation(a, index), await recordLocation(b, index)];
+        const [la, lb] = await Promise.all([recordLocations(a, index), recordLocations(b, index)]);
         for (const p of paths) {
           const av = valueAt(va, p);
           const bv = valueAt(vb, p);
           differences.push({
             kind: 'record',
             path: pathString([`records[${index}]`, ...p]),
-            a: { value: av ?? null, present: av !== undefined, location: la },
-            b: { value: bv ?? null, present: bv !== undefined, location: lb },
+            a: { value: av ?? null, present: av !== undefined, location: recordLocation(index, la, p[0]) },
+            b: { value: bv ?? null, present: bv !== undefined, location: recordLocation(index, lb, p[0]) },
           });
         }
         differing++;
@@ -490,7 +502,9 @@ export async function diffCommand(
     } else {
       await ctx.out.line(`${pathA} (A) and ${pathB} (B) differ:`);
       for (const d of report.differences) {
-        await ctx.out.line(`  ${d.kind} ${d.path}: A ${show(d.a)}  B ${show(d.b)}`);
+        await ctx.out.line(
+          `  ${d.kind === d.path ? d.path : `${d.kind} ${d.path}`}: A ${show(d.a)}  B ${show(d.b)}`,
+        );
         await ctx.out.line(
           `      A: ${describeLocation(d.a.location)}; B: ${describeLocation(d.b.location)}`,
         );

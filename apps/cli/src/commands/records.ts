@@ -27,22 +27,29 @@ export async function recordsCommand(
     ? 'json'
     : (options.format ?? (ctx.out.isTTY ? 'table' : 'jsonl'));
   const writer = recordWriter(format, ctx.out);
-  await forPath(filePath, () =>
-    withReader(filePath, { as: options.as }, async (input, reader) => {
-      if (options.limit === 0) return;
-      const records = input.plugin.records(reader, {
-        offset: options.offset,
-        limit: options.limit,
-        columns: options.columns,
-      });
-      let count = 0;
-      for await (const record of records as AsyncIterable<JsonRecord>) {
-        await writer.write(record);
-        count++;
-        if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
-      }
-    }),
-  );
-  await writer.end();
+  let done = false;
+  try {
+    await forPath(filePath, () =>
+      withReader(filePath, { as: options.as }, async (input, reader) => {
+        if (options.limit === 0) return;
+        const records = input.plugin.records(reader, {
+          offset: options.offset,
+          limit: options.limit,
+          columns: options.columns,
+        });
+        let count = 0;
+        for await (const record of records as AsyncIterable<JsonRecord>) {
+          await writer.write(record);
+          count++;
+          if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
+        }
+      }),
+    );
+    done = true;
+  } finally {
+    // Records already read still reach the terminal before the error line; a JSON array is
+    // closed only when complete, so a failed --json run never looks like a whole answer.
+    if (done || format !== 'json') await writer.end();
+  }
   return EXIT.ok;
 }

@@ -55,7 +55,11 @@ function unrecognised(input: Input): ValidationReport {
     input.target.kind === 'directory'
       ? 'no format recognises this directory'
       : `no known format's signature matches (first bytes: ${input.detection.headHex.slice(0, 32) || 'none, the file is empty'})`;
-  return { valid: false, errors: [{ code: 'BadMagic', message: what, offset: 0, file }], warnings: [] };
+  return {
+    valid: false,
+    errors: [{ code: 'BadMagic', message: what, offset: file === undefined ? undefined : 0, file }],
+    warnings: [],
+  };
 }
 
 async function validateOne(filePath: string, options: ValidateCommandOptions): Promise<ValidateResult> {

@@ -1,0 +1,97 @@
+import type { ByteLocation, ContentField } from '@binscope/core';
+import type { TableInfo, UdfReader } from './read.js';
+import { STATIC_HEADER_SIZE } from './types.js';
+
+/** Descriptor fields (U2) a table's content is read from, by offset in its 48-byte descriptor. */
+const KEY_NAME = 0x0;
+const TYPE_INFO = 0x4;
+const DATA_SHAPE = 0x14;
+const INDEX_NAME = 0x1c;
+const RELATED_NAME = 0x20;
+const TYPE_NAME = 0x24;
+
+/**
+ * What `binscope diff` compares in a UDF file: magic and id, the counts, and per dataset (in
+ * walk order, U7) its id, table count and each table's name, type, shape and the names it
+ * refers to, located at their bytes. Where datasets sit, their sizes, name hashes,
+ * checksums (opaque, U4) and mem_start/mem_end are left out: they follow from the layout
+ * a writer chose. Table data is compared as records.
+ *
+ * counts.datasets and counts.tables are not stored anywhere (the walk finds them), so they
+ * have no location; the dataset or table that is only in one file has.
+ */
+export async function udfContentFields(reader: UdfReader): Promise<ContentField[]> {
+  const file = reader.source.name;
+  const at = (offset: number, length: number): ByteLocation => ({ offset, length, file });
+  const h = reader.header;
+  const fields: ContentField[] = [
+    { path: 'header.magic', value: h.magic, location: at(0, 4) },
+    { path: 'header.id', value: h.id, location: at(4, 4) },
+  ];
+  let datasets = 0;
+  let tables = 0;
+  for await (const d of reader.walk()) {
+    const base = `datasets[${datasets++}]`;
+    const o = d.fileOffset.offset;
+    fields.push(
+      { path: `${base}.id`, value: d.id, location: at(o + 8, 4) },
+      { path: `${base}.tables`, value: d.tables.length, location: at(o + 0xe, 2) },
+    );
+    for (const t of d.tables) {
+      tables++;
+      const tb = `${base}.tables[${t.index}]`;
+      const desc = t.descriptorOffset;
+      fields.push(
+        { path: `${tb}.name`, value: t.name, location: at(desc + KEY_NAME, 4) },
+        {
+          path: `${tb}.type`,
+          value: { prim: t.prim, dims: t.dims, hint: t.hint },
+          location: at(desc + TYPE_INFO, 2),
+        },
+        { path: `${tb}.shape`, value: t.shape, location: at(desc + DATA_SHAPE, 8) },
+        { path: `${tb}.index_name`, value: t.indexName, location: at(desc + INDEX_NAME, 4) },
+        { path: `${tb}.related_name`, value: t.relatedName, location: at(desc + RELATED_NAME, 4) },
+        { path: `${tb}.type_name`, value: t.typeName, location: at(desc + TYPE_NAME, 4) },
+      );
+    }
+  }
+  fields.push({ path: 'counts.datasets', value: datasets }, { path: 'counts.tables', value: tables });
+  return fields;
+}
+
+/**
+ * Where record `index` (one per table, in walk order) is stored: the table's data, then its
+ * descriptor fields by the record keys they hold, then its dataset's static header.
+ */
+export async function udfLocateTable(reader: UdfReader, index: number): Promise<ByteLocation[]> {
+  if (!Number.isSafeInteger(index) || index < 0) return [];
+  const file = reader.source.name;
+  let seen = 0;
+  for await (const d of reader.walk()) {
+    if (index >= seen + d.tables.length) {
+      seen += d.tables.length;
+      continue;
+    }
+    const t: TableInfo = d.tables[index - seen];
+    const desc = t.descriptorOffset;
+    const field = (name: string, offset: number, length: number): ByteLocation => ({
+      offset: desc + offset,
+      length,
+      file,
+      field: name,
+    });
+    return [
+      { offset: t.dataOffset, length: t.dataSize, file },
+      field('table', KEY_NAME, 4),
+      field('prim', TYPE_INFO, 2),
+      field('dims', TYPE_INFO, 2),
+      field('hint', TYPE_INFO, 2),
+      field('shape', DATA_SHAPE, 8),
+      field('index_name', INDEX_NAME, 4),
+      field('related_name', RELATED_NAME, 4),
+      field('type_name', TYPE_NAME, 4),
+      { offset: d.fileOffset.offset, length: STATIC_HEADER_SIZE, file, field: 'dataset_id' },
+    ];
+  }
+  return [];
+}
