@@ -153,11 +153,16 @@ describe('borrowed buffers (reuse) on local files', () => {
   it('sample, samples and batches with reuse read the same values as fresh reads', async () => {
     const dir = scratch();
     const target = path.join(dir, 'reuse.mldf');
-    const count = 1500;
-    await writeMldfFile(target, fields, Array.from({ length: count }, (_, i) => sample(i)));
+    const count = 400;
+    await writeMldfFile(
+      target,
+      fields,
+      Array.from({ length: count }, (_, i) => sample(i)),
+    );
     const reader = await openMldfFile(target);
     try {
-      for (const i of [0, 7, 1499, 700, 7]) expect(await reader.sample(i, { reuse: true })).toEqual(decoded(i));
+      for (const i of [0, 7, 399, 200, 7])
+        expect(await reader.sample(i, { reuse: true })).toEqual(decoded(i));
       // Borrowed: the next reusing call reads into the same memory.
       const a = (await reader.sample(1, { reuse: true })).image as { pixels: Uint8Array };
       const b = (await reader.sample(2, { reuse: true })).image as { pixels: Uint8Array };
@@ -167,7 +172,7 @@ describe('borrowed buffers (reuse) on local files', () => {
       await reader.sample(4, { reuse: true });
       expect(fresh.pixels[0]).toBe(3);
 
-      const indices = [1499, 3, 500, 4, 1000, 2, 0, 1498];
+      const indices = [399, 3, 150, 4, 300, 2, 0, 398];
       expect(await reader.samples(indices, { reuse: true })).toEqual(indices.map(decoded));
 
       let n = 0;
@@ -189,5 +194,5 @@ describe('borrowed buffers (reuse) on local files', () => {
     } finally {
       await reader.close();
     }
-  });
+  }, 30_000);
 });

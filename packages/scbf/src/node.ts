@@ -7,11 +7,13 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { type ByteSource, FormatError, type ProgressCallback, SourceError } from '@binscope/core';
 import { AtomicFile, NodeFileSource, writeFileAtomic } from '@binscope/core/node';
-import { parse as parseCsv } from 'csv-parse';
+import { Deflate as PakoDeflate } from 'pako';
+import Papa from 'papaparse';
 import { scbfToCsvChunks } from './csv.js';
 import type { ScbfType } from './layout.js';
 import { canonicalFloatValue, canonicalInt32Value, pyFloatRepr, pythonFloat, pythonInt } from './python.js';
 import { openScbf, type RowOptions, type ScbfReader } from './read.js';
+import { DEFAULT_LEVEL, PYTHON_ZLIB } from './zlib.js';
 import {
   type ColumnInput,
   type ColumnPlan,
@@ -82,6 +84,12 @@ export interface CsvToScbfOptions {
   types?: Readonly<Record<string, ScbfType>> | readonly ScbfType[];
   /** zlib level (default 6, as Python's zlib.compress). */
   level?: number;
+  /**
+   * Deflate as Python's zlib.compress does (classic zlib via pako), so the output is
+   * byte-identical to the upstream Python writer's for the same CSV. Slower: deflating then
+   * runs on the main thread, not beside parsing on the thread pool. Default off (node:zlib).
+   */
+  pythonZlib?: boolean;
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
   /** Where spilled columns go (default: a scratch folder beside the output). */
@@ -101,58 +109,90 @@ export interface CsvToScbfResult {
 const CHUNK = 256 << 10;
 /** Bytes a deflater may have queued before parsing waits for it. */
 const MAX_QUEUED = 2 << 20;
-/** CSV bytes handed to the parser at a time. */
-const FEED = 64 << 10;
+/**
+ * Compressed bytes a deflater hands back at a time: at least a chunk's worth, so deflating
+ * one chunk is one job on the thread pool rather than several round trips through this thread.
+ */
+const DEFLATE_OUT = CHUNK;
+/** CSV bytes parsed between returns to the event loop. */
+const PARSE_SLICE = 256 << 10;
 const encoder = new TextEncoder();
 
+interface DeflateSettings {
+  level?: number;
+  pythonZlib?: boolean;
+}
+
 /**
- * One zlib stream written to a spill file as it is produced. Deflating runs on libuv's
- * thread pool, so it overlaps with parsing on the main thread.
+ * One zlib stream written to a spill file as it is produced. node:zlib deflates on libuv's
+ * thread pool, so it overlaps with parsing on the main thread; the opt-in Python-identical
+ * deflate (pako, classic hash) runs on the main thread instead.
  */
 class DeflateSpill {
   readonly path: string;
   uncompressedSize = 0;
   compressedSize = 0;
-  private readonly stream: zlib.Deflate;
+  private readonly stream: zlib.Deflate | undefined;
+  private readonly classic: PakoDeflate | undefined;
   private readonly fd: number;
   private readonly done: Promise<void>;
   private failure: unknown;
 
-  constructor(dir: string, name: string, level: number | undefined) {
+  constructor(dir: string, name: string, settings: DeflateSettings) {
     this.path = path.join(dir, name);
     this.fd = fs.openSync(this.path, 'w');
-    this.stream = zlib.createDeflate({ level: level ?? 6 });
-    this.stream.on('data', (chunk: Buffer) => {
-      try {
-        let written = 0;
-        while (written < chunk.byteLength)
-          written += fs.writeSync(this.fd, chunk, written, chunk.byteLength - written);
-        this.compressedSize += chunk.byteLength;
-      } catch (error) {
-        this.failure ??= error;
-      }
-    });
+    const level = settings.level ?? DEFAULT_LEVEL;
+    if (settings.pythonZlib) {
+      this.classic = new PakoDeflate({ level, ...PYTHON_ZLIB });
+      this.classic.onData = (chunk) => this.append(chunk);
+      this.done = Promise.resolve();
+      return;
+    }
+    // Large output chunks: each one is a round trip from the thread pool to the main thread.
+    const stream = zlib.createDeflate({ level, chunkSize: DEFLATE_OUT });
+    this.stream = stream;
+    stream.on('data', (chunk: Buffer) => this.append(chunk));
     this.done = new Promise((resolve, reject) => {
-      this.stream.on('end', resolve);
-      this.stream.on('error', reject);
+      stream.on('end', resolve);
+      stream.on('error', reject);
     });
     this.done.catch(() => {});
+  }
+
+  private append(chunk: Uint8Array): void {
+    try {
+      let written = 0;
+      while (written < chunk.byteLength)
+        written += fs.writeSync(this.fd, chunk, written, chunk.byteLength - written);
+      this.compressedSize += chunk.byteLength;
+    } catch (error) {
+      this.failure ??= error;
+    }
   }
 
   write(bytes: Uint8Array): void {
     if (bytes.byteLength === 0) return;
     this.uncompressedSize += bytes.byteLength;
-    this.stream.write(bytes);
+    if (this.classic) this.pushClassic(bytes, false);
+    else this.stream!.write(bytes);
+  }
+
+  private pushClassic(bytes: Uint8Array, last: boolean): void {
+    const classic = this.classic!;
+    classic.push(bytes, last);
+    if (classic.err) this.failure ??= new Error(`deflate failed: ${classic.msg || classic.err}`);
   }
 
   /** Resolves once the queue is short enough to keep feeding. */
   async settle(): Promise<void> {
-    while (this.stream.writableLength > MAX_QUEUED && !this.stream.destroyed) await drained(this.stream);
+    const stream = this.stream;
+    while (stream && stream.writableLength > MAX_QUEUED && !stream.destroyed) await drained(stream);
     if (this.failure) throw this.failure;
   }
 
   async end(): Promise<void> {
-    this.stream.end();
+    if (this.classic) this.pushClassic(new Uint8Array(0), true);
+    else this.stream!.end();
     try {
       await this.done;
     } finally {
@@ -162,7 +202,7 @@ class DeflateSpill {
   }
 
   abort(): void {
-    this.stream.destroy();
+    this.stream?.destroy();
     try {
       fs.closeSync(this.fd);
     } catch {}
@@ -244,7 +284,7 @@ class ColumnWriter {
     readonly index: number,
     readonly explicitType: ScbfType | undefined,
     private readonly dir: string,
-    private readonly level: number | undefined,
+    private readonly deflate: DeflateSettings,
   ) {
     if (explicitType) this.start(explicitType);
   }
@@ -258,10 +298,10 @@ class ColumnWriter {
     if (type === 'utf8') {
       const offsetSpill = this.prefix
         ? new RawSpill(this.dir, this.spillName('offsets.raw'))
-        : new DeflateSpill(this.dir, this.spillName('offsets'), this.level);
+        : new DeflateSpill(this.dir, this.spillName('offsets'), this.deflate);
       const stringSpill = this.prefix
         ? new RawSpill(this.dir, this.spillName('strings.raw'))
-        : new DeflateSpill(this.dir, this.spillName('strings'), this.level);
+        : new DeflateSpill(this.dir, this.spillName('strings'), this.deflate);
       this.utf8 = {
         offsetSpill,
         stringSpill,
@@ -273,7 +313,7 @@ class ColumnWriter {
       if (!this.prefix) this.utf8.offsets.u32(0);
       return;
     }
-    const spill = new DeflateSpill(this.dir, this.spillName(type), this.level);
+    const spill = new DeflateSpill(this.dir, this.spillName(type), this.deflate);
     const buffer = new Uint8Array(CHUNK);
     this.numeric = { spill, buffer, view: new DataView(buffer.buffer), pos: 0 };
   }
@@ -305,7 +345,7 @@ class ColumnWriter {
         break;
       }
       case 'utf8':
-        this.addText(text, row);
+        this.addText(text);
         break;
       default: {
         // The first cell picks the candidate type (S7); an empty cell makes it utf8 (S6).
@@ -319,14 +359,15 @@ class ColumnWriter {
     this.rows++;
   }
 
-  private addText(text: string, row: number): void {
+  /** `text` comes from TextDecoder, so it is well-formed UTF-16: no lone surrogates to reject. */
+  private addText(text: string): void {
     const u = this.utf8!;
-    if (!isWellFormed(text)) throw csvError(`column "${this.name}" row ${row + 1} contains a lone surrogate`);
     const strings = u.strings;
+    const length = text.length;
     // Worst case 3 bytes per UTF-16 unit.
-    if (text.length * 3 > CHUNK - strings.pos) {
+    if (length * 3 > CHUNK - strings.pos) {
       strings.flush();
-      if (text.length * 3 > CHUNK) {
+      if (length * 3 > CHUNK) {
         // Larger than a chunk: straight to the spill.
         const bytes = encoder.encode(text);
         u.stringSpill.write(bytes);
@@ -335,8 +376,18 @@ class ColumnWriter {
         return;
       }
     }
-    const { written } = encoder.encodeInto(text, strings.bytes.subarray(strings.pos));
-    strings.pos += written;
+    // ASCII (most cells) byte by byte: cheaper than a call into encodeInto for short text.
+    const bytes = strings.bytes;
+    const at = strings.pos;
+    let written = 0;
+    while (written < length) {
+      const code = text.charCodeAt(written);
+      if (code >= 0x80) break;
+      bytes[at + written] = code;
+      written++;
+    }
+    if (written < length) written = encoder.encodeInto(text, bytes.subarray(at)).written;
+    strings.pos = at + written;
     u.total += written;
     this.pushOffset(u.total);
   }
@@ -408,8 +459,8 @@ class ColumnWriter {
   private async assembleDemoted(suffixOffsets: RawSpill, suffixStrings: RawSpill): Promise<DeflateSpill[]> {
     const prefix = this.prefix!;
     await prefix.spill.end();
-    const offsets = new DeflateSpill(this.dir, this.spillName('offsets'), this.level);
-    const strings = new DeflateSpill(this.dir, this.spillName('strings'), this.level);
+    const offsets = new DeflateSpill(this.dir, this.spillName('offsets'), this.deflate);
+    const strings = new DeflateSpill(this.dir, this.spillName('strings'), this.deflate);
     const offsetChunks = new ChunkBuffer((b) => offsets.write(b));
     const stringChunks = new ChunkBuffer((b) => strings.write(b));
     offsetChunks.u32(0);
@@ -505,7 +556,7 @@ type CsvInput = string | AsyncIterable<Uint8Array | string>;
 
 /**
  * CSV (S8 dialect, or any RFC 4180 CSV) → SCBF, streaming: the CSV is parsed once with
- * csv-parse, each column is deflated into a spill file as it grows (on the thread pool, in
+ * papaparse, each column is deflated into a spill file as it grows (on the thread pool, in
  * parallel with parsing), and the output is assembled from the spills and renamed into
  * place. Memory stays bounded whatever the CSV's size. Types follow S7 unless given.
  */
@@ -535,48 +586,40 @@ export async function csvToScbf(
   let columns: ColumnWriter[] | undefined;
   let rows = 0;
   let csvBytes = 0;
-  let failure: unknown;
-  const parser = parseCsv({ bom: false, relax_column_count: false, skip_empty_lines: false });
-  parser.on('data', (record: string[]) => {
-    if (failure) return;
-    try {
-      if (!columns) {
-        columns = makeColumns(record, options, scratchDir);
-        return;
-      }
-      if (record.length !== columns.length) {
+  const records = new CsvRecords(inputName);
+  const take = (batch: string[][]): void => {
+    let r = 0;
+    if (!columns && batch.length) columns = makeColumns(batch[r++], options, scratchDir);
+    if (!columns) return;
+    const width = columns.length;
+    const first = r;
+    for (; r < batch.length; r++) {
+      if (batch[r].length !== width) {
         throw csvError(
-          `record ${rows + 1} has ${record.length} fields, the header has ${columns.length}`,
+          `record ${rows + r - first + 1} has ${batch[r].length} fields, the header has ${width}`,
           inputName,
         );
       }
-      for (let c = 0; c < columns.length; c++) columns[c].add(record[c], rows);
-      rows++;
-    } catch (error) {
-      failure = error;
-      parser.destroy();
     }
-  });
-  const parsed = new Promise<void>((resolve, reject) => {
-    parser.on('end', resolve);
-    // A parser destroyed after a failed record closes without 'end'; `failure` says why.
-    parser.on('close', resolve);
-    parser.on('error', reject);
-  });
-  parsed.catch((error) => {
-    failure ??= error;
-  });
+    // A column at a time: each column's cells go through one code path in a row.
+    for (let c = 0; c < width; c++) {
+      const column = columns[c];
+      for (let k = first; k < batch.length; k++) column.add(batch[k][c], rows + k - first);
+    }
+    rows += batch.length - first;
+  };
 
   try {
     let lastProgress = 0;
     for await (const chunk of readInput(input, options.signal)) {
-      for (let pos = 0; pos < chunk.byteLength; pos += FEED) {
-        if (!parser.write(chunk.subarray(pos, pos + FEED))) await drained(parser);
-        if (failure) throw failure;
+      for (let pos = 0; pos < chunk.byteLength; pos += PARSE_SLICE) {
+        take(records.push(chunk.subarray(pos, pos + PARSE_SLICE)));
+        // The deflaters' finished work is handed back (and their next chunk started) only
+        // when this thread returns to the event loop: do so often, or the thread pool idles.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (columns) for (const column of columns) for (const spill of column.spills()) await spill.settle();
       }
       csvBytes += chunk.byteLength;
-      if (columns) for (const column of columns) for (const spill of column.spills()) await spill.settle();
-      if (failure) throw failure;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
         lastProgress = csvBytes;
         options.onProgress({
@@ -587,9 +630,7 @@ export async function csvToScbf(
         });
       }
     }
-    parser.end();
-    await parsed;
-    if (failure) throw failure;
+    take(records.end());
     if (!columns) throw csvError('the CSV is empty: it has no header row', inputName);
     for (const column of columns) await column.finish();
 
@@ -618,10 +659,9 @@ export async function csvToScbf(
         plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
     };
   } catch (error) {
-    parser.destroy();
     if (columns) for (const column of columns) column.abort();
     file.abort();
-    throw isCsvParseError(error) ? csvError(`${inputName}: ${(error as Error).message}`, inputName) : error;
+    throw error;
   } finally {
     fs.rmSync(scratchDir, { recursive: true, force: true });
   }
@@ -646,8 +686,125 @@ function makeColumns(header: string[], options: CsvToScbfOptions, dir: string): 
       throw csvError(`column "${name}": unknown type ${JSON.stringify(type)} (int32, float64 or utf8)`);
     }
     if (!isWellFormed(name)) throw csvError(`column name ${JSON.stringify(name)} contains a lone surrogate`);
-    return new ColumnWriter(name, index, type, dir, options.level);
+    return new ColumnWriter(name, index, type, dir, {
+      level: options.level,
+      pythonZlib: options.pythonZlib,
+    });
   });
+}
+
+/** What papaparse's low-level parser returns for one call (its typings say `any`). */
+interface PapaChunk {
+  data: string[][];
+  errors: { code: string; message: string; row: number }[];
+  meta: { cursor: number };
+}
+
+const QUOTED = /"[^"]*"/g;
+
+/**
+ * The line end a CSV uses: the first one outside quotes (\n, \r\n or \r), as csv-parse
+ * decided it; undefined while the text holds none yet (or ends in a \r that may be a \r\n).
+ */
+function firstLineEnd(text: string): '\n' | '\r\n' | '\r' | undefined {
+  // Quoted sections ("" escapes included) out of the way; an unclosed one hides the rest.
+  const open = text.replace(QUOTED, '');
+  const quote = open.indexOf('"');
+  const head = quote === -1 ? open : open.slice(0, quote);
+  const lf = head.indexOf('\n');
+  const cr = head.indexOf('\r');
+  if (cr === -1 || (lf !== -1 && lf < cr)) return lf === -1 ? undefined : '\n';
+  if (cr === head.length - 1 && quote === -1) return undefined;
+  return head[cr + 1] === '\n' ? '\r\n' : '\r';
+}
+
+/**
+ * CSV bytes → records with papaparse's parser, a chunk at a time. Each call parses the
+ * unfinished last record of the previous chunk again together with the new text (as
+ * papaparse's own streaming does), so a record split across chunks, even inside quotes,
+ * comes out whole.
+ */
+class CsvRecords {
+  // ignoreBOM: a BOM stays part of the first header name, as the bytes say.
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  private parser: Papa.Parser | undefined;
+  private pending = '';
+  private newline: '\n' | '\r\n' | '\r' = '\n';
+  /** Records handed out so far, the header included (for error messages). */
+  private records = 0;
+  constructor(private readonly inputName: string) {}
+
+  push(bytes: Uint8Array): string[][] {
+    return this.parse(this.pending + this.decoder.decode(bytes, { stream: true }), false);
+  }
+
+  end(): string[][] {
+    return this.parse(this.pending + this.decoder.decode(), true);
+  }
+
+  private parse(text: string, last: boolean): string[][] {
+    this.pending = '';
+    if (!text) return [];
+    if (!this.parser) {
+      const newline = firstLineEnd(text);
+      if (!newline && !last) {
+        this.pending = text;
+        return [];
+      }
+      this.newline = newline ?? '\n';
+      this.parser = new Papa.Parser({ delimiter: ',', newline: this.newline, quoteChar: '"' });
+    }
+    const result = this.parser.parse(text, 0, !last) as PapaChunk;
+    for (const error of result.errors) {
+      // Errors in the unfinished last record are not final: it is parsed again with more text.
+      if (!last && error.row >= result.data.length) continue;
+      throw csvError(
+        `${this.inputName}: CSV row ${this.records + error.row + 1}: ${error.message} (${error.code})`,
+        this.inputName,
+      );
+    }
+    // Only text with quotes can be malformed in ways papaparse lets through.
+    if (text.indexOf('"') !== -1) this.checkQuoting(text, result.data);
+    if (!last) this.pending = text.substring(result.meta.cursor);
+    this.records += result.data.length;
+    return result.data;
+  }
+
+  /**
+   * papaparse reads a stray `"` inside an unquoted field as text and skips spaces after a
+   * closing quote; RFC 4180 (and S8) allow neither, and taking them would change the data
+   * silently. The records must spell out `text` exactly: each field as it is, or quoted
+   * with its quotes doubled, then `,` or the line end.
+   */
+  private checkQuoting(text: string, records: string[][]): void {
+    const newline = this.newline;
+    let pos = 0;
+    for (let r = 0; r < records.length; r++) {
+      const fields = records[r];
+      for (let f = 0; f < fields.length; f++) {
+        if (f > 0) pos++; // the comma papaparse split at
+        const field = fields[f];
+        if (text.charCodeAt(pos) === 34) {
+          const quoted = `"${field.replaceAll('"', '""')}"`;
+          if (!text.startsWith(quoted, pos)) this.quotingError(r, 'a closing quote is followed by text');
+          pos += quoted.length;
+          if (pos < text.length && text[pos] !== ',' && !text.startsWith(newline, pos))
+            this.quotingError(r, 'a closing quote is followed by text');
+        } else {
+          if (field.indexOf('"') !== -1) this.quotingError(r, 'a quote inside an unquoted field');
+          pos += field.length;
+        }
+      }
+      pos += newline.length;
+    }
+  }
+
+  private quotingError(record: number, what: string): never {
+    throw csvError(
+      `${this.inputName}: CSV row ${this.records + record + 1}: ${what} (quote fields that hold quotes, as RFC 4180 says)`,
+      this.inputName,
+    );
+  }
 }
 
 async function* readInput(input: CsvInput, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
@@ -665,10 +822,10 @@ async function* readInput(input: CsvInput, signal?: AbortSignal): AsyncGenerator
     throw new SourceError(`${input}: ${(cause as Error).message}`, input, { cause });
   }
   try {
+    // One buffer for every read: its bytes are decoded into strings before the next one.
+    const buffer = Buffer.allocUnsafe(1 << 20);
     for (let position = 0; ; ) {
       signal?.throwIfAborted();
-      // A fresh buffer per read: the parser may keep a reference to a partial record.
-      const buffer = Buffer.allocUnsafe(1 << 20);
       const n = fs.readSync(fd, buffer, 0, buffer.byteLength, position);
       if (n === 0) break;
       position += n;
@@ -698,12 +855,4 @@ function fileSize(p: string): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isCsvParseError(error: unknown): boolean {
-  return (
-    (error as { name?: string })?.name === 'CsvError' ||
-    (typeof (error as { code?: unknown })?.code === 'string' &&
-      String((error as { code: string }).code).startsWith('CSV_'))
-  );
 }

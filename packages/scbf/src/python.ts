@@ -117,62 +117,75 @@ export function canonicalInt32Value(text: string): number {
 export function canonicalFloatValue(text: string): number {
   const n = text.length;
   if (n === 0 || n > 32) return Number.NaN;
-  const fixed = fixedNotationVerdict(text);
-  if (fixed === false) return Number.NaN;
+  const fast = fixedNotationValue(text);
+  if (fast !== undefined) return fast;
   const value = Number(text);
-  if (fixed === true) return value;
   if (!Number.isFinite(value)) return Number.NaN;
   return pyFloatRepr(value) === text ? value : Number.NaN;
 }
+
+/** Powers of ten that a double holds exactly (up to 1e22). */
+const EXACT_POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
 /**
  * Decides the common case without formatting the double (the costly part): fixed notation
  * `-?int.frac` with at most 15 significant digits. Any decimal of ≤ 15 significant digits
  * survives decimal → double → shortest decimal unchanged (DBL_DIG = 15), so such a text is
  * repr's text exactly when it is spelled the way repr spells it: no leading zeros, no
- * trailing zeros (but `N.0`), decimal exponent in [-4, 16). Returns undefined to defer to
- * the full check (exponent notation, 16–17 digits).
+ * trailing zeros (but `N.0`), decimal exponent in [-4, 16). Its value comes from the same
+ * pass: the digits as an integer (exact below 2^53) divided by an exact power of ten is one
+ * correctly rounded operation, so it equals `Number(text)` (Clinger's fast path).
+ * Returns the value, NaN when the text is not canonical, or undefined to defer to the full
+ * check (exponent notation, 16–17 digits).
  */
-function fixedNotationVerdict(text: string): boolean | undefined {
+function fixedNotationValue(text: string): number | undefined {
   const n = text.length;
-  let i = text.charCodeAt(0) === 45 ? 1 : 0;
+  const negative = text.charCodeAt(0) === 45;
+  let i = negative ? 1 : 0;
   const intStart = i;
+  let whole = 0;
   while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) break;
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    whole = whole * 10 + digit;
     i++;
   }
   const intDigits = i - intStart;
   if (intDigits === 0)
-    return i < n && (text.charCodeAt(i) === 101 || text.charCodeAt(i) === 69) ? undefined : false;
-  if (i === n) return false; // an integer: repr always has '.' or 'e'
+    return i < n && (text.charCodeAt(i) === 101 || text.charCodeAt(i) === 69) ? undefined : Number.NaN;
+  if (i === n) return Number.NaN; // an integer: repr always has '.' or 'e'
   const mark = text.charCodeAt(i);
   if (mark === 101) return undefined; // "1e-05": exponent notation, full check
-  if (mark !== 46) return false;
-  if (intDigits > 1 && text.charCodeAt(intStart) === 48) return false; // leading zero
-  if (intDigits > 16) return false; // exponent ≥ 16 is written with 'e'
+  if (mark !== 46) return Number.NaN;
+  if (intDigits > 1 && text.charCodeAt(intStart) === 48) return Number.NaN; // leading zero
+  if (intDigits > 16) return Number.NaN; // exponent ≥ 16 is written with 'e'
   const fracStart = i + 1;
+  let digits = whole;
   for (let j = fracStart; j < n; j++) {
-    const c = text.charCodeAt(j);
-    if (c < 48 || c > 57) return c === 101 ? undefined : false;
+    const digit = text.charCodeAt(j) - 48;
+    if (digit < 0 || digit > 9) return digit === 101 - 48 ? undefined : Number.NaN;
+    digits = digits * 10 + digit;
   }
   const fracDigits = n - fracStart;
-  if (fracDigits === 0) return false;
+  if (fracDigits === 0) return Number.NaN;
   if (text.charCodeAt(n - 1) === 48) {
     // Only "N.0" may end in 0; beyond 15 digits N itself may not survive the round trip.
-    if (fracDigits !== 1) return false;
-    return intDigits <= 15 ? true : undefined;
+    if (fracDigits !== 1) return Number.NaN;
+    if (intDigits > 15) return undefined;
+    return negative ? -whole : whole;
   }
   let significant: number;
   if (intDigits === 1 && text.charCodeAt(intStart) === 48) {
     let zeros = 0;
     while (text.charCodeAt(fracStart + zeros) === 48) zeros++;
-    if (zeros > 3) return false; // below 1e-4: repr uses 'e'
+    if (zeros > 3) return Number.NaN; // below 1e-4: repr uses 'e'
     significant = fracDigits - zeros;
   } else {
     significant = intDigits + fracDigits;
   }
-  return significant <= 15 ? true : undefined;
+  if (significant > 15) return undefined;
+  const value = digits / EXACT_POW10[fracDigits];
+  return negative ? -value : value;
 }
 
 const PY_INT = /^[+-]?[0-9](?:_?[0-9])*$/;

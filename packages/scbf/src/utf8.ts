@@ -1,7 +1,8 @@
 import { FormatError } from '@binscope/core';
 import { FORMAT } from './layout.js';
 
-const strict = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a value may start with U+FEFF, and it is part of the value.
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const latin1 = new TextDecoder('latin1');
 
 /**

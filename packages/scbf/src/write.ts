@@ -1,5 +1,6 @@
 import { type ByteSink, FormatError, MemorySink } from '@binscope/core';
 import { deflateBlock } from '#zlib';
+import { deflatePython } from './zlib.js';
 import { FORMAT, PREFIX_LENGTH, type ScbfType, SUFFIX_LENGTH, TYPE_CODES } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
 import { pyJsonDumps } from './python.js';
@@ -15,6 +16,12 @@ export interface ColumnInput {
 export interface WriteOptions {
   /** zlib level 0–9 (default 6, what Python's zlib.compress uses). */
   level?: number;
+  /**
+   * Deflate as Python's zlib.compress does (classic zlib via pako), so the file is byte-identical
+   * to the upstream writer's for the same content. Slower: pako on the calling thread instead of
+   * node:zlib. Off by default; readers accept either.
+   */
+  pythonZlib?: boolean;
 }
 
 /** Sizes of one block, as the metadata table records them. */
@@ -208,7 +215,7 @@ export async function writeScbf(
   const compressed = columns.map((column, i) =>
     encodeColumnBlocks(column, types[i]).map((raw) => ({
       raw: raw.byteLength,
-      bytes: deflateBlock(raw, options.level),
+      bytes: (options.pythonZlib ? deflatePython : deflateBlock)(raw, options.level),
     })),
   );
   const plans: ColumnPlan[] = columns.map((column, i) => ({

@@ -1,4 +1,4 @@
-import { Inflate } from 'pako';
+import { deflate, Inflate } from 'pako';
 
 /**
  * The contract both zlib back ends implement. `#zlib` (package.json `imports`) resolves to
@@ -22,6 +22,17 @@ export interface ZlibBackend {
 }
 
 export const DEFAULT_LEVEL = 6;
+
+/**
+ * Classic zlib's deflate (pako with zlib 1.x's own hash), byte for byte what Python's
+ * zlib.compress writes. node:zlib (Chromium's zlib) and pako's default hash choose other,
+ * equally valid matches, so their bytes differ; this is the opt-in for identical files.
+ */
+export const PYTHON_ZLIB = { legacyHash: true } as const;
+
+export function deflatePython(input: Uint8Array, level = DEFAULT_LEVEL): Uint8Array {
+  return deflate(input, { level, ...PYTHON_ZLIB });
+}
 
 /**
  * Whether `input` is one complete, valid zlib stream, decoding it without keeping the output.

@@ -55,7 +55,84 @@ describe.skipIf(!VECTORS_PRESENT)('vector CSVs', () => {
       await reader.close();
       expect((await validateScbf(NodeFileSource.open(file('out.scbf')))).valid).toBe(true);
     });
+
+    it(`${testCase.name}: with pythonZlib, CSV → SCBF and the array writer give the upstream file byte for byte`, async () => {
+      const types = (
+        testCase.expected.header as { schema: { columns: { type: ScbfType }[] } }
+      ).schema.columns.map((c) => c.type);
+      const upstream = fs.readFileSync(testCase.scbf);
+      await csvToScbf(testCase.csv, file('py.scbf'), { types, pythonZlib: true });
+      expect(fs.readFileSync(file('py.scbf')).equals(upstream)).toBe(true);
+      const reader = await openScbfFile(testCase.scbf);
+      const values = await reader.readColumns();
+      const columns = reader.columns.map((c, i) => ({
+        name: c.name,
+        type: types[i],
+        values: (values[c.name] instanceof Int32Array || values[c.name] instanceof Float64Array
+          ? values[c.name]
+          : (values[c.name] as Utf8Column).toArray()) as ColumnInput['values'],
+      }));
+      await reader.close();
+      await writeScbfFile(file('py2.scbf'), columns, { pythonZlib: true });
+      expect(fs.readFileSync(file('py2.scbf')).equals(upstream)).toBe(true);
+    });
   }
+});
+
+/** A CSV as a stream cut into pieces of `size` bytes, so records, quotes, CRLF and UTF-8 straddle pieces. */
+async function* pieces(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  for (let pos = 0; pos < bytes.byteLength; pos += size) yield bytes.subarray(pos, pos + size);
+}
+
+describe('CSV parsing (papaparse, fed in pieces)', () => {
+  const cases: [string, string[][]][] = [
+    ['a,b\n1,2\n', [['1', '2']]],
+    ['a,b\n1,2', [['1', '2']]],
+    ['a\n\n', [['']]],
+    ['a\n""\n""\n', [[''], ['']]],
+    ['a\r\n1\r\n"x\r\ny"\r\n', [['1'], ['x\r\ny']]],
+    ['"h\nx"\r\nc\r\n', [['c']]],
+    ['a\r1\r', [['1']]],
+    ['a,b\n"x\ny",\n', [['x\ny', '']]],
+    ['a,b\n"",""\n', [['', '']]],
+    ['a\n"q""q"\n""""\n', [['q"q'], ['"']]],
+    ['a\n" x"\n', [[' x']]],
+    ['a\né,😀\n'.replace(',', ''), [['é😀']]],
+    ['a\n\ufeffx\n', [['\ufeffx']]],
+    ['x,y\n"a,b","c\nd"\n', [['a,b', 'c\nd']]],
+  ];
+  for (const size of [1, 2, 3, 1 << 20]) {
+    it(`reads records split anywhere (pieces of ${size} bytes)`, async () => {
+      for (const [csv, expected] of cases) {
+        const result = await csvToScbf(pieces(csv, size), file('p.scbf'), { types: undefined });
+        const reader = await openScbfFile(file('p.scbf'));
+        const rows: string[][] = [];
+        for await (const row of reader.rows()) rows.push(Object.values(row).map(String));
+        await reader.close();
+        expect(rows, JSON.stringify(csv)).toEqual(expected);
+        expect(result.rows).toBe(expected.length);
+      }
+    });
+  }
+
+  it('keeps a BOM as part of the first header name, as the bytes say', async () => {
+    const result = await csvToScbf(pieces('\ufeffa\n1\n', 1), file('bom.scbf'));
+    expect(result.columns[0].name).toBe('\ufeffa');
+  });
+
+  it('rejects malformed quoting, as RFC 4180 does, wherever the pieces are cut', async () => {
+    for (const size of [1, 3, 1 << 20]) {
+      for (const csv of ['a,b\n1,a"b\n', 'a\nx"\n', 'a,b\n1,"a"b\n', 'a,b\n1,"a" ,c\n', 'a,b\n1,"2\n']) {
+        const error = await csvToScbf(pieces(csv, size), file('q.scbf')).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(isFormatError(error), `${JSON.stringify(csv)} in pieces of ${size}`).toBe(true);
+        expect(String((error as Error).message)).toMatch(/quote/i);
+      }
+    }
+  });
 });
 
 describe('CSV → SCBF → CSV', () => {

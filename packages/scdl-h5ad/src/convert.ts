@@ -1,10 +1,4 @@
-import {
-  FormatError,
-  float16ToNumber,
-  isFormatError,
-  type ProgressCallback,
-  throwIfAborted,
-} from '@binscope/core';
+import { FormatError, float16ToNumber, type ProgressCallback, throwIfAborted } from '@binscope/core';
 import {
   type CsrChunk,
   type FeatureBlock,
@@ -98,12 +92,6 @@ export interface ArchiveWriterLike {
    * allocations and page faults). The Node archive writer and MemoryArchiveSink qualify.
    */
   readonly reusesChunkBuffers?: boolean;
-  /**
-   * True when `appendRows` rejects a column index outside [0, numCols) itself, as
-   * `ScdlWriter` does: an input as wide as the archive then hands its indices over
-   * unchecked and unconverted, and the writer's one pass checks and narrows them.
-   */
-  readonly checksColumnIndices?: boolean;
 }
 
 export type WriterFactory = (options: ScdlWriteOptions) => Promise<ArchiveWriterLike> | ArchiveWriterLike;
@@ -229,18 +217,15 @@ export async function convertAnnData(
         const sink: ChunkSink = {
           prepare: (raw) => {
             const n = raw.indices.byteLength / ELEMENT_SIZE[raw.indicesType];
-            const indices =
-              writer.checksColumnIndices && matrix.cols === numCols && raw.indicesType in NATIVE_INDEX
-                ? copyIndices(raw.indices, raw.indicesType as NativeIndexType, scratch?.take(0, raw.indices.byteLength))
-                : columnIndices(
-                    file.name,
-                    matrix,
-                    raw.indices,
-                    raw.indicesType,
-                    colType,
-                    raw.firstRow,
-                    scratch?.take(0, n * INDEX_SIZE[colType]),
-                  );
+            const { indices, maxIndex } = columnIndices(
+              file.name,
+              matrix,
+              raw.indices,
+              raw.indicesType,
+              colType,
+              raw.firstRow,
+              scratch?.take(0, n * INDEX_SIZE[colType]),
+            );
             const cast = castElements(
               raw.data,
               raw.dataType,
@@ -249,18 +234,16 @@ export async function convertAnnData(
             );
             if (raw.dataType !== outType)
               changed += countChanged(raw.data, raw.dataType, cast, outType, options.tolerance ?? 1e-8);
-            return { indices, data: dataView(cast, outType) };
+            return { indices, maxIndex, data: dataView(cast, outType) };
           },
           write: async (indptr, chunk) => {
             throwIfAborted(options.signal);
-            try {
-              await writer.appendRows({ indptr, indices: chunk.indices, data: chunk.data });
-            } catch (cause) {
-              // The writer checked this input's indices: name the file and matrix they came from.
-              if (isFormatError(cause, 'OutOfBounds'))
-                throw error('OutOfBounds', file.name, `${matrix.path}: ${cause.message}`);
-              throw cause;
-            }
+            await writer.appendRows({
+              indptr,
+              indices: chunk.indices,
+              data: chunk.data,
+              maxIndex: chunk.maxIndex,
+            });
             done += indptr.length - 1;
             inputNnz += indptr[indptr.length - 1] - indptr[0];
             progress();
@@ -447,25 +430,6 @@ function dataView(bytes: Uint8Array, type: OutputType): CsrChunk['data'] {
 
 const INDEX_SIZE: Record<ScdlIndexDType, number> = { uint8: 1, uint16: 2, uint32: 4, uint64: 8 };
 
-/** Index element types the writer takes as they are (its typed-array check handles sign). */
-const NATIVE_INDEX = {
-  u8: Uint8Array,
-  i8: Int8Array,
-  u16: Uint16Array,
-  i16: Int16Array,
-  u32: Uint32Array,
-  i32: Int32Array,
-} as const;
-type NativeIndexType = keyof typeof NATIVE_INDEX;
-
-/** An owned copy of index bytes in their own type (a memcpy out of wasm memory). */
-function copyIndices(bytes: Uint8Array, type: NativeIndexType, into?: ArrayBuffer): CsrChunk['indices'] {
-  const buffer = into && into.byteLength >= bytes.byteLength ? into : new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(buffer, 0, bytes.byteLength).set(bytes);
-  const Ctor = NATIVE_INDEX[type];
-  return new Ctor(buffer, 0, bytes.byteLength / Ctor.BYTES_PER_ELEMENT);
-}
-
 /** Reusable buffers, one per slot, grown on demand (chunks vary in size). */
 class Scratch {
   private readonly buffers: ArrayBuffer[] = [];
@@ -508,10 +472,14 @@ function indexSource(
   }
 }
 
+/** Indices checked and narrowed per step: 256 KiB of int32, well inside L2. */
+const CHECK_BLOCK = 1 << 16;
+
 /**
  * Column indices → col_ptr's dtype, each checked to lie in [0, cols) of its own input
  * (upstream would wrap an out-of-range index silently; a corrupt file is an error here).
- * One min/max pass validates, then a native typed-array copy converts.
+ * One max pass validates and a native typed-array copy converts; the largest index goes
+ * to the writer with the chunk, so it does not scan them again.
  */
 function columnIndices(
   file: string,
@@ -521,7 +489,7 @@ function columnIndices(
   colType: ScdlIndexDType,
   firstRow: number,
   into?: ArrayBuffer,
-): CsrChunk['indices'] {
+): { indices: CsrChunk['indices']; maxIndex: number } {
   const n = bytes.byteLength / ELEMENT_SIZE[type];
   const source = indexSource(bytes, type, n);
   const bytesOut = n * INDEX_SIZE[colType];
@@ -535,16 +503,22 @@ function columnIndices(
           ? new Uint32Array(buffer, 0, n)
           : new Float64Array(buffer, 0, n);
   const cols = matrix.cols;
-  let valid: boolean;
+  let maxIndex: number;
   if ((source instanceof Int32Array || source instanceof Uint32Array) && cols <= 0x80000000) {
     // Seen as uint32, a negative int32 is ≥ 2^31 ≥ cols: one max pass checks both bounds,
     // then the typed-array copy (native, several times faster than a JS loop) converts.
-    valid = n === 0 || maxUint32(new Uint32Array(source.buffer, source.byteOffset, n)) < cols;
-    if (valid) out.set(source);
+    // Block by block, so the copy reads what the check has just brought into cache.
+    const unsigned = new Uint32Array(source.buffer, source.byteOffset, n);
+    maxIndex = -1;
+    for (let start = 0; start < n && maxIndex < cols; start += CHECK_BLOCK) {
+      const end = Math.min(n, start + CHECK_BLOCK);
+      maxIndex = Math.max(maxIndex, maxUint32(unsigned.subarray(start, end)));
+      if (maxIndex < cols) out.set(source.subarray(start, end), start);
+    }
   } else {
-    valid = copyChecked(source, out, cols);
+    maxIndex = copyChecked(source, out, cols);
   }
-  if (!valid) {
+  if (!(maxIndex < cols)) {
     let bad = 0;
     while (source[bad] >= 0 && source[bad] < cols) bad++;
     throw error(
@@ -553,7 +527,8 @@ function columnIndices(
       `${matrix.path}: column index ${source[bad]} (in rows from ${firstRow}) is outside [0, ${cols})`,
     );
   }
-  return out;
+  // The writer is told the largest index, so it need not scan them all again.
+  return { indices: out, maxIndex };
 }
 
 /** The largest element, four lanes at a time (the JIT keeps them in registers). */
@@ -577,13 +552,16 @@ function maxUint32(a: Uint32Array): number {
   return Math.max(m0, m1, m2, m3);
 }
 
-function copyChecked(source: ArrayLike<number>, out: { [i: number]: number }, cols: number): boolean {
+/** Copies indices checked to lie in [0, cols); returns the largest (−1 when none, NaN when one is out of range). */
+function copyChecked(source: ArrayLike<number>, out: { [i: number]: number }, cols: number): number {
+  let max = -1;
   for (let i = 0; i < source.length; i++) {
     const v = source[i];
-    if (!(v >= 0 && v < cols)) return false;
+    if (!(v >= 0 && v < cols)) return Number.NaN;
+    if (v > max) max = v;
     out[i] = v;
   }
-  return true;
+  return max;
 }
 
 /** Raw chunk bytes (possibly views into wasm memory) in the file's element types. */
@@ -597,6 +575,8 @@ interface RawChunk {
 
 interface PreparedChunk {
   indices: CsrChunk['indices'];
+  /** The largest column index, checked against the input's width. */
+  maxIndex: number;
   data: CsrChunk['data'];
 }
 

@@ -171,7 +171,6 @@ export async function convertH5adFiles(
         abort: () => writer.abort(),
         // MemoryArchiveSink copies what it is given; other sinks may keep the bytes.
         reusesChunkBuffers: sink instanceof MemoryArchiveSink,
-        checksColumnIndices: true,
       };
     },
     options,

@@ -147,7 +147,6 @@ export async function convertH5adToScdl(
         finish: writer.finish,
         abort: writer.abort,
         reusesChunkBuffers: true,
-        checksColumnIndices: true,
       };
     },
     options,

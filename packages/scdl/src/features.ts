@@ -451,7 +451,9 @@ export class FeatureIndex {
       blockCount,
     );
     for (const [b, names] of duplicates)
-      warnings.push(`${name} has several files for block ${b} (${names.join(', ')}); using ${parquetFiles.get(b)}`);
+      warnings.push(
+        `${name} has several files for block ${b} (${names.join(', ')}); using ${parquetFiles.get(b)}`,
+      );
     const tables: Array<ParquetTable | undefined> = [];
     for (let b = 0; b < blockCount; b++) {
       const file = parquetFiles.get(b);
@@ -484,7 +486,9 @@ function blockFiles(
   candidates: readonly string[],
   blockCount: number,
 ): { files: Map<number, string>; duplicates: Map<number, string[]> } {
-  const pattern = new RegExp(`^${indexName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dataframe_(\\d+)\\.parquet$`);
+  const pattern = new RegExp(
+    `^${indexName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/dataframe_(\\d+)\\.parquet$`,
+  );
   const byBlock = new Map<number, string[]>();
   for (const file of [...candidates].sort(comparePythonPaths)) {
     const m = pattern.exec(file);

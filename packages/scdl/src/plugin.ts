@@ -6,6 +6,7 @@ import {
   type Summary,
   toJsonValue,
 } from '@binscope/core';
+import { scdlContentFields, scdlLocateRow } from './content.js';
 import { inspectScdl } from './inspect.js';
 import { scdlFormat } from './magic.js';
 import { openScdl, type ScdlReader } from './read.js';
@@ -83,4 +84,6 @@ export const scdlPlugin = definePlugin<ScdlReader>({
   inspect: (reader, options) => inspectScdl(reader, options),
   validate: validateScdl,
   records,
+  contentFields: (reader, options) => scdlContentFields(reader, options),
+  locateRecord: (reader, index, options) => scdlLocateRow(reader, index, options),
 });

@@ -32,6 +32,13 @@ export interface CsrChunk {
   indptr: IntegerArrayLike;
   indices: IntegerArrayLike;
   data: NumericArrayLike;
+  /**
+   * The largest value in `indices` (−1 when empty), for a caller that has already checked
+   * every index is a non-negative integer, as the .h5ad converter does while narrowing
+   * them: the writer then checks this bound against numCols instead of scanning the
+   * indices again. It must be exact; a wrong value makes an invalid archive.
+   */
+  maxIndex?: number;
 }
 
 export interface CsrMatrix extends CsrChunk {
@@ -307,7 +314,10 @@ export class ScdlWriter {
     if (this.options.nnz !== undefined && total > this.options.nnz) {
       throw writerError('CountMismatch', `more non-zeros than the declared nnz ${this.options.nnz}`);
     }
-    const maxIndex = checkIndices(indices, this.declaredCols, this.rowCount);
+    const maxIndex =
+      chunk.maxIndex === undefined
+        ? checkIndices(indices, this.declaredCols, this.rowCount)
+        : checkMaxIndex(chunk.maxIndex, chunkNnz, this.declaredCols, this.rowCount);
     if (maxIndex > this.maxIndex) this.maxIndex = maxIndex;
     if (this.colPtrFinal === undefined && maxIndex > 0xffffffff) {
       throw writerError('OutOfBounds', `column index ${maxIndex} needs numCols to be given up front`);
@@ -502,7 +512,7 @@ function checkIndices(indices: IntegerArrayLike, numCols: number | undefined, fi
   const unsigned = unsignedView(indices);
   if (unsigned) {
     const { view, typeMax, signed } = unsigned;
-    if (!signed && typeMax < limit) return typeMax;
+    if (!signed && numCols !== undefined && typeMax < numCols) return typeMax;
     const max = maxUnsigned(view);
     // A signed value read as unsigned is negative from 2^(bits−1) on.
     const bound = signed ? Math.min(limit, (typeMax + 1) / 2) : limit;
@@ -600,6 +610,14 @@ function maxUint8(a: Uint8Array): number {
 function firstBad(a: ArrayLike<number>, limit: number): number {
   for (let i = 0; i < a.length; i++) if (!(a[i] >= 0 && a[i] < limit)) return a[i];
   return Number.NaN;
+}
+
+/** A caller's `maxIndex`: an integer index below numCols (−1 only for an empty chunk). */
+function checkMaxIndex(max: number, nnz: number, numCols: number | undefined, firstRow: number): number {
+  const limit = numCols ?? Number.POSITIVE_INFINITY;
+  if (nnz === 0 && max === -1) return -1;
+  if (!(Number.isSafeInteger(max) && max >= 0 && max < limit)) throw badIndex(max, numCols, firstRow);
+  return max;
 }
 
 function badIndex(v: number, numCols: number | undefined, firstRow: number): FormatError {

@@ -58,8 +58,12 @@ describe('feature-index parquet file names (C9: upstream FeatureIndex.save)', ()
       { indptr: m.indptr, indices: m.indices, data: Float32Array.from(m.data) },
       { var: m.varBlocks, obs: m.obsBlocks, numCols: VAR_BLOCKS + 1 },
     );
-    const names = Array.from({ length: VAR_BLOCKS }, (_, b) => `dataframe_${String(b).padStart(2, '0')}.parquet`);
-    const parquet = (dir: string) => sink.paths().filter((p) => p.startsWith(`${dir}/`) && p.endsWith('.parquet'));
+    const names = Array.from(
+      { length: VAR_BLOCKS },
+      (_, b) => `dataframe_${String(b).padStart(2, '0')}.parquet`,
+    );
+    const parquet = (dir: string) =>
+      sink.paths().filter((p) => p.startsWith(`${dir}/`) && p.endsWith('.parquet'));
     expect(parquet('var_features')).toEqual(names.map((n) => `var_features/${n}`));
     expect(parquet('obs_features')).toEqual(names.map((n) => `obs_features/${n}`));
     expect(result.files).toContain('var_features/dataframe_10.parquet');
@@ -108,6 +112,40 @@ describe('feature-index parquet file names (C9: upstream FeatureIndex.save)', ()
     expect(reader.varIndex?.block(2).file).toBe('var_features/dataframe_2.parquet');
     expect(reader.varIndex?.block(10).file).toBe('var_features/dataframe_10.parquet');
     await expectRowsMapToTheirBlocks(reader, m);
+  });
+});
+
+describe('two names for one block', () => {
+  it('prefers the upstream-padded name and warns', async () => {
+    const blocks: FeatureBlock[] = [0, 1].map((b) => ({
+      label: `f${b}`,
+      rows: 1,
+      columns: [{ name: 'gene', values: [`b${b}_g0`, `b${b}_g1`] }],
+    }));
+    const { sink, directory } = await writeScdlToMemory(
+      { indptr: [0, 1, 2], indices: [0, 1], data: Float32Array.of(1, 2) },
+      { var: blocks, numCols: 2 },
+    );
+    const original = await openScdl(directory);
+    const files = new Map(sink.paths().map((p) => [p, sink.file(p)]));
+    // A stray copy of block 0's table under an unpadded-looking alias of block 1.
+    files.set('var_features/dataframe_01.parquet', sink.file('var_features/dataframe_0.parquet'));
+    files.set(
+      'header.sch',
+      serializeHeader({
+        arrays: original.header.arrays.map((a) => ({ name: a.name, length: a.length, dtype: a.dtype })),
+        featureIndices: original.header.featureIndices.map((f) => ({
+          name: f.name,
+          length: f.length,
+          dtype: f.dtype,
+          files: [...f.files, 'var_features/dataframe_01.parquet'],
+        })),
+      }),
+    );
+    const reader = await openScdl(new MemoryDirectory(files, 'duplicate'));
+    expect(reader.varIndex?.block(1).file).toBe('var_features/dataframe_1.parquet');
+    expect((await reader.features(1))?.values[0]).toEqual(['b1_g0', 'b1_g1']);
+    expect(reader.warnings.some((w) => /several files for block 1/.test(w))).toBe(true);
   });
 });
 

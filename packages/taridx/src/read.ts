@@ -370,6 +370,8 @@ export class TaridxReader implements FormatReader {
 
   private scratch = new Uint8Array(0);
   private scratchUsed = 0;
+  /** Where a header being verified is, for sizeField's errors (reused: the read path is hot). */
+  private readonly where = { file: '', offset: 0 };
 
   /** Reads into the reader's reusable buffer; a sample's runs share it, the next sample overwrites it. */
   private readReused(
@@ -406,8 +408,11 @@ export class TaridxReader implements FormatReader {
     sample: TaridxSample | undefined,
   ): Uint8Array {
     let size: number;
+    const where = this.where;
+    where.file = file;
+    where.offset = member.offset;
     try {
-      size = sizeField(block, at, { file, offset: member.offset });
+      size = sizeField(block, at, where);
     } catch {
       throw changedError(member, file, 'no tar header at the row offset');
     }

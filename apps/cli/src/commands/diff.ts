@@ -400,6 +400,7 @@ function describeLocation(loc: DiffLocation | null): string {
   if (!loc) return 'location unknown';
   const parts: string[] = [];
   if (loc.record !== undefined) parts.push(`record ${loc.record}`);
+  if (loc.field) parts.push(`field ${loc.field}`);
   if (loc.node) parts.push(`node ${loc.node}`);
   if (loc.offset !== undefined)
     parts.push(`bytes ${loc.offset}${loc.length !== undefined ? `..${loc.offset + loc.length}` : ''}`);
