@@ -481,7 +481,9 @@ export class TaridxReader implements FormatReader {
   /** The sample's key: a crash stem from the index, or the stem read back from its first member's tar header. */
   async key(sample: TaridxSample): Promise<string | undefined> {
     if (sample.key !== undefined) return sample.key;
-    if (!(await this.shards())) return undefined;
+    // The index stores only the key's hash: without shards beside it the key is unknown, not an error.
+    const set = await this.shards();
+    if (!set || set.count === 0) return undefined;
     const first = sample.members[0];
     const info = await this.memberHeader(first);
     if (!sampleHashMatches(this.hasher, info.stem, sample.keyhash)) {

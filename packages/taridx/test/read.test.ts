@@ -54,6 +54,17 @@ function patch(index: Uint8Array, at: number, write: (view: DataView) => void): 
 }
 
 describe('reading', () => {
+  it('lists records with unknown keys when the folder holds no shards', async () => {
+    const { index } = await fold();
+    const lonely = new MemoryDirectory({ 'f.taridx': index });
+    const target = fileTarget(new MemorySource(index, 'f.taridx'), lonely);
+    const reader = await taridxPlugin.open(target);
+    const records = [];
+    for await (const record of taridxPlugin.records(reader)) records.push(record);
+    expect(records.map((r) => r.key)).toEqual([null, null, null]);
+    expect(records[0].members).toHaveLength(2);
+  });
+
   it('lists samples in order of first appearance, finds them by key and reads payloads', async () => {
     const { dir, index } = await fold();
     const reader = await openTaridx(new MemorySource(index, 'f.taridx'), { shards: dir });

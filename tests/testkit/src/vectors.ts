@@ -60,7 +60,10 @@ export function validVectors(format: string): ValidVector[] {
   for (const d of fs.readdirSync(root, { withFileTypes: true })) {
     const dir = path.join(root, d.name);
     if (!d.isDirectory() || d.name === 'invalid' || !fs.existsSync(path.join(dir, 'expected.json'))) continue;
-    const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Record<string, unknown>;
+    const expected = JSON.parse(fs.readFileSync(path.join(dir, 'expected.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     const target = targetOf(dir, d.name, expected);
     if (target) out.push({ format, name: d.name, dir, target, expected });
   }
