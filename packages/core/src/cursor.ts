@@ -9,7 +9,7 @@ export interface CursorOptions {
 }
 
 const TWO_32 = 2 ** 32;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Bounds-checked reads over one buffer. Running off the end throws `Truncated` at the

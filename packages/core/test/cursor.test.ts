@@ -64,6 +64,10 @@ describe('Cursor', () => {
     expect(() => new Cursor(new Uint8Array([0xff, 0xfe])).utf8(2)).toThrowError(/not valid UTF-8/);
   });
 
+  it('keeps a leading U+FEFF: stored text is decoded literally, never as a BOM', () => {
+    expect(new Cursor(new TextEncoder().encode('\ufeffname')).utf8(7)).toBe('\ufeffname');
+  });
+
   it('fixedString cuts at the first NUL', () => {
     expect(new Cursor(new Uint8Array([0x54, 0x41, 0, 0x58])).fixedString(4)).toBe('TA');
   });

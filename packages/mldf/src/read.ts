@@ -117,7 +117,7 @@ const COALESCE_GAP = 64 << 10;
 const MAX_COALESCED_READ = 8 << 20;
 const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 interface Page {
   bytes: Uint8Array;

@@ -171,7 +171,7 @@ export async function parseLayout(
     const cursor = new Cursor(headerBytes, { file: source.name, format: FORMAT });
     cursor.seek(PREFIX_LENGTH);
     const schemaBytes = cursor.bytesView(schemaLength);
-    const schemaJson = new TextDecoder('utf-8').decode(schemaBytes);
+    const schemaJson = new TextDecoder('utf-8', { ignoreBOM: true }).decode(schemaBytes);
     const schema = parseSchema(schemaBytes, source, add);
     const numColumns = cursor.u32();
     const totalRowsAt = cursor.offset;
@@ -386,7 +386,7 @@ async function parseMetaTable(
       try {
         name = decodeUtf8(nameBytes, { what: `column ${index} name` });
       } catch {
-        name = new TextDecoder().decode(nameBytes);
+        name = new TextDecoder('utf-8', { ignoreBOM: true }).decode(nameBytes);
         const shownName = name;
         pending.push(() =>
           add(Phase.header, 'InvalidValue', `column ${index} name "${shownName}" is not valid UTF-8`, nameAt),

@@ -256,7 +256,7 @@ export function readRawRows(lib: H5Lib, file: string, ds: H5Dataset, start: numb
   return withRawRows(lib, file, [{ ds, start, end }], ([view]) => view.slice());
 }
 
-const utf8 = new TextDecoder();
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * A range of a 1-D string dataset (vlen or fixed length). Variable-length strings are read

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isFormatError, type MemoryDirectory, toHex } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
+import { runUnprivileged } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FeatureBlock,
@@ -292,21 +293,27 @@ describe('atomic writes to a path', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
-  const isRoot = process.getuid?.() === 0;
-  if (isRoot)
-    console.warn('scdl tests: read-only directory case skipped, root ignores directory permissions');
-  describe.skipIf(isRoot)('read-only directory', () => {
+  describe('read-only directory', () => {
     it('fails with a clear error and leaves the target untouched', async () => {
       const target = path.join(tmp, 'archive');
       await writeScdlArchive(target, matrix(1));
       fs.chmodSync(tmp, 0o555);
-      try {
-        await expect(writeScdlArchive(target, matrix(2))).rejects.toThrow(/permission denied/);
-      } finally {
-        fs.chmodSync(tmp, 0o755);
-      }
+      // The writer runs as an unprivileged user: root would ignore the folder's permissions.
+      const dist = path.resolve(import.meta.dirname, '../dist/node.js');
+      const child = runUnprivileged(`
+        const { writeScdlArchive } = await import(${JSON.stringify(dist)});
+        try {
+          await writeScdlArchive(${JSON.stringify(target)}, { indptr: [0, 1], indices: [0], data: new Float32Array([2]), numCols: 1 });
+          console.log('written');
+        } catch (error) {
+          console.log(error.message);
+        }`);
+      fs.chmodSync(tmp, 0o755);
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toMatch(/permission denied/);
       const reader = await openScdl(new NodeDirectory(target));
       expect(Array.from((await reader.row(0)).values as Float32Array)).toEqual([1]);
+      expect(fs.readdirSync(tmp)).toEqual(['archive']);
     });
   });
 });

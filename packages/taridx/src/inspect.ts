@@ -47,7 +47,7 @@ export async function inspectTaridx(reader: TaridxReader, options: ReadOptions =
     const entry = (i: number) => {
       const [a, b] = parts[i];
       return node(label(i), kind, start + a, b - a, {
-        value: new TextDecoder().decode(bytes.subarray(a, b)),
+        value: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(a, b)),
       });
     };
     const extra =

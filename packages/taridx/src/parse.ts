@@ -32,7 +32,7 @@ export interface ParsedIndex {
   warnings: Problem[];
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Parses and checks everything before the rows, in the order of A2: magic → version →

@@ -81,7 +81,7 @@ export interface TarMemberInfo {
   path: string | null;
 }
 
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 /** 0, 1, 2, …: the member order when members are already in shard order (grown on demand). */
 const IDENTITY: number[] = [0, 1, 2, 3, 4, 5, 6, 7];

@@ -27,7 +27,7 @@ import {
 /** Errors of one kind beyond this many are summarised, so a bad 10 GB index gives a readable report. */
 const MAX_PER_CODE = 20;
 
-const decoder = new TextDecoder();
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Every T-rule check (T7, T8, section 9 invariants) and, when the shards are reachable

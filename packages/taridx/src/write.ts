@@ -20,7 +20,7 @@ import {
 } from './layout.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder(); // replacement mode, as upstream's decode('utf-8', 'replace')
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // replacement mode, as upstream's decode('utf-8', 'replace')
 
 /** Rows already packed as 32-byte records (what the builder and the reader hold). */
 export interface PackedRows {

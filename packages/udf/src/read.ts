@@ -178,8 +178,8 @@ export interface UdfOpenOptions extends ReadOptions {
 const DEFAULT_WHOLE_DATASET_BELOW = 32 * 1024;
 /** dataset() keeps this many recently opened datasets; a walk keeps none (its seen-set handles cycles). */
 const DATASET_CACHE = 256;
-const utf16 = new TextDecoder('utf-16le', { fatal: true });
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf16 = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A UDF file opened lazily: only the 64-byte file header is read until datasets are asked for. */
 export class UdfReader implements FormatReader {

@@ -26,3 +26,4 @@ export {
   validVectors,
   vectorFormats,
 } from './vectors.js';
+export { runUnprivileged } from './unprivileged.js';
