@@ -7,7 +7,11 @@ const NOBODY = 65534;
  * run as root (root ignores directory permissions, so a read-only folder only stops others).
  * Returns the child's exit status and output.
  */
-export function runUnprivileged(moduleCode: string): { status: number | null; stdout: string; stderr: string } {
+export function runUnprivileged(moduleCode: string): {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+} {
   const asRoot = process.getuid?.() === 0;
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', moduleCode], {
     encoding: 'utf8',
