@@ -1,4 +1,4 @@
-import { FormatError, MemoryDirectory, numberToFloat16, throwIfAborted } from '@binscope/core';
+import { concatBytes, FormatError, MemoryDirectory, numberToFloat16, throwIfAborted } from '@binscope/core';
 import type { ProgressCallback } from '@binscope/core';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import {
@@ -179,17 +179,7 @@ export class MemoryArchiveSink implements ArchiveSink {
   file(path: string): Uint8Array {
     const chunks = this.files.get(path);
     if (!chunks) throw new Error(`${path}: not written`);
-    if (chunks.length !== 1) {
-      let total = 0;
-      for (const c of chunks) total += c.byteLength;
-      const out = new Uint8Array(total);
-      let at = 0;
-      for (const c of chunks) {
-        out.set(c, at);
-        at += c.byteLength;
-      }
-      chunks.splice(0, chunks.length, out);
-    }
+    if (chunks.length !== 1) chunks.splice(0, chunks.length, concatBytes(chunks));
     return chunks[0];
   }
   paths(): string[] {

@@ -5,6 +5,8 @@
  * bytes. Not a general archiver: it writes regular files and directories only.
  */
 
+import { concatBytes } from '@binscope/core';
+
 export type TarFormat = 'ustar' | 'gnu' | 'pax';
 
 export interface TarEntry {
@@ -189,13 +191,5 @@ export function tarBytes(entries: readonly TarEntry[], format: TarFormat = 'usta
   const writer = new TarWriter((c) => chunks.push(c.slice()), format);
   for (const entry of entries) writer.add(entry);
   writer.end();
-  let total = 0;
-  for (const c of chunks) total += c.byteLength;
-  const out = new Uint8Array(total);
-  let pos = 0;
-  for (const c of chunks) {
-    out.set(c, pos);
-    pos += c.byteLength;
-  }
-  return out;
+  return concatBytes(chunks);
 }
