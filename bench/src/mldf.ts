@@ -106,6 +106,25 @@ export default async function run(b: Bench): Promise<void> {
     },
   );
 
+  await b.compare(
+    {
+      format: 'mldf',
+      operation: `random sample(i, { reuse: true, decode: 'lazy' }) ×${reads}`,
+      items: reads,
+      goal: 'ratio ≤ 1.5',
+      note: 'borrowed buffers; JSON left as MldfLazyText (bytes, parsed on value()): image view + bigint label only',
+    },
+    async () => {
+      for (const i of indices) await reader.sample(i, { reuse: true, decode: 'lazy' });
+    },
+    {
+      name: 'bare positional reads of the same ranges',
+      run: () => {
+        for (const [ptr, length] of spans) fs.readSync(fd, spanBuffer, 0, length, ptr);
+      },
+    },
+  );
+
   const windowBuffer = new Uint8Array(WINDOW);
   await b.compare(
     {
@@ -143,6 +162,31 @@ export default async function run(b: Bench): Promise<void> {
     async () => {
       let n = 0;
       for await (const batch of reader.batches({ reuse: true })) n += batch.length;
+      if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
+    },
+    {
+      name: 'fs.readSync, reused 4 MiB buffer',
+      run: () => {
+        for (let pos = 0; pos < size; ) {
+          const got = fs.readSync(fd, windowBuffer, 0, WINDOW, pos);
+          if (got === 0) break;
+          pos += got;
+        }
+      },
+    },
+  );
+
+  await b.compare(
+    {
+      format: 'mldf',
+      operation: `sequential read, all ${samples} samples, reuse, decode: 'lazy'`,
+      bytes: size,
+      goal: 'ratio ≤ 1.43 (throughput ≥ 0.7 of the floor)',
+      note: "batches({ reuse: true, decode: 'lazy' }): JSON left as MldfLazyText, not parsed",
+    },
+    async () => {
+      let n = 0;
+      for await (const batch of reader.batches({ reuse: true, decode: 'lazy' })) n += batch.length;
       if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
     },
     {

@@ -11,7 +11,7 @@ export type {
   SampleOptions,
   ValueInfo,
 } from './read.js';
-export { MldfReader, openMldf } from './read.js';
+export { MldfLazyText, MldfReader, openMldf } from './read.js';
 export type { FieldType, MldfField, MldfHeader, MldfLayout, NdArrayLayout, NdDtype } from './layout.js';
 export { MLDF_MAGIC, mldfFormat } from './magic.js';
 export { mldfPlugin, mldfRecords } from './plugin.js';

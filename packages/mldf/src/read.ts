@@ -47,7 +47,55 @@ export interface ImageValue {
  * A decoded value: INT → bigint (exact 64-bit), FLOAT → number, BYTES → Uint8Array,
  * NDARRAY → NdArray, JSON → the parsed value, IMAGE_RAW → ImageValue, TEXT_RAW → string.
  */
-export type MldfValue = bigint | number | string | Uint8Array | NdArray | ImageValue | JsonValue;
+export type MldfValue =
+  | bigint
+  | number
+  | string
+  | Uint8Array
+  | NdArray
+  | ImageValue
+  | JsonValue
+  | MldfLazyText;
+
+/**
+ * A JSON or TEXT_RAW value left undecoded (`decode: 'lazy'`): its raw bytes, decoded only
+ * when asked. Decoding is checked exactly as an eager read checks it (strict UTF-8, valid
+ * JSON) and throws the same FormatError. Not cached: each call decodes again. With `reuse`
+ * the bytes are borrowed like any other value (see `SampleOptions.reuse`).
+ */
+export class MldfLazyText {
+  private view: Uint8Array | undefined;
+
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly start: number,
+    private readonly end: number,
+    /** The field's type: what `value()` decodes to. */
+    readonly type: 'JSON' | 'TEXT_RAW',
+    /** Field name, for error messages. */
+    readonly field: string,
+    /** Absolute file offset of the bytes, for error messages. */
+    readonly offset: number,
+    private readonly file: string | undefined,
+  ) {}
+
+  /** The value's bytes (UTF-8). */
+  get bytes(): Uint8Array {
+    this.view ??= this.buf.subarray(this.start, this.end);
+    return this.view;
+  }
+
+  /** The bytes as a string (strict UTF-8). */
+  text(): string {
+    return decodeText(this.buf, this.offset, this.field, this.file, this.start, this.end);
+  }
+
+  /** What an eager read returns: the string for TEXT_RAW, the parsed value for JSON. */
+  value(): string | JsonValue {
+    const text = this.text();
+    return this.type === 'JSON' ? parseJson(text, this.offset, this.field, this.file) : text;
+  }
+}
 
 /** A sample: field name → value; `undefined` for a missing value (M6: ptr 0, size 0, no empty form). */
 export type MldfSample = Record<string, MldfValue | undefined>;
@@ -88,6 +136,14 @@ export interface SampleOptions extends ReadOptions {
    * you keep. Sources without `readInto` (memory, Blob, HTTP) ignore it. Default false.
    */
   reuse?: boolean;
+  /**
+   * `'eager'` (default): JSON values are parsed and TEXT_RAW values decoded to strings.
+   * `'lazy'`: non-empty JSON and TEXT_RAW values are returned as {@link MldfLazyText}, which
+   * holds the bytes and decodes (with the same checks) on `text()` / `value()`. Saves the
+   * UTF-8 decode and `JSON.parse` for readers that skip those fields or decode them later.
+   * Empty values come back as in eager mode (`undefined` for JSON, `''` for TEXT_RAW).
+   */
+  decode?: 'eager' | 'lazy';
 }
 
 export interface IterateOptions extends SampleOptions {
@@ -118,6 +174,10 @@ const MAX_COALESCED_READ = 8 << 20;
 const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Node's Buffer#latin1Slice, where present: the fastest way to turn ASCII bytes into a string. */
+const latin1Slice = (
+  globalThis as { Buffer?: { prototype?: { latin1Slice?: (start: number, end: number) => string } } }
+).Buffer?.prototype?.latin1Slice;
 
 interface Page {
   bytes: Uint8Array;
@@ -133,6 +193,7 @@ interface Located {
   lo: number;
   hi: number;
   total: number;
+  lazy: boolean;
 }
 
 /**
@@ -158,6 +219,19 @@ export class MldfReader implements FormatReader {
   /** The buffer `reuse` reads land in (grown on demand). */
   private scratch = new Uint8Array(0);
   private readonly slotScratch = new Float64Array(64);
+  /** The Located that sampleSync fills (it decodes before anything else can run). */
+  private readonly locScratch: Located = {
+    index: 0,
+    view: new DataView(new ArrayBuffer(0)),
+    pos: 0,
+    slots: this.slotScratch,
+    lo: 0,
+    hi: 0,
+    total: 0,
+    lazy: false,
+  };
+  /** The last view `readReused` made of a shorter target. */
+  private reusedView: Uint8Array | undefined;
 
   private constructor(
     readonly source: ByteSource,
@@ -203,11 +277,61 @@ export class MldfReader implements FormatReader {
   }
 
   /** One sample, reading only its metadata row and its values' bytes (one read when they are adjacent). */
-  async sample(index: number, options: SampleOptions = {}): Promise<MldfSample> {
+  sample(index: number, options: SampleOptions = {}): Promise<MldfSample> {
+    if (this.sync) {
+      // Synchronous sources: no await inside, one settled promise out.
+      try {
+        return Promise.resolve(this.sampleSync(index, options));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.sampleAsync(index, options);
+  }
+
+  /** `sample` for sources with readSync: metadata row, then one read of the sample's value span. */
+  private sampleSync(index: number, options: SampleOptions): MldfSample {
+    options.signal?.throwIfAborted();
+    const sel = this.selection(options.fields);
+    const { view, pos } = this.rowOf(index, options) as { view: DataView; pos: number };
+    // Decoded before anything else can run, so the shared slots are safe here.
+    const loc = this.locate(
+      index,
+      sel,
+      view,
+      pos,
+      this.slotScratch,
+      options.decode === 'lazy',
+      this.locScratch,
+    );
+    if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
+    const length = loc.hi - loc.lo;
+    if (!isCompact(loc)) {
+      const parts: Array<Uint8Array | undefined> = new Array(sel.length);
+      for (let k = 0; k < sel.length; k++) {
+        const size = loc.slots[k * 2 + 1];
+        if (size > 0) parts[k] = this.readData(loc.slots[k * 2], size, options) as Uint8Array;
+      }
+      return this.decode(loc, sel, undefined, 0, parts);
+    }
+    let buf: Uint8Array;
+    if (this.into && options.reuse) buf = this.readReused(loc.lo, length, this.reusable(length));
+    else buf = this.readData(loc.lo, length, options) as Uint8Array;
+    return this.decode(loc, sel, buf, loc.lo);
+  }
+
+  private async sampleAsync(index: number, options: SampleOptions): Promise<MldfSample> {
     const sel = this.selection(options.fields);
     const row = this.rowOf(index, options);
     const { view, pos } = row instanceof Promise ? await row : row;
-    const loc = this.locate(index, sel, view, pos, options.reuse ? this.slotScratch : undefined);
+    const loc = this.locate(
+      index,
+      sel,
+      view,
+      pos,
+      options.reuse ? this.slotScratch : undefined,
+      options.decode === 'lazy',
+    );
     if (options.reuse && this.into && loc.hi !== 0 && isCompact(loc)) {
       const length = loc.hi - loc.lo;
       return this.decode(loc, sel, this.readReused(loc.lo, length, this.reusable(length)), loc.lo);
@@ -232,7 +356,7 @@ export class MldfReader implements FormatReader {
     const located: Located[] = [];
     for (const index of indices) {
       const { view, pos } = await this.rowOf(index, options);
-      located.push(this.locate(index, sel, view, pos));
+      located.push(this.locate(index, sel, view, pos, undefined, options.decode === 'lazy'));
     }
     const out = new Array<MldfSample>(indices.length);
     const order = located.map((_, k) => k).sort((a, b) => located[a].lo - located[b].lo);
@@ -297,10 +421,22 @@ export class MldfReader implements FormatReader {
     const reuse = options.reuse === true && this.into !== undefined;
     const windowSize = Math.max(1, options.windowSize ?? (reuse ? DEFAULT_REUSED_WINDOW : DEFAULT_WINDOW));
     const batchSize = Math.max(1, options.batchSize ?? 256);
-    let window: Uint8Array | undefined;
-    let reusedWindow = reuse ? new Uint8Array(Math.min(windowSize, this.layout.dataEnd)) : undefined;
+    const lazy = options.decode === 'lazy';
     // Each sample is decoded right after it is located, so one slots array serves them all.
     const slots = new Float64Array(sel.length * 2);
+    // Reused for every sample; only the scattered-values path awaits with it, and it is not shared.
+    const located: Located = {
+      index: 0,
+      view: new DataView(new ArrayBuffer(0)),
+      pos: 0,
+      slots,
+      lo: 0,
+      hi: 0,
+      total: 0,
+      lazy,
+    };
+    let window: Uint8Array | undefined;
+    let reusedWindow = reuse ? new Uint8Array(Math.min(windowSize, this.layout.dataEnd)) : undefined;
     let pageView: DataView | undefined;
     let pageFirst = 0;
     let pageEnd = 0;
@@ -321,7 +457,7 @@ export class MldfReader implements FormatReader {
           pageEnd = Math.min(this.numSamples, pageFirst + this.pageRows);
         }
       }
-      const loc = this.locate(index, sel, view, pos, slots);
+      const loc = this.locate(index, sel, view, pos, slots, lazy, located);
       let sample: MldfSample;
       if (loc.hi === 0) {
         sample = this.decode(loc, sel, undefined, 0);
@@ -573,8 +709,22 @@ export class MldfReader implements FormatReader {
 
   /** Reads an exact range into `target` (a reused buffer) through the source's readInto. */
   private readReused(offset: number, length: number, target: Uint8Array): Uint8Array {
-    checkRange(this.source, offset, length, { format: FORMAT_ID, what: 'data' });
-    const got = this.into!(target.byteLength === length ? target : target.subarray(0, length), offset);
+    if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size))
+      checkRange(this.source, offset, length, { format: FORMAT_ID, what: 'data' });
+    let into = target;
+    if (target.byteLength !== length) {
+      // Same-sized samples in a row (the usual case) share one view of the reuse buffer.
+      const last = this.reusedView;
+      into =
+        last !== undefined &&
+        last.buffer === target.buffer &&
+        last.byteOffset === target.byteOffset &&
+        last.byteLength === length
+          ? last
+          : target.subarray(0, length);
+      this.reusedView = into;
+    }
+    const got = this.into!(into, offset);
     if (got.byteLength !== length) {
       throw this.error('Truncated', `data ends early: got ${got.byteLength} of ${length} bytes`, offset);
     }
@@ -590,7 +740,8 @@ export class MldfReader implements FormatReader {
   ): Uint8Array | Promise<Uint8Array> {
     if (!this.sync)
       return readExact(this.source, offset, length, { format: FORMAT_ID, what, signal: options.signal });
-    checkRange(this.source, offset, length, { format: FORMAT_ID, what });
+    if (!(Number.isSafeInteger(offset) && offset >= 0 && length >= 0 && offset + length <= this.source.size))
+      checkRange(this.source, offset, length, { format: FORMAT_ID, what });
     const out = this.source.readSync!(offset, length);
     if (out.byteLength !== length) {
       throw this.error('Truncated', `${what} ends early: got ${out.byteLength} of ${length} bytes`, offset);
@@ -609,15 +760,19 @@ export class MldfReader implements FormatReader {
     view: DataView,
     pos: number,
     scratch?: Float64Array,
+    lazy = false,
+    into?: Located,
   ): Located {
     const slots =
-      scratch && scratch.length >= sel.length * 2 ? scratch.fill(0) : new Float64Array(sel.length * 2);
+      scratch && scratch.length >= sel.length * 2
+        ? scratch.fill(0, 0, sel.length * 2)
+        : new Float64Array(sel.length * 2);
     let lo = Number.POSITIVE_INFINITY;
     let hi = 0;
     let total = 0;
     for (let k = 0; k < sel.length; k++) {
       const f = sel[k];
-      if (!DATA_BEARING.has(f.type)) continue;
+      if (f.type === 'INT' || f.type === 'FLOAT') continue;
       this.checkValue(view, pos, f, index, slots, k * 2);
       const size = slots[k * 2 + 1];
       if (size === 0) continue;
@@ -626,7 +781,17 @@ export class MldfReader implements FormatReader {
       if (ptr + size > hi) hi = ptr + size;
       total += size;
     }
-    return { index, view, pos, slots, lo: hi === 0 ? 0 : lo, hi, total };
+    if (into === undefined) return { index, view, pos, slots, lo: hi === 0 ? 0 : lo, hi, total, lazy };
+    // Sync callers that decode before the next locate: one object for every sample.
+    into.index = index;
+    into.view = view;
+    into.pos = pos;
+    into.slots = slots;
+    into.lo = hi === 0 ? 0 : lo;
+    into.hi = hi;
+    into.total = total;
+    into.lazy = lazy;
+    return into;
   }
 
   /**
@@ -646,42 +811,54 @@ export class MldfReader implements FormatReader {
     const abs = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
     const ptr = readU64(view, p);
     const size = view.getUint32(p + 8, true);
-    const where = () => `sample ${index} field '${f.name}'`;
     if (f.type === 'IMAGE_RAW') {
       if (view.getUint16(p + 22, true) !== 0)
-        throw this.error('ReservedNonZero', `${where()}: image metadata padding must be 0`, abs + 22);
+        throw this.error(
+          'ReservedNonZero',
+          `${whereOf(index, f)}: image metadata padding must be 0`,
+          abs + 22,
+        );
       const mode = view.getUint8(p + 17);
       if (mode === 1 || mode === 2) {
         throw this.error(
           'UnsupportedFeature',
-          `${where()}: image mode ${mode} (${mode === 1 ? 'JPEG' : 'PNG'}) is not supported`,
+          `${whereOf(index, f)}: image mode ${mode} (${mode === 1 ? 'JPEG' : 'PNG'}) is not supported`,
           abs + 17,
         );
       }
-      if (mode !== 0) throw this.error('InvalidValue', `${where()}: unknown image mode ${mode}`, abs + 17);
+      if (mode !== 0)
+        throw this.error('InvalidValue', `${whereOf(index, f)}: unknown image mode ${mode}`, abs + 17);
     } else if (f.type === 'TEXT_RAW') {
       if (view.getUint8(p + 15) !== 0)
-        throw this.error('ReservedNonZero', `${where()}: text metadata padding must be 0`, abs + 15);
+        throw this.error(
+          'ReservedNonZero',
+          `${whereOf(index, f)}: text metadata padding must be 0`,
+          abs + 15,
+        );
       const encoding = view.getUint8(p + 14);
       if (encoding === 1 || encoding === 2) {
         throw this.error(
           'UnsupportedFeature',
-          `${where()}: text encoding ${encoding} (token ids) is not supported`,
+          `${whereOf(index, f)}: text encoding ${encoding} (token ids) is not supported`,
           abs + 14,
         );
       }
       if (encoding !== 0)
-        throw this.error('InvalidValue', `${where()}: unknown text encoding ${encoding}`, abs + 14);
+        throw this.error('InvalidValue', `${whereOf(index, f)}: unknown text encoding ${encoding}`, abs + 14);
     } else if (view.getUint32(p + 12, true) !== 0) {
-      throw this.error('ReservedNonZero', `${where()}: metadata padding must be 0`, abs + 12);
+      throw this.error('ReservedNonZero', `${whereOf(index, f)}: metadata padding must be 0`, abs + 12);
     }
     if (size === 0) {
       if (ptr !== 0)
-        throw this.error('InvalidValue', `${where()}: empty value must have ptr 0, has ${ptr}`, abs);
+        throw this.error(
+          'InvalidValue',
+          `${whereOf(index, f)}: empty value must have ptr 0, has ${ptr}`,
+          abs,
+        );
     } else if (ptr < this.header.dataPtr || ptr + size > this.layout.dataEnd) {
       throw this.error(
         'OutOfBounds',
-        `${where()}: value [${ptr}, ${ptr + size}) lies outside the data region [${this.header.dataPtr}, ${this.layout.dataEnd})`,
+        `${whereOf(index, f)}: value [${ptr}, ${ptr + size}) lies outside the data region [${this.header.dataPtr}, ${this.layout.dataEnd})`,
         abs,
       );
     }
@@ -690,7 +867,7 @@ export class MldfReader implements FormatReader {
       if (size !== 0 && size !== nd.byteLength) {
         throw this.error(
           'CountMismatch',
-          `${where()}: ${size} bytes, but ${nd.dtype} [${nd.shape.join(', ')}] needs ${nd.byteLength}`,
+          `${whereOf(index, f)}: ${size} bytes, but ${nd.dtype} [${nd.shape.join(', ')}] needs ${nd.byteLength}`,
           abs + 8,
         );
       }
@@ -699,12 +876,16 @@ export class MldfReader implements FormatReader {
       if (size !== pixels && size !== 0) {
         throw this.error(
           'CountMismatch',
-          `${where()}: ${size} bytes, but height·width·channels is ${pixels}`,
+          `${whereOf(index, f)}: ${size} bytes, but height·width·channels is ${pixels}`,
           abs + 8,
         );
       }
       if (size === 0 && pixels !== 0) {
-        throw this.error('CountMismatch', `${where()}: empty pixel data for a ${pixels}-byte image`, abs + 8);
+        throw this.error(
+          'CountMismatch',
+          `${whereOf(index, f)}: empty pixel data for a ${pixels}-byte image`,
+          abs + 8,
+        );
       }
     }
     slots[at] = ptr;
@@ -753,11 +934,29 @@ export class MldfReader implements FormatReader {
       }
       const ptr = slots[k * 2];
       const size = slots[k * 2 + 1];
+      if (size !== 0 && buf !== undefined && (f.type === 'JSON' || f.type === 'TEXT_RAW')) {
+        // Straight from the read buffer: no view for bytes that only become a string.
+        if (loc.lazy) {
+          out[f.name] = new MldfLazyText(
+            buf,
+            ptr - base,
+            ptr - base + size,
+            f.type,
+            f.name,
+            ptr,
+            this.source.name,
+          );
+          continue;
+        }
+        const text = decodeText(buf, ptr, f.name, this.source.name, ptr - base, ptr - base + size);
+        out[f.name] = f.type === 'JSON' ? parseJson(text, ptr, f.name, this.source.name) : text;
+        continue;
+      }
       let bytes: Uint8Array;
       if (size === 0) bytes = new Uint8Array(0);
       else if (parts) bytes = plain(parts[k]!);
       else bytes = new Uint8Array(buf!.buffer, buf!.byteOffset + ptr - base, size);
-      out[f.name] = this.decodeValue(f, view, p, bytes, ptr);
+      out[f.name] = this.decodeValue(f, view, p, bytes, ptr, loc.lazy);
     }
     return out;
   }
@@ -768,28 +967,20 @@ export class MldfReader implements FormatReader {
     p: number,
     bytes: Uint8Array,
     ptr: number,
+    lazy: boolean,
   ): MldfValue | undefined {
     switch (f.type) {
       case 'BYTES':
         return bytes;
       case 'TEXT_RAW':
-        return bytes.byteLength === 0 ? '' : this.text(bytes, ptr, f.name);
+        if (bytes.byteLength === 0) return '';
+        if (lazy)
+          return new MldfLazyText(bytes, 0, bytes.byteLength, 'TEXT_RAW', f.name, ptr, this.source.name);
+        return decodeText(bytes, ptr, f.name, this.source.name);
       case 'JSON': {
         if (bytes.byteLength === 0) return undefined;
-        const text = this.text(bytes, ptr, f.name);
-        try {
-          return JSON.parse(text) as JsonValue;
-        } catch (cause) {
-          throw new FormatError(
-            'InvalidValue',
-            `field '${f.name}': value is not valid JSON (${(cause as Error).message})`,
-            {
-              offset: ptr,
-              file: this.source.name,
-              format: FORMAT_ID,
-            },
-          );
-        }
+        if (lazy) return new MldfLazyText(bytes, 0, bytes.byteLength, 'JSON', f.name, ptr, this.source.name);
+        return parseJson(decodeText(bytes, ptr, f.name, this.source.name), ptr, f.name, this.source.name);
       }
       case 'NDARRAY': {
         const nd = f.ndarray!;
@@ -812,19 +1003,6 @@ export class MldfReader implements FormatReader {
     }
   }
 
-  /** Strict UTF-8 (TextDecoder beats String.fromCharCode even for short ASCII: ~0.2 vs ~0.6 µs). */
-  private text(bytes: Uint8Array, ptr: number, name: string): string {
-    try {
-      return utf8.decode(bytes);
-    } catch {
-      throw new FormatError('InvalidValue', `field '${name}': value is not valid UTF-8`, {
-        offset: ptr,
-        file: this.source.name,
-        format: FORMAT_ID,
-      });
-    }
-  }
-
   private error(
     code: ConstructorParameters<typeof FormatError>[0],
     message: string,
@@ -837,6 +1015,54 @@ export class MldfReader implements FormatReader {
 /** Opens an MLDF file from any byte source (memory, Blob, HTTP range, local file). */
 export function openMldf(source: ByteSource, options?: MldfOpenOptions): Promise<MldfReader> {
   return MldfReader.open(source, options);
+}
+
+function whereOf(index: number, f: MldfField): string {
+  return `sample ${index} field '${f.name}'`;
+}
+
+/**
+ * Strict UTF-8. Short ASCII (the common case: JSON records, labels) goes through Node's
+ * latin1Slice where present (~0.2 µs for 70 bytes against ~0.6 µs for TextDecoder).
+ */
+function decodeText(
+  bytes: Uint8Array,
+  ptr: number,
+  name: string,
+  file: string | undefined,
+  start = 0,
+  end = bytes.byteLength,
+): string {
+  if (latin1Slice !== undefined && end - start <= 1024) {
+    let acc = 0;
+    for (let k = start; k < end; k++) acc |= bytes[k];
+    if (acc < 0x80) return latin1Slice.call(bytes, start, end);
+  }
+  try {
+    return utf8.decode(start === 0 && end === bytes.byteLength ? bytes : bytes.subarray(start, end));
+  } catch {
+    throw new FormatError('InvalidValue', `field '${name}': value is not valid UTF-8`, {
+      offset: ptr,
+      file,
+      format: FORMAT_ID,
+    });
+  }
+}
+
+function parseJson(text: string, ptr: number, name: string, file: string | undefined): JsonValue {
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (cause) {
+    throw new FormatError(
+      'InvalidValue',
+      `field '${name}': value is not valid JSON (${(cause as Error).message})`,
+      {
+        offset: ptr,
+        file,
+        format: FORMAT_ID,
+      },
+    );
+  }
 }
 
 /** Adjacent values (what M6 writers produce): one read covers the sample. */

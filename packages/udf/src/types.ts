@@ -178,17 +178,32 @@ export interface Shape {
  * when the hint wants no ghost axis. Returns undefined when a zero axis sits between ghost axes.
  */
 export function decodeShape(dims: number, raw0: number, raw1: number, hint: Hint): Shape | undefined {
-  const axes = [raw0, raw1 & 0xffffff, raw1 >>> 24];
-  const declared = axes.slice(0, dims);
+  // Hot in walks (once per descriptor): no intermediate arrays.
+  const x = raw0;
+  const y = raw1 & 0xffffff;
+  const z = raw1 >>> 24;
   let ghostEnd = 3;
-  while (ghostEnd > dims && axes[ghostEnd - 1] === 0) ghostEnd--;
-  const ghosts = axes.slice(dims, ghostEnd);
-  if (ghosts.includes(0)) return undefined;
-  if (dims === 0 && ghosts.length === 1 && ghosts[0] === 1 && HINT_GHOSTS[hint] === 0) ghosts.length = 0;
-  const shape = [...declared, ...ghosts];
+  if (ghostEnd > dims && z === 0) {
+    ghostEnd--;
+    if (ghostEnd > dims && y === 0) {
+      ghostEnd--;
+      if (ghostEnd > dims && x === 0) ghostEnd--;
+    }
+  }
+  // A zero axis between ghost axes.
+  for (let i = dims; i < ghostEnd; i++) if ((i === 0 ? x : i === 1 ? y : z) === 0) return undefined;
+  let ghostDims = ghostEnd - dims;
+  if (ghostDims < 0) ghostDims = 0;
+  if (dims === 0 && ghostDims === 1 && x === 1 && HINT_GHOSTS[hint] === 0) ghostDims = 0;
+  const n = dims + ghostDims;
+  const shape = new Array<number>(n);
   let elementCount = 1;
-  for (const n of shape) elementCount *= n;
-  return { shape, ghostDims: ghosts.length, elementCount };
+  for (let i = 0; i < n; i++) {
+    const v = i === 0 ? x : i === 1 ? y : z;
+    shape[i] = v;
+    elementCount *= v;
+  }
+  return { shape, ghostDims, elementCount };
 }
 
 /** shape (declared + ghost axes) → the two data_shape words. */
@@ -210,7 +225,8 @@ export function decodeId(bytes: Uint8Array): { id: string; valid: boolean } {
   let id = '';
   let valid = true;
   let ended = false;
-  for (const b of bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
     if (b === 0) {
       ended = true;
       continue;
