@@ -167,6 +167,38 @@ export default async function run(b: Bench): Promise<void> {
     },
   );
 
+  // The same reads without a promise per row (rowSync: Node files and memory).
+  for (const reuse of [false, true]) {
+    await b.compare(
+      {
+        format: 'scdl',
+        operation: `${reads.toLocaleString('en-US')} random rowSync(i${reuse ? ', { reuse: true }' : ''}) reads`,
+        items: reads,
+        bytes: randomBytes,
+        goal: '≤ 1.2',
+      },
+      () => {
+        const options = { reuse };
+        for (const i of picks) {
+          const row = reader.rowSync(i, options);
+          sink += row.values.length ? (row.values[0] as number) + row.indices[0] : 0;
+        }
+      },
+      {
+        name: 'fs.readSync of the same col_ptr/data slices',
+        run: () => {
+          for (const i of picks) {
+            const a = rowPtr[i];
+            const n = rowPtr[i + 1] - a;
+            fs.readSync(colFd, scratch, 0, n * colItem, a * colItem);
+            fs.readSync(dataFd, scratch, n * colItem, n * 4, a * 4);
+            sink += scratch[0];
+          }
+        },
+      },
+    );
+  }
+
   // 2. A full sequential pass (every row), vs a raw sequential read of data.npy + col_ptr.npy.
   const buffer = Buffer.allocUnsafe(4 << 20);
   const rawRead = {

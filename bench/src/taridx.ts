@@ -182,6 +182,23 @@ export default async function run(b: Bench): Promise<void> {
     { name: 'positional reads of the payloads', run: bareReads },
   );
 
+  // The same reads without a promise per sample (sampleSync + readSampleSync: local files).
+  await reader.openShards();
+  await b.compare(
+    {
+      format: 'taridx',
+      operation: 'random samples read whole (readSampleSync)',
+      items: lookups,
+      bytes: payloadBytes,
+      goal: '≤ 1.2',
+    },
+    () => {
+      const options = { reuse: true };
+      for (const pick of picks) reader.readSampleSync(reader.sampleSync(pick % sampleCount), options);
+    },
+    { name: 'positional reads of the payloads', run: bareReads },
+  );
+
   const keys = picks.map(keyOf);
   await b.compare(
     {

@@ -1,5 +1,6 @@
 import {
   type ByteSource,
+  checkRange,
   type DirectorySource,
   FormatError,
   type FormatReader,
@@ -7,6 +8,7 @@ import {
   type OpenOptions,
   type ReadOptions,
   readExact,
+  SourceError,
   toTypedArray,
 } from '@binscope/core';
 import {
@@ -163,6 +165,10 @@ class RawArray {
   get length(): number {
     return this.descriptor.length;
   }
+  /** Whether `sliceSync` can read (the source offers `readInto` or `readSync`). */
+  get canReadSync(): boolean {
+    return this.into !== undefined || typeof this.source.readSync === 'function';
+  }
 
   private checkSlice(start: number, end: number): void {
     if (!(start >= 0 && end >= start && end <= this.length)) {
@@ -178,10 +184,14 @@ class RawArray {
     }
   }
 
-  /** The synchronous path for positional sources (Node files): undefined when the source cannot. */
+  /**
+   * The synchronous path, shared by `slice`: straight into our memory for positional
+   * sources (Node files), else through `readSync` (memory sources, f16), with the same
+   * checks and errors as the awaited read. Undefined when the source has no sync read.
+   */
   sliceSync(start: number, end: number, into?: { buffer: ArrayBuffer }): NumericArray | undefined {
     const source = this.into;
-    if (source === undefined) return undefined;
+    if (source === undefined) return this.readSyncSlice(start, end);
     if (!(start >= 0 && end >= start && end <= this.descriptor.length)) this.checkSlice(start, end);
     const n = end - start;
     const offset = start * this.itemSize;
@@ -215,6 +225,26 @@ class RawArray {
       });
     }
     return new this.View(buffer, at, n);
+  }
+
+  /** sliceSync for sources with `readSync` but no `readInto`: the checks and copy of `slice`. */
+  private readSyncSlice(start: number, end: number): NumericArray | undefined {
+    if (typeof this.source.readSync !== 'function') return undefined;
+    this.checkSlice(start, end);
+    const offset = start * this.itemSize;
+    const bytes = (end - start) * this.itemSize;
+    checkRange(this.source, offset, bytes, { format: FORMAT, what: this.file });
+    const raw = bytes === 0 ? new Uint8Array(0) : this.source.readSync(offset, bytes);
+    if (raw.byteLength !== bytes) {
+      // readExact's message, so sync and async reads fail alike.
+      throw new FormatError('Truncated', `${this.file} ends early: got ${raw.byteLength} of ${bytes} bytes`, {
+        offset,
+        file: this.source.name,
+        format: FORMAT,
+      });
+    }
+    // Copy: a source may hand out views of its own cache.
+    return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
   }
 
   /** Elements [start, end) as a typed array of the dtype (f16 → Float32Array). Range checked first (A4). */
@@ -292,6 +322,7 @@ export class ScdlReader implements FormatReader {
   private rowPtrCache: Float64Array | undefined;
   private rowPtrCacheTried = false;
   private maxColumnCache: number | undefined;
+  private syncCapable: boolean | undefined;
   private reuseBuffers: { indices: { buffer: ArrayBuffer }; values: { buffer: ArrayBuffer } } | undefined;
 
   private constructor(
@@ -389,11 +420,7 @@ export class ScdlReader implements FormatReader {
 
   /** row_ptr[i], row_ptr[i+1] of row i, from the cache or two on-demand entries. */
   async rowExtent(i: number, options?: ReadOptions): Promise<[number, number]> {
-    if (!(Number.isSafeInteger(i) && i >= 0 && i < this.numRows)) {
-      throw new FormatError('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`, {
-        format: FORMAT,
-      });
-    }
+    this.checkRow(i);
     const cache = this.rowPtrCache ?? (await this.loadRowPtr(options));
     if (cache) return [cache[i], cache[i + 1]];
     const pair = await this.rowPtr.slice(i, i + 2, options);
@@ -401,6 +428,14 @@ export class ScdlReader implements FormatReader {
     const b = Number(pair[1]);
     this.checkExtent(i, a, b);
     return [a, b];
+  }
+
+  private checkRow(i: number): void {
+    if (!(Number.isSafeInteger(i) && i >= 0 && i < this.numRows)) {
+      throw new FormatError('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`, {
+        format: FORMAT,
+      });
+    }
   }
 
   private checkExtent(i: number, a: number, b: number): void {
@@ -426,7 +461,24 @@ export class ScdlReader implements FormatReader {
     this.rowPtrCacheTried = true;
     const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
     if (this.rowPtr.length * 8 > budget) return undefined;
-    const raw = await this.rowPtr.slice(0, this.rowPtr.length, options);
+    return this.cacheRowPtr(await this.rowPtr.slice(0, this.rowPtr.length, options));
+  }
+
+  /** loadRowPtr without an await: undefined when row_ptr is over the budget (or cannot be read synchronously). */
+  private loadRowPtrSync(): Float64Array | undefined {
+    if (this.rowPtrCacheTried) return this.rowPtrCache;
+    const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
+    if (this.rowPtr.length * 8 > budget) {
+      this.rowPtrCacheTried = true;
+      return undefined;
+    }
+    const raw = this.rowPtr.sliceSync(0, this.rowPtr.length);
+    if (!raw) return undefined;
+    this.rowPtrCacheTried = true;
+    return this.cacheRowPtr(raw);
+  }
+
+  private cacheRowPtr(raw: NumericArray): Float64Array {
     const cache = raw instanceof Float64Array ? raw : new Float64Array(raw.length);
     if (raw instanceof BigUint64Array) for (let k = 0; k < raw.length; k++) cache[k] = Number(raw[k]);
     else if (cache !== raw) cache.set(raw as ArrayLike<number>);
@@ -442,23 +494,61 @@ export class ScdlReader implements FormatReader {
    * only until the next `row(…, { reuse: true })`, so copy what you keep.
    */
   async row(i: number, options?: ReadOptions & { reuse?: boolean }): Promise<SparseRow> {
-    const cache = this.rowPtrCache;
-    if (cache && Number.isSafeInteger(i) && i >= 0 && i < this.numRows) {
-      // Hot path: no awaits between the two positional reads.
-      const reuse = options?.reuse
-        ? (this.reuseBuffers ??= {
-            indices: { buffer: new ArrayBuffer(0) },
-            values: { buffer: new ArrayBuffer(0) },
-          })
-        : undefined;
-      const indices = this.colPtr.sliceSync(cache[i], cache[i + 1], reuse?.indices);
-      const values = indices && this.data.sliceSync(cache[i], cache[i + 1], reuse?.values);
-      if (indices && values) return { indices: indexArray(indices), values };
-    }
+    // Sources with a synchronous read (Node files, memory) take the shared sync path.
+    const fast = this.readRowSync(i, options?.reuse);
+    if (fast) return fast;
     const [a, b] = await this.rowExtent(i, options);
     const indices = indexArray(await this.colPtr.slice(a, b, options));
     const values = await this.data.slice(a, b, options);
     return { indices, values };
+  }
+
+  /**
+   * `row(i)` without a promise, for sources with a synchronous read (local files through
+   * the Node opener, in-memory archives): the same checks, results and FormatErrors, less
+   * per-call overhead in tight loops. `reuse` as for `row`. Throws SourceError when the
+   * archive's sources offer no synchronous read (browser files, HTTP): use `row` there.
+   */
+  rowSync(i: number, options?: { reuse?: boolean }): SparseRow {
+    const row = this.readRowSync(i, options?.reuse);
+    if (row) return row;
+    throw new SourceError(
+      `${this.directory.name}: the archive's sources offer no synchronous read; use row() instead`,
+      this.directory.name,
+    );
+  }
+
+  /** Whether `rowSync` can be used (every matrix array's source reads synchronously). */
+  get canReadSync(): boolean {
+    this.syncCapable ??= this.rowPtr.canReadSync && this.colPtr.canReadSync && this.data.canReadSync;
+    return this.syncCapable;
+  }
+
+  /** The row read with no awaits, shared by row and rowSync; undefined when a source cannot read synchronously. */
+  private readRowSync(i: number, reuseOption: boolean | undefined): SparseRow | undefined {
+    if (!(this.syncCapable ?? this.canReadSync)) return undefined;
+    this.checkRow(i);
+    const cache = this.rowPtrCache ?? this.loadRowPtrSync();
+    let a: number;
+    let b: number;
+    if (cache) {
+      a = cache[i];
+      b = cache[i + 1];
+    } else {
+      const pair = this.rowPtr.sliceSync(i, i + 2) as NumericArray;
+      a = Number(pair[0]);
+      b = Number(pair[1]);
+      this.checkExtent(i, a, b);
+    }
+    const reuse = reuseOption
+      ? (this.reuseBuffers ??= {
+          indices: { buffer: new ArrayBuffer(0) },
+          values: { buffer: new ArrayBuffer(0) },
+        })
+      : undefined;
+    const indices = this.colPtr.sliceSync(a, b, reuse?.indices) as NumericArray;
+    const values = this.data.sliceSync(a, b, reuse?.values) as NumericArray;
+    return { indices: indexArray(indices), values };
   }
 
   /** Rows [i0, i1) with one read per file. */

@@ -194,7 +194,19 @@ export class TaridxReader implements FormatReader {
 
   /** Sample `i` in order of first appearance. */
   async sample(i: number): Promise<TaridxSample> {
-    const loaded = this.loaded ?? (await this.ensure());
+    return this.checkedSample(this.loaded ?? (await this.ensure()), i);
+  }
+
+  /**
+   * `sample(i)` without a promise, once the rows are loaded (`await reader.load()`);
+   * throws TypeError before that.
+   */
+  sampleSync(i: number): TaridxSample {
+    if (!this.loaded) throw new TypeError(`${this.name}: rows not loaded; await reader.load() first`);
+    return this.checkedSample(this.loaded, i);
+  }
+
+  private checkedSample(loaded: Loaded, i: number): TaridxSample {
     if (!Number.isInteger(i) || i < 0 || i >= loaded.groups.count) {
       throw new RangeError(`sample ${i} is not in 0..${loaded.groups.count - 1}`);
     }
@@ -289,13 +301,69 @@ export class TaridxReader implements FormatReader {
   private async shard(fid: number): Promise<ByteSource> {
     const set = await this.shards();
     this.shardsReady = set;
+    if (!set) throw this.noShards();
+    return set.peek(fid) ?? set.open(fid);
+  }
+
+  private noShards(): SourceError {
+    return new SourceError(
+      `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
+      this.name,
+    );
+  }
+
+  /**
+   * Lists and opens every shard now, so that `readSampleSync` never has to wait for one
+   * (a folder's shards are otherwise opened on first use). Opens one source per shard.
+   */
+  async openShards(): Promise<void> {
+    const set = await this.shards();
+    this.shardsReady = set;
+    if (!set) return;
+    for (let fid = 0; fid < set.count; fid++) await set.open(fid);
+  }
+
+  /**
+   * Shard `fid` for the synchronous path: open and able to read synchronously, or the
+   * error the async path gives (no shards, a fid past the shards), or SourceError when it
+   * would need an await (folder not listed or shard not opened yet, no sync read).
+   */
+  private shardSync(fid: number): ByteSource {
+    let set = this.shardsReady;
     if (!set) {
+      const option = this.shardOption;
+      if (!option || (!Array.isArray(option) && !this.fold)) throw this.noShards();
+      if (!Array.isArray(option)) {
+        throw new SourceError(
+          `${this.name}: shards not opened yet; await reader.openShards() before readSampleSync`,
+          this.name,
+        );
+      }
+      set = ShardSet.fromSources(option as readonly ByteSource[]);
+      this.shardSet ??= Promise.resolve(set);
+      this.shardsReady = set;
+    }
+    const source = set.peek(fid);
+    if (!source) {
+      if (fid >= set.count) {
+        // ShardSet.open's error: a fid past the listed shards points past the table (A3).
+        throw new FormatError('OutOfBounds', set.missingMessage(fid), {
+          file: set.guessName(fid),
+          format: FORMAT,
+        });
+      }
       throw new SourceError(
-        `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
-        this.name,
+        `${this.name}: shard ${set.names[fid]} not opened yet; await reader.openShards() before readSampleSync`,
+        set.names[fid],
       );
     }
-    return set.peek(fid) ?? set.open(fid);
+    if (!readsSync(source)) {
+      throw new SourceError(
+        `${source.name}: this source offers no synchronous read; use readSample`,
+        source.name,
+      );
+    }
+    return source;
   }
 
   /** A member's payload: `size` bytes at offset + 512 of its shard. */
@@ -313,59 +381,119 @@ export class TaridxReader implements FormatReader {
     }
   }
 
+  /**
+   * `readSample` without a promise, for shards with a synchronous read (local files,
+   * memory): the same checks, results and errors, less overhead per sample. The shards must
+   * be open: pass them as sources, or `await reader.openShards()` first (SourceError
+   * otherwise, and for shards with no synchronous read).
+   */
+  readSampleSync(sample: TaridxSample, options: ReadMemberOptions = {}): MemberData[] {
+    const run = this.startRead(this.members(sample, options.ext), options, sample);
+    // Each pass either finishes or stops at a run whose shard shardSync opens (or throws for).
+    while (!this.readRunsSync(run)) this.shardSync(run.members[run.order[run.i]].fid);
+    return run.out;
+  }
+
   private async readMembers(
     members: readonly TaridxMember[],
     options: ReadMemberOptions,
     sample?: TaridxSample,
   ): Promise<MemberData[]> {
-    const verify = options.verify ?? true;
-    const out: MemberData[] = new Array(members.length);
+    const run = this.startRead(members, options, sample);
+    // Runs on open shards with a sync read go without awaits; the others are awaited here.
+    while (!this.readRunsSync(run)) {
+      const head = run.members[run.order[run.i]];
+      const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
+      const length = this.planRun(run, source);
+      const got = options.reuse
+        ? this.readReused(source, head.offset, length, run.i === 0, options)
+        : readOwned(source, head.offset, length, options);
+      this.fillRun(run, source, got instanceof Uint8Array ? got : await got);
+    }
+    return run.out;
+  }
+
+  private startRead(
+    members: readonly TaridxMember[],
+    options: ReadMemberOptions,
+    sample: TaridxSample | undefined,
+  ): MemberRead {
     // Members in shard order (usually already so), split into runs that one read can cover.
     for (let k = IDENTITY.length; k < members.length; k++) IDENTITY.push(k);
     const order = inShardOrder(members) ? IDENTITY : members.map((_, k) => k);
     if (order !== IDENTITY)
       order.sort((a, b) => members[a].fid - members[b].fid || members[a].offset - members[b].offset);
-    let stem: Uint8Array | undefined;
-    let i = 0;
-    while (i < members.length) {
-      const head = members[order[i]];
-      const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
-      let j = i + 1;
-      let end = head.offset + TAR_BLOCK + head.size;
-      while (j < members.length) {
-        const m = members[order[j]];
-        const mEnd = m.offset + TAR_BLOCK + m.size;
-        if (m.fid !== head.fid || m.offset - end > COALESCE_GAP || mEnd - head.offset > COALESCE_MAX) break;
-        end = Math.max(end, mEnd);
-        j++;
-      }
-      if (end > source.size)
-        checkRange(source, head.offset, end - head.offset, {
-          format: FORMAT,
-          what: `row ${head.row} (shard ${source.name})`,
-        });
+    return {
+      members,
+      order,
+      out: new Array(members.length),
+      options,
+      verify: options.verify ?? true,
+      sample,
+      stem: undefined,
+      i: 0,
+      j: 0,
+    };
+  }
+
+  /** Reads runs while their shard is open and reads synchronously; false when the run at `i` needs more. */
+  private readRunsSync(run: MemberRead): boolean {
+    const { members, order, options } = run;
+    while (run.i < members.length) {
+      const head = members[order[run.i]];
+      const source = this.openShard(head.fid);
+      if (source === undefined || !readsSync(source)) return false;
+      const length = this.planRun(run, source);
       const got = options.reuse
-        ? this.readReused(source, head.offset, end - head.offset, i === 0, options)
-        : readOwned(source, head.offset, end - head.offset, options);
-      const bytes = got instanceof Uint8Array ? got : await got;
-      for (let k = i; k < j; k++) {
-        const m = members[order[k]];
-        const at = m.offset - head.offset;
-        if (verify) stem = this.verifyHeader(bytes, at, m, source.name, stem, sample);
-        out[order[k]] = {
-          row: m.row,
-          ext: m.ext,
-          extid: m.extid,
-          fid: m.fid,
-          offset: m.offset,
-          size: m.size,
-          // A view constructor is much cheaper than subarray() in V8's hot paths.
-          data: new Uint8Array(bytes.buffer, bytes.byteOffset + at + TAR_BLOCK, m.size),
-        };
-      }
-      i = j;
+        ? this.readReused(source, head.offset, length, run.i === 0, options)
+        : readOwned(source, head.offset, length, options);
+      this.fillRun(run, source, got as Uint8Array);
     }
-    return out;
+    return true;
+  }
+
+  /** Members [i, j) that one read of `source` covers; returns that read's length (range checked). */
+  private planRun(run: MemberRead, source: ByteSource): number {
+    const { members, order } = run;
+    const head = members[order[run.i]];
+    let j = run.i + 1;
+    let end = head.offset + TAR_BLOCK + head.size;
+    while (j < members.length) {
+      const m = members[order[j]];
+      const mEnd = m.offset + TAR_BLOCK + m.size;
+      if (m.fid !== head.fid || m.offset - end > COALESCE_GAP || mEnd - head.offset > COALESCE_MAX) break;
+      end = Math.max(end, mEnd);
+      j++;
+    }
+    if (end > source.size)
+      checkRange(source, head.offset, end - head.offset, {
+        format: FORMAT,
+        what: `row ${head.row} (shard ${source.name})`,
+      });
+    run.j = j;
+    return end - head.offset;
+  }
+
+  /** Verifies and hands out the members of the planned run from its bytes; moves on to the next run. */
+  private fillRun(run: MemberRead, source: ByteSource, bytes: Uint8Array): void {
+    const { members, order, out } = run;
+    const headOffset = members[order[run.i]].offset;
+    for (let k = run.i; k < run.j; k++) {
+      const m = members[order[k]];
+      const at = m.offset - headOffset;
+      if (run.verify) run.stem = this.verifyHeader(bytes, at, m, source.name, run.stem, run.sample);
+      out[order[k]] = {
+        row: m.row,
+        ext: m.ext,
+        extid: m.extid,
+        fid: m.fid,
+        offset: m.offset,
+        size: m.size,
+        // A view constructor is much cheaper than subarray() in V8's hot paths.
+        data: new Uint8Array(bytes.buffer, bytes.byteOffset + at + TAR_BLOCK, m.size),
+      };
+    }
+    run.i = run.j;
   }
 
   private scratch = new Uint8Array(0);
@@ -576,6 +704,28 @@ export class TaridxReader implements FormatReader {
     const option = this.shardOption as { close?: () => Promise<void> } | undefined;
     if (option && !Array.isArray(option)) await option.close?.();
   }
+}
+
+/** One sample (or member list) being read: the members, their shard order, and how far it got. */
+interface MemberRead {
+  members: readonly TaridxMember[];
+  order: number[];
+  out: MemberData[];
+  options: ReadMemberOptions;
+  verify: boolean;
+  sample: TaridxSample | undefined;
+  /** Stem bytes of the first verified member. */
+  stem: Uint8Array | undefined;
+  /** The next run starts at order[i]; the planned one ends before order[j]. */
+  i: number;
+  j: number;
+}
+
+/** Whether readOwned/readReused complete without an await on this source. */
+function readsSync(source: ByteSource): boolean {
+  return (
+    typeof (source as { readInto?: unknown }).readInto === 'function' || typeof source.readSync === 'function'
+  );
 }
 
 function rowAt(view: DataView, i: number): TaridxRow {

@@ -1,0 +1,198 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { type ByteSource, MemoryDirectory, MemorySource, SourceError } from '@binscope/core';
+import { NodeDirectory } from '@binscope/core/node';
+import { tarBytes } from '@binscope/testkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { indexShards, type MemberData, type ReadMemberOptions, TaridxReader } from '../src/index.js';
+
+const enc = new TextEncoder();
+const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+
+/** Two shards; samples with members in and out of shard order, a 512-boundary payload, an empty one. */
+function shards(): Record<string, Uint8Array> {
+  return {
+    'f_0.tar': tarBytes([
+      { name: 'a.jpg', data: bytes(700, 1) },
+      { name: 'a.json', data: enc.encode('{"a":1}') },
+      { name: 'b.jpg', data: bytes(512, 2) },
+      { name: 'b.json', data: enc.encode('{"b":2}') },
+      { name: 'dir/d.cls', data: new Uint8Array(0) },
+      { name: 'dir/d.txt', data: bytes(90_000, 4) },
+      { name: 'dir/d.jpg', data: bytes(3, 5) },
+    ]),
+    'f_1.tar': tarBytes([
+      { name: 'c.jpg', data: bytes(1, 3) },
+      { name: 'c.cls', data: enc.encode('7') },
+      { name: 'e.JSON', data: enc.encode('{}') },
+    ]),
+  };
+}
+
+async function indexOf(files: Record<string, Uint8Array>): Promise<Uint8Array> {
+  return (await indexShards({ directory: new MemoryDirectory(files), fold: 'f' })).bytes;
+}
+
+function plain(members: MemberData[]): unknown {
+  return members.map((m) => ({ ...m, data: Array.from(m.data) }));
+}
+
+function describeError(error: unknown): unknown {
+  const e = error as Error & { code?: string; offset?: number; file?: string };
+  return {
+    name: e.name,
+    constructor: e.constructor.name,
+    message: e.message,
+    code: e.code,
+    offset: e.offset,
+    file: e.file,
+  };
+}
+function outcome(run: () => MemberData[]): unknown {
+  try {
+    return plain(run());
+  } catch (error) {
+    return describeError(error);
+  }
+}
+async function outcomeAsync(run: () => Promise<MemberData[]>): Promise<unknown> {
+  try {
+    return plain(await run());
+  } catch (error) {
+    return describeError(error);
+  }
+}
+
+const OPTIONS: ReadMemberOptions[] = [
+  {},
+  { reuse: true },
+  { verify: false },
+  { ext: 'jpg' },
+  { ext: ['json', 'cls'], reuse: true },
+  { ext: 'none' },
+];
+
+/** Every sample × option read both ways on two readers over the same bytes: identical results and errors. */
+async function compareAll(open: () => Promise<TaridxReader>, prepare = true): Promise<number> {
+  const syncReader = await open();
+  const asyncReader = await open();
+  await syncReader.load();
+  if (prepare) await syncReader.openShards();
+  let failures = 0;
+  const count = await asyncReader.sampleCount();
+  for (let i = 0; i < count; i++) {
+    expect(syncReader.sampleSync(i)).toEqual(await asyncReader.sample(i));
+    for (const options of OPTIONS) {
+      const sync = outcome(() => syncReader.readSampleSync(syncReader.sampleSync(i), options));
+      const async = await outcomeAsync(async () =>
+        asyncReader.readSample(await asyncReader.sample(i), options),
+      );
+      expect(sync, `sample ${i} ${JSON.stringify(options)}`).toEqual(async);
+      if (!Array.isArray(sync)) failures++;
+    }
+  }
+  return failures;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'taridx-sync-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('readSampleSync matches readSample', () => {
+  it('memory shards from a folder and as a source list', async () => {
+    const files = shards();
+    const index = await indexOf(files);
+    const dir = new MemoryDirectory({ ...files, 'f.taridx': index });
+    const source = () => new MemorySource(index, 'f.taridx');
+    expect(await compareAll(() => TaridxReader.open(source(), { shards: dir }))).toBe(0);
+    const list = [
+      new MemorySource(files['f_0.tar'], 'f_0.tar'),
+      new MemorySource(files['f_1.tar'], 'f_1.tar'),
+    ];
+    // A source list needs no openShards.
+    expect(await compareAll(() => TaridxReader.open(source(), { shards: list }), false)).toBe(0);
+  });
+
+  it('local files (positional reads)', async () => {
+    const files = shards();
+    const index = await indexOf(files);
+    const folder = path.join(tmp, 'node');
+    fs.mkdirSync(folder, { recursive: true });
+    for (const [name, data] of Object.entries({ ...files, 'f.taridx': index }))
+      fs.writeFileSync(path.join(folder, name), data);
+    const directory = new NodeDirectory(folder);
+    expect(
+      await compareAll(() => TaridxReader.open(new MemorySource(index, 'f.taridx'), { shards: directory })),
+    ).toBe(0);
+    await directory.close();
+  });
+
+  it('changed, truncated and missing shards fail alike', async () => {
+    const files = shards();
+    const index = await indexOf(files);
+    const source = () => new MemorySource(index, 'f.taridx');
+    const renamed = files['f_0.tar'].slice();
+    renamed[0] = 'z'.charCodeAt(0); // a.jpg → z.jpg: the stem no longer matches
+    const resized = files['f_1.tar'].slice();
+    resized.set(enc.encode('00000000002'), 124); // c.jpg's size field
+    const cases: Array<[string, ByteSource[]]> = [
+      [
+        'renamed member',
+        [new MemorySource(renamed, 'f_0.tar'), new MemorySource(files['f_1.tar'], 'f_1.tar')],
+      ],
+      [
+        'resized member',
+        [new MemorySource(files['f_0.tar'], 'f_0.tar'), new MemorySource(resized, 'f_1.tar')],
+      ],
+      [
+        'truncated shard',
+        [
+          new MemorySource(files['f_0.tar'].subarray(0, 1500), 'f_0.tar'),
+          new MemorySource(files['f_1.tar'], 'f_1.tar'),
+        ],
+      ],
+      ['missing shard', [new MemorySource(files['f_0.tar'], 'f_0.tar')]],
+    ];
+    for (const [label, list] of cases) {
+      const failures = await compareAll(() => TaridxReader.open(source(), { shards: list }), false);
+      expect(failures, label).toBeGreaterThan(0);
+    }
+    // A folder missing f_1.tar: the fid past the listed shards is OutOfBounds on both paths.
+    const partial = new MemoryDirectory({ 'f_0.tar': files['f_0.tar'], 'f.taridx': index });
+    expect(await compareAll(() => TaridxReader.open(source(), { shards: partial }))).toBeGreaterThan(0);
+  });
+
+  it('no shards, shards not opened, async-only shards, rows not loaded', async () => {
+    const files = shards();
+    const index = await indexOf(files);
+    const source = () => new MemorySource(index, 'f.taridx');
+    // No shards at all: the same SourceError both ways.
+    expect(
+      await compareAll(() => TaridxReader.open(new MemorySource(index, 'x.bin')), false),
+    ).toBeGreaterThan(0);
+
+    const reader = await TaridxReader.open(source(), { shards: new MemoryDirectory(files) });
+    expect(() => reader.sampleSync(0)).toThrow(TypeError);
+    await reader.load();
+    expect(() => reader.sampleSync(99)).toThrow(RangeError);
+    await expect(reader.sample(99)).rejects.toThrow(RangeError);
+    expect(() => reader.readSampleSync(reader.sampleSync(0))).toThrow(SourceError);
+    await reader.openShards();
+    expect(reader.readSampleSync(reader.sampleSync(0)).length).toBe(2);
+
+    const asyncOnly = Object.entries(files).map(([name, data]): ByteSource => {
+      const inner = new MemorySource(data, name);
+      return { name, size: inner.size, read: (o, l) => inner.read(o, l) };
+    });
+    const slow = await TaridxReader.open(source(), { shards: asyncOnly });
+    await slow.load();
+    expect(() => slow.readSampleSync(slow.sampleSync(0))).toThrow(SourceError);
+    const fast = await TaridxReader.open(source(), { shards: new MemoryDirectory(files) });
+    await fast.openShards();
+    await fast.load();
+    for (let i = 0; i < (await slow.sampleCount()); i++)
+      expect(plain(await slow.readSample(slow.sampleSync(i)))).toEqual(
+        plain(fast.readSampleSync(fast.sampleSync(i))),
+      );
+  });
+});
