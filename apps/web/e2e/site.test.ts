@@ -353,9 +353,16 @@ describe.skipIf(!ready)('the built site in chromium', () => {
       await page.waitForFunction(
         () => document.querySelector('.hexcols .b.cur')?.getAttribute('data-offset') === '1',
       );
-      const owner = (await treeNodes(page)).find((n) => n.selected)!;
-      expect(owner.offset).toBeLessThanOrEqual(1);
-      expect(owner.offset + owner.length).toBeGreaterThan(1);
+      // The owning node is selected after a round trip to the worker: wait for it.
+      await expect
+        .poll(
+          async () => {
+            const owner = (await treeNodes(page)).find((n) => n.selected);
+            return owner !== undefined && owner.offset <= 1 && owner.offset + owner.length > 1;
+          },
+          { timeout: 10_000 },
+        )
+        .toBe(true);
       await screenshot(page, 'keyboard');
       await page.close();
     });
