@@ -1,4 +1,4 @@
-import { FormatError } from '@binscope/core';
+import { type DType, DTYPE_SIZE, FormatError } from '@binscope/core';
 import type * as H5 from 'h5wasm';
 
 /** The h5wasm module namespace: its node build in Node, its wasm/ESM build in browsers. */
@@ -9,34 +9,10 @@ export type H5Dataset = H5.Dataset;
 type Metadata = H5.Metadata;
 
 /** Element types the converter understands: numbers (core's DType names) and booleans. */
-export type ElementType =
-  | 'u8'
-  | 'i8'
-  | 'u16'
-  | 'i16'
-  | 'u32'
-  | 'i32'
-  | 'u64'
-  | 'i64'
-  | 'f16'
-  | 'f32'
-  | 'f64'
-  | 'bool';
+export type ElementType = DType | 'bool';
 
-export const ELEMENT_SIZE: Record<ElementType, number> = {
-  u8: 1,
-  i8: 1,
-  u16: 2,
-  i16: 2,
-  u32: 4,
-  i32: 4,
-  u64: 8,
-  i64: 8,
-  f16: 2,
-  f32: 4,
-  f64: 8,
-  bool: 1,
-};
+/** Core's dtype sizes plus HDF5's boolean enum, stored as one byte. */
+export const ELEMENT_SIZE: Record<ElementType, number> = { ...DTYPE_SIZE, bool: 1 };
 
 // HDF5's H5T_class_t values (stable across HDF5 versions).
 const H5T_INTEGER = 0;
