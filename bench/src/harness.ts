@@ -60,7 +60,7 @@ export class Bench {
   }
 
   async compare(op: Operation, subject: Work, floor?: { name: string; run: Work }): Promise<Row> {
-    const runs = Math.max(5, op.runs ?? 5);
+    const runs = Math.max(5, op.runs ?? (floor ? 7 : 5));
     const warmup = op.warmup ?? 1;
     for (let i = 0; i < warmup; i++) {
       await subject();
@@ -68,9 +68,12 @@ export class Bench {
     }
     const subjectTimes: number[] = [];
     const floorTimes: number[] = [];
+    // Alternate which goes first: on a shared VM the first of a pair is measurably slower
+    // or faster (cache and scheduler state), and a fixed order would bias every ratio.
     for (let i = 0; i < runs; i++) {
-      if (floor) floorTimes.push(await timeOnce(floor.run));
+      if (floor && i % 2 === 0) floorTimes.push(await timeOnce(floor.run));
       subjectTimes.push(await timeOnce(subject));
+      if (floor && i % 2 === 1) floorTimes.push(await timeOnce(floor.run));
     }
     const medianMs = median(subjectTimes);
     const floorMs = floor ? median(floorTimes) : undefined;

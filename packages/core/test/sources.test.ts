@@ -58,7 +58,12 @@ describe('file and blob sources', () => {
     expect((await source.read(payload.byteLength - 2, 10)).byteLength).toBe(2);
     const reused = new Uint8Array(4);
     expect(Array.from(source.readInto(reused, 7))).toEqual(Array.from(payload.subarray(7, 11)));
+    const target = new Uint8Array(8).fill(0xee);
+    expect(source.readAt(target, 2, 3, 100)).toBe(3);
+    expect(Array.from(target)).toEqual([0xee, 0xee, ...payload.subarray(100, 103), 0xee, 0xee, 0xee]);
+    expect(source.readAt(target, 0, 8, payload.byteLength - 5)).toBe(5);
     await source.close();
+    expect(() => source.readAt(target, 0, 1, 0)).toThrow(/read after close/);
   });
 
   it('NodeFileSource on a missing file is a SourceError naming it', () => {

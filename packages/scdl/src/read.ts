@@ -93,13 +93,15 @@ export interface NeighborGraphReader {
   row(i: number, options?: ReadOptions): Promise<{ indices: Uint32Array; values: Float32Array }>;
 }
 
-/** Fills a fresh aligned buffer straight from a file: NodeFileSource offers this (no copy). */
+/** Fills our own aligned buffers straight from a file: NodeFileSource offers this (no copy, no view per read). */
 interface ReadIntoSource extends ByteSource {
   readInto(target: Uint8Array, offset: number): Uint8Array;
+  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number;
 }
 
 function hasReadInto(source: ByteSource): source is ReadIntoSource {
-  return typeof (source as Partial<ReadIntoSource>).readInto === 'function';
+  const candidate = source as Partial<ReadIntoSource>;
+  return typeof candidate.readInto === 'function' && typeof candidate.readAt === 'function';
 }
 
 const TYPED: Record<ScdlNumericDType, new (n: number) => NumericArray> = {
@@ -125,22 +127,32 @@ const SLAB_MAX_REQUEST = 64 * 1024;
 class Slab {
   /** The buffer the last `take` carved from (read it right after `take`). */
   buffer = new ArrayBuffer(SLAB_BYTES);
+  /** A byte view of `buffer`, kept so reads need no view object of their own. */
+  bytes = new Uint8Array(this.buffer);
   private used = 0;
   /** Offset of `bytes` fresh bytes in `this.buffer` (no object per call: this is the row hot path). */
   take(bytes: number): number {
     if (bytes > SLAB_MAX_REQUEST) {
       this.buffer = new ArrayBuffer(bytes);
+      this.bytes = new Uint8Array(this.buffer);
       this.used = SLAB_BYTES; // the next small request starts a new slab
       return 0;
     }
     let offset = (this.used + 7) & ~7;
     if (offset + bytes > SLAB_BYTES) {
       this.buffer = new ArrayBuffer(SLAB_BYTES);
+      this.bytes = new Uint8Array(this.buffer);
       offset = 0;
     }
     this.used = offset + bytes;
     return offset;
   }
+}
+
+/** A buffer that reusing reads fill and grow; `bytes` caches its byte view. */
+interface ReuseBuffer {
+  buffer: ArrayBuffer;
+  bytes?: Uint8Array;
 }
 
 type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => NumericArray;
@@ -189,7 +201,7 @@ class RawArray {
    * sources (Node files), else through `readSync` (memory sources, f16), with the same
    * checks and errors as the awaited read. Undefined when the source has no sync read.
    */
-  sliceSync(start: number, end: number, into?: { buffer: ArrayBuffer }): NumericArray | undefined {
+  sliceSync(start: number, end: number, into?: ReuseBuffer): NumericArray | undefined {
     const source = this.into;
     if (source === undefined) return this.readSyncSlice(start, end);
     if (!(start >= 0 && end >= start && end <= this.descriptor.length)) this.checkSlice(start, end);
@@ -208,16 +220,20 @@ class RawArray {
       );
     }
     let buffer: ArrayBuffer;
+    let view: Uint8Array;
     let at = 0;
     if (into) {
       if (into.buffer.byteLength < bytes)
         into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
       buffer = into.buffer;
+      if (into.bytes?.buffer !== buffer) into.bytes = new Uint8Array(buffer);
+      view = into.bytes;
     } else {
       at = this.slab.take(bytes);
       buffer = this.slab.buffer;
+      view = this.slab.bytes;
     }
-    if (bytes > 0 && source.readInto(new Uint8Array(buffer, at, bytes), offset).byteLength !== bytes) {
+    if (bytes > 0 && source.readAt(view, at, bytes, offset) !== bytes) {
       throw new FormatError('Truncated', `${this.file} ended while reading ${bytes} bytes at ${offset}`, {
         file: this.file,
         offset,
@@ -264,7 +280,7 @@ class RawArray {
   async sliceInto(
     start: number,
     end: number,
-    into: { buffer: ArrayBuffer },
+    into: ReuseBuffer,
     options?: ReadOptions,
   ): Promise<NumericArray> {
     if (this.dtype === 'float16' || !hasReadInto(this.source)) return this.slice(start, end, options);
@@ -279,10 +295,8 @@ class RawArray {
       offset: number,
       length: number,
     ) => NumericArray;
-    if (
-      bytes > 0 &&
-      this.source.readInto(new Uint8Array(into.buffer, 0, bytes), offset).byteLength !== bytes
-    ) {
+    if (into.bytes?.buffer !== into.buffer) into.bytes = new Uint8Array(into.buffer);
+    if (bytes > 0 && this.source.readAt(into.bytes, 0, bytes, offset) !== bytes) {
       throw new FormatError('Truncated', `${this.file} ended while reading ${bytes} bytes at ${offset}`, {
         file: this.file,
         offset,
@@ -323,7 +337,7 @@ export class ScdlReader implements FormatReader {
   private rowPtrCacheTried = false;
   private maxColumnCache: number | undefined;
   private syncCapable: boolean | undefined;
-  private reuseBuffers: { indices: { buffer: ArrayBuffer }; values: { buffer: ArrayBuffer } } | undefined;
+  private reuseBuffers: { indices: ReuseBuffer; values: ReuseBuffer } | undefined;
 
   private constructor(
     readonly directory: DirectorySource,
@@ -560,7 +574,7 @@ export class ScdlReader implements FormatReader {
     i0: number,
     i1: number,
     options?: ReadOptions,
-    reuse?: { indices: { buffer: ArrayBuffer }; values: { buffer: ArrayBuffer } },
+    reuse?: { indices: ReuseBuffer; values: ReuseBuffer },
   ): Promise<RowBatch> {
     if (
       !(Number.isSafeInteger(i0) && Number.isSafeInteger(i1) && 0 <= i0 && i0 <= i1 && i1 <= this.numRows)

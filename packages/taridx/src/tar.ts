@@ -11,11 +11,8 @@ import { FORMAT, TAR_BLOCK } from './layout.js';
 export const OCTAL_SIZE_LIMIT = 0o77777777777 + 1;
 /** PAX extended headers larger than this are refused rather than read into memory. */
 const MAX_PAX_HEADER = 16 * 1024 * 1024;
-/** Header-walk windows for local files (see walkTar). */
-const START_WINDOW = 64 * 1024;
-const MAX_WINDOW = 256 * 1024;
-/** A gap shorter than this is cheaper to read through than to seek over with another read. */
-const GROW_GAP = 8 * 1024;
+/** Header-walk window for sources where every read is a round trip (Blob, HTTP; see walkTar). */
+const REMOTE_WINDOW = 64 * 1024;
 
 /** End of the NUL-terminated name in the first 100 bytes of the header at `at`. */
 export function nameEnd(block: Uint8Array, at: number): number {
@@ -192,17 +189,21 @@ export interface HeaderVisit {
 
 type Reader = (offset: number, length: number) => Uint8Array | Promise<Uint8Array>;
 
+/** Positional reads into our own memory (NodeFileSource): one syscall, no allocation. */
+interface PositionalSource {
+  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number;
+}
+
 /**
  * Walks a tar's headers in order (T1): reads 512 bytes at each header and seeks over the
  * payload, stopping at the first all-zero block or a short read. A member whose payload
  * runs past the end of the shard is a half-copied shard: `Truncated`.
  *
- * Local files (sources with `readInto`) are read through one reused window: WebDataset
- * members are small, so one positional read serves many headers, which costs far less than a
- * 512-byte read per header. The window adapts: while windows serve one header each (large
- * payloads) it shrinks towards a single block, so big payloads are seeked over, not read.
- * In-memory sources are viewed without copying; other sources (Blob, HTTP) read 64 KiB
- * windows, which costs some payload bytes but saves round trips.
+ * Local files (sources with `readAt`) get one 512-byte positional read per header into a
+ * reused block, so payload bytes are never read: on network file systems and cold disks the
+ * payloads are what costs. In-memory sources are viewed without copying. Sources where each
+ * read is a round trip (Blob, HTTP) read 64 KiB windows instead: a request per header would
+ * cost far more than the payload bytes the windows carry along.
  */
 export async function walkTar(
   source: ByteSource,
@@ -211,43 +212,38 @@ export async function walkTar(
 ): Promise<number> {
   const size = source.size;
   const file = source.name;
-  const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto?.bind(
-    source,
-  );
-  const own = into ? new Uint8Array(MAX_WINDOW) : new Uint8Array(0);
+  const positional = source as Partial<PositionalSource>;
+  const readAt = typeof positional.readAt === 'function' ? positional.readAt.bind(source) : undefined;
+  const block = new Uint8Array(readAt ? TAR_BLOCK : 0);
   const sync = source.readSync?.bind(source);
-  let windowSize = into ? START_WINDOW : sync ? 1 << 20 : 1 << 16;
-  const read: Reader = into
-    ? (offset, length) => into(own.subarray(0, length), offset)
-    : sync
-      ? (offset, length) => sync(offset, length)
-      : (offset, length) => source.read(offset, length, options);
+  const windowSize = sync ? 1 << 20 : REMOTE_WINDOW;
+  const read: Reader = sync
+    ? (offset, length) => sync(offset, length)
+    : (offset, length) => source.read(offset, length, options);
 
-  let window: Uint8Array = new Uint8Array(0);
+  let window: Uint8Array = block;
   let windowStart = 0;
   let offset = 0;
   let pendingPaxSize: number | undefined;
   let count = 0;
-  let served = 0;
   const where = { file, offset: 0 };
   const header: HeaderVisit = { block: window, at: 0, offset: 0, size: 0 };
 
   while (offset + TAR_BLOCK <= size) {
-    if (offset < windowStart || offset + TAR_BLOCK > windowStart + window.byteLength) {
-      if (into && window.byteLength > 0) {
-        // Reading through a short gap costs less than another read call; seek over long ones.
-        const gap = offset - (windowStart + window.byteLength);
-        if (gap < GROW_GAP) windowSize = Math.min(MAX_WINDOW, windowSize << 1);
-        else if (served <= 1) windowSize = Math.max(TAR_BLOCK, windowSize >> 1);
-      }
-      served = 0;
-      const got = read(offset, Math.min(windowSize, size - offset));
-      window = got instanceof Uint8Array ? got : await got;
+    let at = 0;
+    if (readAt) {
+      // One block per header, straight into the reused block: no payload byte is read.
+      if (readAt(block, 0, TAR_BLOCK, offset) < TAR_BLOCK) break;
       windowStart = offset;
-      if (window.byteLength < TAR_BLOCK) break;
+    } else {
+      if (offset < windowStart || offset + TAR_BLOCK > windowStart + window.byteLength) {
+        const got = read(offset, Math.min(windowSize, size - offset));
+        window = got instanceof Uint8Array ? got : await got;
+        windowStart = offset;
+        if (window.byteLength < TAR_BLOCK) break;
+      }
+      at = offset - windowStart;
     }
-    const at = offset - windowStart;
-    served++;
     if (window[at] === 0 && isZeroBlock(window, at)) break;
     where.offset = offset;
     let memberSize = sizeField(window, at, where);

@@ -54,14 +54,24 @@ export class NodeFileSource implements ByteSource {
 
   /** Fills `target` from `offset`; returns the filled part. Lets hot loops reuse one buffer. */
   readInto(target: Uint8Array, offset: number): Uint8Array {
+    const filled = this.readAt(target, 0, target.byteLength, offset);
+    return filled === target.byteLength ? target : target.subarray(0, filled);
+  }
+
+  /**
+   * Reads `length` bytes at `position` into `target` from `targetOffset`; returns how many
+   * arrived (fewer only at the end of the file). It allocates nothing, so per-row random
+   * readers can fill one long-lived buffer without a view object per read.
+   */
+  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number {
     if (this.fd === undefined) throw new SourceError(`${this.name}: read after close`, this.path);
     let filled = 0;
-    while (filled < target.byteLength) {
-      const n = fs.readSync(this.fd, target, filled, target.byteLength - filled, offset + filled);
+    while (filled < length) {
+      const n = fs.readSync(this.fd, target, targetOffset + filled, length - filled, position + filled);
       if (n === 0) break;
       filled += n;
     }
-    return filled === target.byteLength ? target : target.subarray(0, filled);
+    return filled;
   }
 
   async close(): Promise<void> {
