@@ -126,6 +126,16 @@ export default async function run(b: Bench): Promise<void> {
   );
 
   const windowBuffer = new Uint8Array(WINDOW);
+  const rawRead = {
+    name: 'fs.readSync, reused 4 MiB buffer',
+    run: () => {
+      for (let pos = 0; pos < size; ) {
+        const got = fs.readSync(fd, windowBuffer, 0, WINDOW, pos);
+        if (got === 0) break;
+        pos += got;
+      }
+    },
+  };
   await b.compare(
     {
       format: 'mldf',
@@ -139,16 +149,7 @@ export default async function run(b: Bench): Promise<void> {
       for await (const batch of reader.batches()) n += batch.length;
       if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
     },
-    {
-      name: 'fs.readSync, reused 4 MiB buffer',
-      run: () => {
-        for (let pos = 0; pos < size; ) {
-          const got = fs.readSync(fd, windowBuffer, 0, WINDOW, pos);
-          if (got === 0) break;
-          pos += got;
-        }
-      },
-    },
+    rawRead,
   );
 
   await b.compare(
@@ -164,16 +165,7 @@ export default async function run(b: Bench): Promise<void> {
       for await (const batch of reader.batches({ reuse: true })) n += batch.length;
       if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
     },
-    {
-      name: 'fs.readSync, reused 4 MiB buffer',
-      run: () => {
-        for (let pos = 0; pos < size; ) {
-          const got = fs.readSync(fd, windowBuffer, 0, WINDOW, pos);
-          if (got === 0) break;
-          pos += got;
-        }
-      },
-    },
+    rawRead,
   );
 
   await b.compare(
@@ -189,16 +181,7 @@ export default async function run(b: Bench): Promise<void> {
       for await (const batch of reader.batches({ reuse: true, decode: 'lazy' })) n += batch.length;
       if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
     },
-    {
-      name: 'fs.readSync, reused 4 MiB buffer',
-      run: () => {
-        for (let pos = 0; pos < size; ) {
-          const got = fs.readSync(fd, windowBuffer, 0, WINDOW, pos);
-          if (got === 0) break;
-          pos += got;
-        }
-      },
-    },
+    rawRead,
   );
 
   await b.measure({ format: 'mldf', operation: 'open (header + descriptors)', items: 1 }, async () => {

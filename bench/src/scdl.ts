@@ -111,6 +111,18 @@ export default async function run(b: Bench): Promise<void> {
   const colFd = fs.openSync(colFile, 'r');
   const scratch = Buffer.allocUnsafe(1 << 20);
   let sink = 0;
+  const sliceReads = {
+    name: 'fs.readSync of the same col_ptr/data slices',
+    run: () => {
+      for (const i of picks) {
+        const a = rowPtr[i];
+        const n = rowPtr[i + 1] - a;
+        fs.readSync(colFd, scratch, 0, n * colItem, a * colItem);
+        fs.readSync(dataFd, scratch, n * colItem, n * 4, a * 4);
+        sink += scratch[0];
+      }
+    },
+  };
   await b.compare(
     {
       format: 'scdl',
@@ -125,18 +137,7 @@ export default async function run(b: Bench): Promise<void> {
         sink += row.values.length ? (row.values[0] as number) + row.indices[0] : 0;
       }
     },
-    {
-      name: 'fs.readSync of the same col_ptr/data slices',
-      run: () => {
-        for (const i of picks) {
-          const a = rowPtr[i];
-          const n = rowPtr[i + 1] - a;
-          fs.readSync(colFd, scratch, 0, n * colItem, a * colItem);
-          fs.readSync(dataFd, scratch, n * colItem, n * 4, a * 4);
-          sink += scratch[0];
-        }
-      },
-    },
+    sliceReads,
   );
 
   await b.compare(
@@ -153,18 +154,7 @@ export default async function run(b: Bench): Promise<void> {
         sink += row.values.length ? (row.values[0] as number) + row.indices[0] : 0;
       }
     },
-    {
-      name: 'fs.readSync of the same col_ptr/data slices',
-      run: () => {
-        for (const i of picks) {
-          const a = rowPtr[i];
-          const n = rowPtr[i + 1] - a;
-          fs.readSync(colFd, scratch, 0, n * colItem, a * colItem);
-          fs.readSync(dataFd, scratch, n * colItem, n * 4, a * 4);
-          sink += scratch[0];
-        }
-      },
-    },
+    sliceReads,
   );
 
   // The same reads without a promise per row (rowSync: Node files and memory).
@@ -184,18 +174,7 @@ export default async function run(b: Bench): Promise<void> {
           sink += row.values.length ? (row.values[0] as number) + row.indices[0] : 0;
         }
       },
-      {
-        name: 'fs.readSync of the same col_ptr/data slices',
-        run: () => {
-          for (const i of picks) {
-            const a = rowPtr[i];
-            const n = rowPtr[i + 1] - a;
-            fs.readSync(colFd, scratch, 0, n * colItem, a * colItem);
-            fs.readSync(dataFd, scratch, n * colItem, n * 4, a * 4);
-            sink += scratch[0];
-          }
-        },
-      },
+      sliceReads,
     );
   }
 

@@ -29,7 +29,8 @@ export const DTYPE_SIZE: Record<DType, number> = {
   f64: 8,
 };
 
-const CTORS = {
+/** The typed array of each dtype that has one (f16 has none: it decodes to Float32Array). */
+export const TYPED_ARRAY = {
   u8: Uint8Array,
   i8: Int8Array,
   u16: Uint16Array,
@@ -58,7 +59,7 @@ export function toTypedArray(bytes: Uint8Array, dtype: DType, littleEndian = tru
     for (let i = 0; i < count; i++) out[i] = float16ToNumber(view.getUint16(i * 2, littleEndian));
     return out;
   }
-  const Ctor = CTORS[dtype];
+  const Ctor = TYPED_ARRAY[dtype];
   if (size === 1) return new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count) as NumericArray;
   if (littleEndian === hostLittleEndian) {
     if (bytes.byteOffset % size === 0)
@@ -76,4 +77,58 @@ export function toTypedArray(bytes: Uint8Array, dtype: DType, littleEndian = tru
 /** A typed array's bytes in little-endian order (what every format here stores). */
 export function typedArrayBytes(array: ArrayBufferView): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/**
+ * The largest element. One copy of the loop per element type keeps each monomorphic (a
+ * shared one runs ~1.5x slower); four lanes let the CPU overlap the compares.
+ */
+export function maxUnsigned(a: Uint8Array | Uint16Array | Uint32Array): number {
+  return a instanceof Uint32Array ? maxUint32(a) : a instanceof Uint16Array ? maxUint16(a) : maxUint8(a);
+}
+
+function maxUint32(a: Uint32Array): number {
+  let m0 = 0;
+  let m1 = 0;
+  let m2 = 0;
+  let m3 = 0;
+  const n = a.length - (a.length % 4);
+  for (let i = 0; i < n; i += 4) {
+    const v0 = a[i];
+    const v1 = a[i + 1];
+    const v2 = a[i + 2];
+    const v3 = a[i + 3];
+    if (v0 > m0) m0 = v0;
+    if (v1 > m1) m1 = v1;
+    if (v2 > m2) m2 = v2;
+    if (v3 > m3) m3 = v3;
+  }
+  for (let i = n; i < a.length; i++) if (a[i] > m0) m0 = a[i];
+  return Math.max(m0, m1, m2, m3);
+}
+
+function maxUint16(a: Uint16Array): number {
+  let m0 = 0;
+  let m1 = 0;
+  let m2 = 0;
+  let m3 = 0;
+  const n = a.length - (a.length % 4);
+  for (let i = 0; i < n; i += 4) {
+    const v0 = a[i];
+    const v1 = a[i + 1];
+    const v2 = a[i + 2];
+    const v3 = a[i + 3];
+    if (v0 > m0) m0 = v0;
+    if (v1 > m1) m1 = v1;
+    if (v2 > m2) m2 = v2;
+    if (v3 > m3) m3 = v3;
+  }
+  for (let i = n; i < a.length; i++) if (a[i] > m0) m0 = a[i];
+  return Math.max(m0, m1, m2, m3);
+}
+
+function maxUint8(a: Uint8Array): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] > m) m = a[i];
+  return m;
 }

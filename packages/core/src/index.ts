@@ -27,7 +27,15 @@ export {
   MemoryDirectory,
   SubDirectory,
 } from './directory.js';
-export { DTYPE_SIZE, type DType, type NumericArray, toTypedArray, typedArrayBytes } from './dtype.js';
+export {
+  DTYPE_SIZE,
+  type DType,
+  maxUnsigned,
+  type NumericArray,
+  TYPED_ARRAY,
+  toTypedArray,
+  typedArrayBytes,
+} from './dtype.js';
 export {
   ERROR_CODES,
   type ErrorCode,

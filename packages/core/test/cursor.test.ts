@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  maxUnsigned,
   Cursor,
   float16ToNumber,
   isFormatError,
@@ -112,5 +113,22 @@ describe('toTypedArray', () => {
     expect(Array.from(toTypedArray(raw.subarray(1), 'u16') as Uint16Array)).toEqual([256, 512]);
     expect(Array.from(toTypedArray(raw.subarray(1), 'u16', false) as Uint16Array)).toEqual([1, 2]);
     expect(Array.from(toTypedArray(new Uint8Array([0, 0x3c]), 'f16') as Float32Array)).toEqual([1]);
+  });
+});
+
+describe('maxUnsigned', () => {
+  it('is the largest element of every unsigned array type and length', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 0xffffffff }), { maxLength: 41 }), (values) => {
+        const expected = values.reduce((m, v) => Math.max(m, v), 0);
+        expect(maxUnsigned(Uint32Array.from(values))).toBe(expected);
+        expect(maxUnsigned(Uint16Array.from(values, (v) => v & 0xffff))).toBe(
+          values.reduce((m, v) => Math.max(m, v & 0xffff), 0),
+        );
+        expect(maxUnsigned(Uint8Array.from(values, (v) => v & 0xff))).toBe(
+          values.reduce((m, v) => Math.max(m, v & 0xff), 0),
+        );
+      }),
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { FormatError, float16ToNumber, type ProgressCallback, throwIfAborted } from '@binscope/core';
+import {
+  FormatError,
+  float16ToNumber,
+  maxUnsigned,
+  type ProgressCallback,
+  throwIfAborted,
+} from '@binscope/core';
 import {
   type CsrChunk,
   type FeatureBlock,
@@ -512,7 +518,7 @@ function columnIndices(
     maxIndex = -1;
     for (let start = 0; start < n && maxIndex < cols; start += CHECK_BLOCK) {
       const end = Math.min(n, start + CHECK_BLOCK);
-      maxIndex = Math.max(maxIndex, maxUint32(unsigned.subarray(start, end)));
+      maxIndex = Math.max(maxIndex, maxUnsigned(unsigned.subarray(start, end)));
       if (maxIndex < cols) out.set(source.subarray(start, end), start);
     }
   } else {
@@ -529,27 +535,6 @@ function columnIndices(
   }
   // The writer is told the largest index, so it need not scan them all again.
   return { indices: out, maxIndex };
-}
-
-/** The largest element, four lanes at a time (the JIT keeps them in registers). */
-function maxUint32(a: Uint32Array): number {
-  let m0 = 0;
-  let m1 = 0;
-  let m2 = 0;
-  let m3 = 0;
-  const n = a.length - (a.length % 4);
-  for (let i = 0; i < n; i += 4) {
-    const v0 = a[i];
-    const v1 = a[i + 1];
-    const v2 = a[i + 2];
-    const v3 = a[i + 3];
-    if (v0 > m0) m0 = v0;
-    if (v1 > m1) m1 = v1;
-    if (v2 > m2) m2 = v2;
-    if (v3 > m3) m3 = v3;
-  }
-  for (let i = n; i < a.length; i++) if (a[i] > m0) m0 = a[i];
-  return Math.max(m0, m1, m2, m3);
 }
 
 /** Copies indices checked to lie in [0, cols); returns the largest (−1 when none, NaN when one is out of range). */

@@ -547,20 +547,7 @@ export class TaridxReader implements FormatReader {
     if (size !== member.size && member.size < OCTAL_SIZE_LIMIT)
       throw changedError(member, file, `tar header says ${size} bytes, the index ${member.size}`);
     const end = nameEnd(block, at);
-    let stemStart = at;
-    for (let i = end - 1; i >= at; i--) {
-      if (block[i] === 0x2f) {
-        stemStart = i + 1;
-        break;
-      }
-    }
-    let dot = -1;
-    for (let i = stemStart; i < end; i++) {
-      if (block[i] === 0x2e) {
-        dot = i;
-        break;
-      }
-    }
+    const { stemStart, dot } = splitName(block, at, end);
     const stemEnd = dot < 0 ? end : dot;
     if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
       throw changedError(

@@ -26,7 +26,7 @@ export function nameEnd(block: Uint8Array, at: number): number {
  * first '.', extension = the rest. Works on bytes: '/' and '.' are ASCII, so U+FFFD
  * replacement of invalid UTF-8 never moves them.
  */
-export function splitName(block: Uint8Array, start: number, end: number): { stemStart: number; dot: number } {
+export function splitName(block: Uint8Array, start: number, end: number): Readonly<NameParts> {
   let stemStart = start;
   for (let i = end - 1; i >= start; i--) {
     if (block[i] === 0x2f) {
@@ -41,8 +41,21 @@ export function splitName(block: Uint8Array, start: number, end: number): { stem
       break;
     }
   }
-  return { stemStart, dot };
+  // One shared result, read right away by every caller: the indexer and the sample reader
+  // split a name per header, and an object each would be garbage on that hot path.
+  nameParts.stemStart = stemStart;
+  nameParts.dot = dot;
+  return nameParts;
 }
+
+interface NameParts {
+  /** Where the stem starts (after the last '/'). */
+  stemStart: number;
+  /** The first '.' of the base name, -1 when it has none. */
+  dot: number;
+}
+
+const nameParts: NameParts = { stemStart: 0, dot: -1 };
 
 /** The typeflag character of the header at `at` ('0', '5', 'L', 'x', ...; NUL reads as '0'). */
 export function typeflagOf(block: Uint8Array, at: number): string {

@@ -1,6 +1,7 @@
 import { FormatError, readU64 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows } from './groups.js';
+import { splitName } from './tar.js';
 import { hashBytes, loadHasher } from './hash.js';
 import {
   FLAG_CONTIGUOUS,
@@ -222,20 +223,7 @@ export class TaridxBuilder {
       );
     }
     if (origin?.file !== undefined && this.files[fid] === undefined) this.files[fid] = origin.file;
-    let stemStart = start;
-    for (let i = end - 1; i >= start; i--) {
-      if (block[i] === 0x2f) {
-        stemStart = i + 1;
-        break;
-      }
-    }
-    let dot = -1;
-    for (let i = stemStart; i < end; i++) {
-      if (block[i] === 0x2e) {
-        dot = i;
-        break;
-      }
-    }
+    const { stemStart, dot } = splitName(block, start, end);
     const stemEnd = dot < 0 ? end : dot;
     const stemLength = stemEnd - stemStart;
     if (

@@ -1,3 +1,5 @@
+import { DTYPE_SIZE } from '@binscope/core';
+
 /** The UDF layout constants and the type_info / data_shape model shared by reader, validator and writer. */
 
 export const FILE_HEADER_SIZE = 0x40;
@@ -47,19 +49,7 @@ export const PRIM_CODE: Record<Prim, number> = {
 };
 
 /** Bytes per element; a custom primitive has no element size (JSON, opaque bytes). */
-export const PRIM_SIZE: Record<Prim, number> = {
-  custom: 1,
-  u8: 1,
-  i8: 1,
-  u16: 2,
-  i16: 2,
-  u32: 4,
-  i32: 4,
-  u64: 8,
-  i64: 8,
-  f32: 4,
-  f64: 8,
-};
+export const PRIM_SIZE: Record<Prim, number> = { ...DTYPE_SIZE, custom: 1 };
 
 /**
  * Hint names by value. Values 10..31 are reserved and ≥ 32 are custom: both decode as

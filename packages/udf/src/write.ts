@@ -1,4 +1,4 @@
-import { alignUp, type ByteSink, type NumericArray, typedArrayBytes } from '@binscope/core';
+import { alignUp, type ByteSink, type NumericArray, TYPED_ARRAY, typedArrayBytes } from '@binscope/core';
 import {
   DATASET_CHECK,
   DESCRIPTOR_SIZE,
@@ -70,19 +70,7 @@ const MAX_U16 = 0xffff;
 const utf8 = new TextEncoder();
 
 function typedArrayFor(prim: Prim, data: TableSpec['data']): NumericArray {
-  const ctor = {
-    custom: Uint8Array,
-    u8: Uint8Array,
-    i8: Int8Array,
-    u16: Uint16Array,
-    i16: Int16Array,
-    u32: Uint32Array,
-    i32: Int32Array,
-    u64: BigUint64Array,
-    i64: BigInt64Array,
-    f32: Float32Array,
-    f64: Float64Array,
-  }[prim];
+  const ctor = prim === 'custom' ? Uint8Array : TYPED_ARRAY[prim];
   if (data instanceof ctor) return data as NumericArray;
   if (prim === 'custom') {
     if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

@@ -1,4 +1,4 @@
-import { MemorySink, MemorySource, type NumericArray, typedArrayBytes } from '@binscope/core';
+import { MemorySink, MemorySource, type NumericArray, TYPED_ARRAY, typedArrayBytes } from '@binscope/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arr } from './helpers.js';
@@ -13,18 +13,6 @@ import {
 } from '../src/index.js';
 
 type Numeric = Exclude<Prim, 'custom'>;
-const CTOR = {
-  u8: Uint8Array,
-  i8: Int8Array,
-  u16: Uint16Array,
-  i16: Int16Array,
-  u32: Uint32Array,
-  i32: Int32Array,
-  u64: BigUint64Array,
-  i64: BigInt64Array,
-  f32: Float32Array,
-  f64: Float64Array,
-} as const;
 
 function element(prim: Numeric): fc.Arbitrary<number | bigint> {
   switch (prim) {
@@ -52,7 +40,7 @@ function element(prim: Numeric): fc.Arbitrary<number | bigint> {
 }
 
 function typed(prim: Numeric, items: (number | bigint)[]): NumericArray {
-  return new (CTOR[prim] as unknown as new (items: unknown[]) => NumericArray)(items);
+  return new (TYPED_ARRAY[prim] as unknown as new (items: unknown[]) => NumericArray)(items);
 }
 
 type TableModel =
