@@ -69,6 +69,9 @@ function generate(dir: string, samples: number): number {
     writer.end();
     flush();
     total += writer.position;
+    // On disk before timing starts: the kernel's writeback of 1.4 GB of dirty pages would
+    // otherwise run during the first measurements and slow whichever side it lands on.
+    fs.fsyncSync(fd);
     fs.closeSync(fd);
   }
   return total;

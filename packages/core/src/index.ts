@@ -1,4 +1,10 @@
 export {
+  type AsyncPositionalSource,
+  canReadAhead,
+  ReadAhead,
+  type ReadAheadOptions,
+} from './ahead.js';
+export {
   BlobSource,
   type ByteSource,
   CountingSource,

@@ -66,6 +66,21 @@ describe('file and blob sources', () => {
     expect(() => source.readAt(target, 0, 1, 0)).toThrow(/read after close/);
   });
 
+  it('NodeFileSource.readAtAsync fills part of a buffer off-thread; close waits for reads in flight', async () => {
+    const source = NodeFileSource.open(path.join(dir, 'a.bin'), 'a.bin');
+    const target = new Uint8Array(8).fill(0xee);
+    expect(await source.readAtAsync(target, 2, 3, 100)).toBe(3);
+    expect(Array.from(target)).toEqual([0xee, 0xee, ...payload.subarray(100, 103), 0xee, 0xee, 0xee]);
+    expect(await source.readAtAsync(target, 0, 8, payload.byteLength - 5)).toBe(5);
+    const big = new Uint8Array(payload.byteLength);
+    const inFlight = source.readAtAsync(big, 0, big.byteLength, 0);
+    await source.close();
+    // The read was not cut short by the close that came after it.
+    expect(await inFlight).toBe(payload.byteLength);
+    expect(big).toEqual(payload);
+    await expect(source.readAtAsync(target, 0, 1, 0)).rejects.toThrow(/read after close/);
+  });
+
   it('NodeFileSource on a missing file is a SourceError naming it', () => {
     let error: unknown;
     try {

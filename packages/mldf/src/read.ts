@@ -1,5 +1,6 @@
 import {
   type ByteSource,
+  canReadAhead,
   checkRange,
   FormatError,
   type FormatReader,
@@ -7,6 +8,7 @@ import {
   type NumericArray,
   type Problem,
   type ReadOptions,
+  ReadAhead,
   readExact,
   readU64,
   toTypedArray,
@@ -419,7 +421,13 @@ export class MldfReader implements FormatReader {
     const start = Math.max(0, options.start ?? 0);
     const end = Math.min(this.numSamples, options.end ?? this.numSamples);
     const reuse = options.reuse === true && this.into !== undefined;
-    const windowSize = Math.max(1, options.windowSize ?? (reuse ? DEFAULT_REUSED_WINDOW : DEFAULT_WINDOW));
+    // Local files read the next window ahead on the thread pool (below); a reused window is
+    // otherwise kept small so it stays in cache while its samples are decoded.
+    const aheadSource = canReadAhead(this.source) ? this.source : undefined;
+    const windowSize = Math.max(
+      1,
+      options.windowSize ?? (reuse && !aheadSource ? DEFAULT_REUSED_WINDOW : DEFAULT_WINDOW),
+    );
     const batchSize = Math.max(1, options.batchSize ?? 256);
     const lazy = options.decode === 'lazy';
     // Each sample is decoded right after it is located, so one slots array serves them all.
@@ -436,60 +444,88 @@ export class MldfReader implements FormatReader {
       lazy,
     };
     let window: Uint8Array | undefined;
-    let reusedWindow = reuse ? new Uint8Array(Math.min(windowSize, this.layout.dataEnd)) : undefined;
     let pageView: DataView | undefined;
     let pageFirst = 0;
     let pageEnd = 0;
     let winLo = 0;
     let winHi = 0;
     let batch: MldfSample[] = [];
-    for (let index = start; index < end; index++) {
-      options.signal?.throwIfAborted();
-      let view = pageView;
-      let pos = (index - pageFirst) * this.rowSize;
-      if (view === undefined || index >= pageEnd) {
-        // A new metadata page: look it up once, then walk its rows without per-row lookups.
-        const row = this.rowOf(index, options);
-        ({ view, pos } = row instanceof Promise ? await row : row);
-        if (this.rowSize > 0) {
-          pageView = view;
-          pageFirst = index - pos / this.rowSize;
-          pageEnd = Math.min(this.numSamples, pageFirst + this.pageRows);
+    // The next window is read while this one is decoded: a pass costs about the larger of
+    // reading and decoding instead of their sum.
+    const readAhead = aheadSource
+      ? new ReadAhead(aheadSource, {
+          end: this.layout.dataEnd,
+          chunk: windowSize,
+          recycle: reuse,
+          format: FORMAT_ID,
+        })
+      : undefined;
+    let reusedWindow =
+      reuse && !readAhead ? new Uint8Array(Math.min(windowSize, this.layout.dataEnd)) : undefined;
+    try {
+      for (let index = start; index < end; index++) {
+        options.signal?.throwIfAborted();
+        let view = pageView;
+        let pos = (index - pageFirst) * this.rowSize;
+        if (view === undefined || index >= pageEnd) {
+          // A new metadata page: look it up once, then walk its rows without per-row lookups.
+          const row = this.rowOf(index, options);
+          ({ view, pos } = row instanceof Promise ? await row : row);
+          if (this.rowSize > 0) {
+            pageView = view;
+            pageFirst = index - pos / this.rowSize;
+            pageEnd = Math.min(this.numSamples, pageFirst + this.pageRows);
+          }
         }
-      }
-      const loc = this.locate(index, sel, view, pos, slots, lazy, located);
-      let sample: MldfSample;
-      if (loc.hi === 0) {
-        sample = this.decode(loc, sel, undefined, 0);
-      } else if (window && loc.lo >= winLo && loc.hi <= winHi) {
-        sample = this.decode(loc, sel, window, winLo);
-      } else if (!isCompact(loc) || loc.lo < winLo) {
-        // Scattered or backwards values (not what M6 writers produce): read them one by one.
-        sample = await this.decodeLocated(loc, sel, options);
-      } else {
-        winLo = loc.lo;
-        winHi = Math.min(this.layout.dataEnd, Math.max(loc.hi, loc.lo + windowSize));
-        if (reusedWindow) {
-          // Borrowed: the samples handed out so far alias this window, so they go out first.
-          if (batch.length > 0) {
+        const loc = this.locate(index, sel, view, pos, slots, lazy, located);
+        let sample: MldfSample;
+        if (loc.hi === 0) {
+          sample = this.decode(loc, sel, undefined, 0);
+        } else if (window && loc.lo >= winLo && loc.hi <= winHi) {
+          sample = this.decode(loc, sel, window, winLo);
+        } else if (!isCompact(loc) || loc.lo < winLo) {
+          // Scattered or backwards values (not what M6 writers produce): read them one by one.
+          sample = await this.decodeLocated(loc, sel, options);
+        } else if (readAhead) {
+          // Borrowed windows: samples handed out so far alias the buffer the next read reuses.
+          if (reuse && batch.length > 0) {
             yield batch;
             batch = [];
           }
-          if (winHi - winLo > reusedWindow.byteLength) reusedWindow = new Uint8Array(winHi - winLo);
-          window = this.readReused(winLo, winHi - winLo, reusedWindow.subarray(0, winHi - winLo));
+          await readAhead.advance(loc.lo, loc.hi);
+          readAhead.prefetch();
+          window = readAhead.bytes;
+          winLo = readAhead.lo;
+          winHi = readAhead.hi;
+          sample = this.decode(loc, sel, window, winLo);
         } else {
-          // A fresh window each time: samples already handed out keep views into the old one.
-          window = await this.readData(winLo, winHi - winLo, options);
+          winLo = loc.lo;
+          winHi = Math.min(this.layout.dataEnd, Math.max(loc.hi, loc.lo + windowSize));
+          if (reusedWindow) {
+            // Borrowed: the samples handed out so far alias this window, so they go out first.
+            if (batch.length > 0) {
+              yield batch;
+              batch = [];
+            }
+            if (winHi - winLo > reusedWindow.byteLength) reusedWindow = new Uint8Array(winHi - winLo);
+            window = this.readReused(winLo, winHi - winLo, reusedWindow.subarray(0, winHi - winLo));
+          } else {
+            // A fresh window each time: samples already handed out keep views into the old one.
+            window = await this.readData(winLo, winHi - winLo, options);
+          }
+          sample = this.decode(loc, sel, window, winLo);
         }
-        sample = this.decode(loc, sel, window, winLo);
+        batch.push(sample);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
       }
-      batch.push(sample);
-      if (batch.length >= batchSize) {
-        yield batch;
-        batch = [];
-      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      // A pass left early (break, error) must not leave a read filling memory behind it.
+      await readAhead?.settle();
     }
-    if (batch.length > 0) yield batch;
   }
 
   /** Samples one at a time in file order (see `batches` for the read pattern). */

@@ -195,4 +195,27 @@ describe('borrowed buffers (reuse) on local files', () => {
       await reader.close();
     }
   }, 30_000);
+
+  it('batches read ahead on the thread pool: fresh samples stay intact, and a pass left early closes cleanly', async () => {
+    const dir = scratch();
+    const target = path.join(dir, 'ahead.mldf');
+    const count = 300;
+    await writeMldfFile(
+      target,
+      fields,
+      Array.from({ length: count }, (_, i) => sample(i)),
+    );
+    const reader = await openMldfFile(target);
+    const kept: unknown[] = [];
+    // Windows smaller than some samples: straddling samples are carried, larger ones read anew.
+    for await (const batch of reader.batches({ batchSize: 7, windowSize: 3000 })) kept.push(...batch);
+    // Nothing read ahead later overwrote a sample handed out earlier.
+    expect(kept).toEqual(Array.from({ length: count }, (_, i) => decoded(i)));
+    for await (const batch of reader.batches({ reuse: true, windowSize: 4096 })) {
+      expect(batch[0]).toEqual(decoded(0));
+      break; // a chunk is in flight here; close must wait for it
+    }
+    await reader.close();
+    await expect(reader.sample(0)).rejects.toThrow(/read after close/);
+  }, 30_000);
 });

@@ -74,7 +74,38 @@ export class NodeFileSource implements ByteSource {
     return filled;
   }
 
+  /**
+   * As readAt, on libuv's thread pool: the bytes arrive while this thread keeps working, so a
+   * sequential reader can decode one window while the next is read (see core's ReadAhead).
+   * `close` waits for reads in flight, so a closed descriptor number is never read.
+   */
+  readAtAsync(target: Uint8Array, targetOffset: number, length: number, position: number): Promise<number> {
+    const fd = this.fd;
+    if (fd === undefined) return Promise.reject(new SourceError(`${this.name}: read after close`, this.path));
+    const read = new Promise<number>((resolve, reject) => {
+      let filled = 0;
+      const next = () =>
+        fs.read(fd, target, targetOffset + filled, length - filled, position + filled, (error, n) => {
+          if (error) {
+            reject(new SourceError(`${this.name}: ${describeFsError(error)}`, this.path, { cause: error }));
+            return;
+          }
+          filled += n;
+          if (n === 0 || filled >= length) resolve(filled);
+          else next();
+        });
+      next();
+    });
+    this.inFlight.add(read);
+    const done = () => this.inFlight.delete(read);
+    read.then(done, done);
+    return read;
+  }
+
+  private readonly inFlight = new Set<Promise<number>>();
+
   async close(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
   }

@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AsyncPositionalSource,
+  canReadAhead,
+  isFormatError,
+  MemorySource,
+  ReadAhead,
+} from '../src/index.js';
+
+/** A memory source whose async reads finish a few microtask turns later, and which counts them. */
+class SlowMemory extends MemorySource implements AsyncPositionalSource {
+  reads: Array<[position: number, length: number]> = [];
+  inFlight = 0;
+  async readAtAsync(
+    target: Uint8Array,
+    targetOffset: number,
+    length: number,
+    position: number,
+  ): Promise<number> {
+    this.reads.push([position, length]);
+    this.inFlight++;
+    // Finish later, as a thread-pool read does (a few turns of the microtask queue).
+    for (let i = 0; i < 3; i++) await Promise.resolve();
+    this.inFlight--;
+    const got = this.bytes.subarray(position, Math.min(this.size, position + length));
+    target.set(got, targetOffset);
+    return got.byteLength;
+  }
+}
+
+const bytes = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 31 + (i >> 9)) & 0xff);
+
+/** Records [lo, hi) back to back from `start`, as a sequential reader meets them. */
+function records(lengths: number[], start = 0): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let at = start;
+  for (const length of lengths) {
+    out.push([at, at + length]);
+    at += length;
+  }
+  return out;
+}
+
+/** Walks records the way MLDF's batches() does, checking every record's bytes. */
+async function walk(source: SlowMemory, ranges: Array<[number, number]>, chunk: number, recycle: boolean) {
+  const ahead = new ReadAhead(source, { chunk, recycle });
+  let advances = 0;
+  for (const [lo, hi] of ranges) {
+    if (!(advances > 0 && lo >= ahead.lo && hi <= ahead.hi)) {
+      await ahead.advance(lo, hi);
+      ahead.prefetch();
+      advances++;
+    }
+    const got = ahead.bytes.subarray(lo - ahead.lo, hi - ahead.lo);
+    // A byte loop: toEqual on thousands of typed-array elements is slow enough to time out.
+    const same = got.byteLength === hi - lo && got.every((b, i) => b === bytes[lo + i]);
+    if (!same) expect.fail(`record [${lo}, ${hi}) differs (chunk ${chunk}, recycle ${recycle})`);
+  }
+  await ahead.settle();
+  return advances;
+}
+
+describe('ReadAhead', () => {
+  it('is offered only by sources with readAtAsync', () => {
+    expect(canReadAhead(new MemorySource(bytes))).toBe(false);
+    expect(canReadAhead(new SlowMemory(bytes))).toBe(true);
+  });
+
+  it('reads each chunk once, ahead of use, carrying records that straddle chunks', async () => {
+    const source = new SlowMemory(bytes, 'slow.bin');
+    const ranges = records(Array.from({ length: 300 }, (_, i) => 300 + ((i * 37) % 500)));
+    await walk(source, ranges, 4096, true);
+    const chunks = source.reads.map(([position]) => position);
+    // After the first direct read, every read continues where the previous chunk ended.
+    for (let i = 1; i < chunks.length; i++) expect(chunks[i]).toBe(chunks[i - 1] + source.reads[i - 1][1]);
+    expect(chunks[chunks.length - 1] + source.reads[source.reads.length - 1][1]).toBeGreaterThanOrEqual(
+      ranges[ranges.length - 1][1],
+    );
+  });
+
+  it('reads records larger than a chunk directly', async () => {
+    const source = new SlowMemory(bytes);
+    await walk(source, records([100, 10_000, 50, 20_000, 30]), 1024, true);
+  });
+
+  it('matches the file for any record sizes, chunk size and buffer policy', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 64, max: 8192 }),
+        fc.boolean(),
+        async (lengths, start, chunk, recycle) => {
+          await walk(new SlowMemory(bytes), records(lengths, start), chunk, recycle);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('checks a record against the source before sizing a buffer by it', async () => {
+    const source = new SlowMemory(bytes.subarray(0, 1000), 'short.bin');
+    const ahead = new ReadAhead(source, { chunk: 256, end: 2000 });
+    await ahead.advance(0, 100);
+    const out = await ahead.advance(900, 1000).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(out).toBeUndefined();
+    const huge = await ahead.advance(950, 2 ** 40).catch((e) => e);
+    expect(isFormatError(huge, 'Truncated')).toBe(true);
+    expect(huge.file).toBe('short.bin');
+    expect(huge.offset).toBe(950);
+    const past = await ahead.advance(5000, 5010).catch((e) => e);
+    expect(isFormatError(past, 'OutOfBounds')).toBe(true);
+  });
+
+  it('settle waits for the read in flight', async () => {
+    const source = new SlowMemory(bytes);
+    const ahead = new ReadAhead(source, { chunk: 1000 });
+    await ahead.advance(0, 10);
+    ahead.prefetch();
+    expect(source.inFlight).toBe(1);
+    await ahead.settle();
+    expect(source.inFlight).toBe(0);
+  });
+});
