@@ -154,8 +154,9 @@ export interface IterateOptions extends SampleOptions {
   /** One past the last sample (default num_samples). */
   end?: number;
   /**
-   * Size of the sequential reads over the data region (default 4 MiB; 1 MiB with `reuse`,
-   * which stays in cache while its samples are decoded).
+   * Size of the sequential reads over the data region (default 4 MiB; 1 MiB with `reuse` on
+   * sources other than local files, so the window stays in cache while its samples are decoded).
+   * Local files read the next window on the thread pool while this one is decoded.
    */
   windowSize?: number;
   /**
