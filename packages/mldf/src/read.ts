@@ -494,7 +494,9 @@ export class MldfReader implements FormatReader {
             batch = [];
           }
           await readAhead.advance(loc.lo, loc.hi);
-          readAhead.prefetch();
+          // Not after the first window: a pass that stops inside it (head, a short range) reads
+          // no more than that window; from the second on, the pass is evidently going on.
+          if (winHi > 0) readAhead.prefetch();
           window = readAhead.bytes;
           winLo = readAhead.lo;
           winHi = readAhead.hi;
