@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { type ByteSource, type DirectorySource, MemoryDirectory, SourceError } from '@binscope/core';
+import { describeError } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openScdl, type ScdlDataDType, type ScdlReader, writeScdlToMemory } from '../src/index.js';
 import { openScdlArchive, writeScdlArchive } from '../src/node.js';
@@ -53,17 +54,6 @@ async function outcomeAsync(run: () => Promise<unknown>): Promise<unknown> {
   } catch (error) {
     return describeError(error);
   }
-}
-function describeError(error: unknown): unknown {
-  const e = error as Error & { code?: string; offset?: number; file?: string };
-  return {
-    error: e.name,
-    constructor: e.constructor.name,
-    message: e.message,
-    code: e.code,
-    offset: e.offset,
-    file: e.file,
-  };
 }
 /** Typed arrays with their class, so Float32Array vs Float64Array differences show. */
 function plain(value: unknown): unknown {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type ByteSource, MemoryDirectory, MemorySource, SourceError } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
-import { tarBytes } from '@binscope/testkit';
+import { describeError, tarBytes } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexShards, type MemberData, type ReadMemberOptions, TaridxReader } from '../src/index.js';
 
@@ -38,17 +38,6 @@ function plain(members: MemberData[]): unknown {
   return members.map((m) => ({ ...m, data: Array.from(m.data) }));
 }
 
-function describeError(error: unknown): unknown {
-  const e = error as Error & { code?: string; offset?: number; file?: string };
-  return {
-    name: e.name,
-    constructor: e.constructor.name,
-    message: e.message,
-    code: e.code,
-    offset: e.offset,
-    file: e.file,
-  };
-}
 function outcome(run: () => MemberData[]): unknown {
   try {
     return plain(run());

@@ -309,24 +309,34 @@ class SeenOffsets {
 }
 
 /**
- * The U7 walk with an explicit stack, so a chain of a million datasets cannot overflow the call
- * stack. Checking `seen` when popping (not when pushing) gives exactly recursive pre-order.
+ * The U7 visiting order with an explicit stack, so a chain of a million datasets cannot
+ * overflow the call stack. Checking `seen` when popping (not when pushing) gives exactly
+ * recursive pre-order. Yields each ref to visit; the caller sends back its children (or
+ * nothing for a ref that yielded no dataset).
  */
-export async function* walkRefs<T>(
-  root: FileOffset | null,
-  visit: (ref: DatasetRef) => Promise<{ value: T; children: DatasetRef[] } | undefined>,
-): AsyncGenerator<T> {
-  if (!root) return;
+function* refOrder(root: FileOffset): Generator<DatasetRef, void, DatasetRef[] | undefined> {
   const seen = new SeenOffsets();
   const stack: DatasetRef[] = [{ at: root, from: 0x10 }];
   while (stack.length > 0) {
     const ref = stack.pop()!;
     if (ref.at.offset === 0 && ref.at.size === 0) continue;
     if (!seen.add(ref.at)) continue;
-    const visited = await visit(ref);
-    if (!visited) continue;
-    yield visited.value;
-    for (let i = visited.children.length - 1; i >= 0; i--) stack.push(visited.children[i]);
+    const children = yield ref;
+    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+}
+
+/** The U7 walk: `visit` loads a ref's dataset (undefined to skip it) and lists its children. */
+export async function* walkRefs<T>(
+  root: FileOffset | null,
+  visit: (ref: DatasetRef) => Promise<{ value: T; children: DatasetRef[] } | undefined>,
+): AsyncGenerator<T> {
+  if (!root) return;
+  const order = refOrder(root);
+  for (let step = order.next(); !step.done; ) {
+    const visited = await visit(step.value);
+    if (visited) yield visited.value;
+    step = order.next(visited?.children);
   }
 }
 
@@ -336,16 +346,11 @@ export function* walkRefsSync<T>(
   visit: (ref: DatasetRef) => { value: T; children: DatasetRef[] } | undefined,
 ): Generator<T> {
   if (!root) return;
-  const seen = new SeenOffsets();
-  const stack: DatasetRef[] = [{ at: root, from: 0x10 }];
-  while (stack.length > 0) {
-    const ref = stack.pop()!;
-    if (ref.at.offset === 0 && ref.at.size === 0) continue;
-    if (!seen.add(ref.at)) continue;
-    const visited = visit(ref);
-    if (!visited) continue;
-    yield visited.value;
-    for (let i = visited.children.length - 1; i >= 0; i--) stack.push(visited.children[i]);
+  const order = refOrder(root);
+  for (let step = order.next(); !step.done; ) {
+    const visited = visit(step.value);
+    if (visited) yield visited.value;
+    step = order.next(visited?.children);
   }
 }
 

@@ -1,3 +1,4 @@
+export { describeError } from './errors.js';
 export {
   applyMutations,
   expectFormatErrorOrSuccess,
