@@ -158,7 +158,7 @@ export default async function run(b: Bench): Promise<void> {
       operation: `sequential read, all ${samples} samples decoded, reuse`,
       bytes: size,
       goal: 'ratio ≤ 1.43 (throughput ≥ 0.7 of the floor)',
-      note: 'batches({ reuse: true }): 1 MiB reused window, values valid until the next batch',
+      note: 'batches({ reuse: true }): 4 MiB windows read ahead into two reused buffers, values valid until the next batch',
     },
     async () => {
       let n = 0;

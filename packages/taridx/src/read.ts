@@ -11,11 +11,11 @@ import {
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
-import { hashBytes, hashKey, hashKeyHalves, loadHasher } from './hash.js';
+import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
 import { checkRows, parseIndex, readRows } from './parse.js';
 import { foldOf, ShardSet } from './shards.js';
-import { nameEnd, OCTAL_SIZE_LIMIT, sizeField, splitName, typeflagOf } from './tar.js';
+import { nameEnd, OCTAL_SIZE_LIMIT, plainOctalSize, sizeField, splitName, typeflagOf } from './tar.js';
 
 export interface OpenTaridxOptions extends ReadOptions {
   /**
@@ -394,14 +394,21 @@ export class TaridxReader implements FormatReader {
     return run.out;
   }
 
-  private async readMembers(
+  /** Throws synchronously: callers turn that into a rejection. */
+  private readMembers(
     members: readonly TaridxMember[],
     options: ReadMemberOptions,
     sample?: TaridxSample,
   ): Promise<MemberData[]> {
     const run = this.startRead(members, options, sample);
-    // Runs on open shards with a sync read go without awaits; the others are awaited here.
-    while (!this.readRunsSync(run)) {
+    // Runs on open shards with a sync read go without awaits (and without an async frame
+    // when that is all of them); the others are awaited in readRest.
+    return this.readRunsSync(run) ? Promise.resolve(run.out) : this.readRest(run);
+  }
+
+  private async readRest(run: MemberRead): Promise<MemberData[]> {
+    const { options } = run;
+    do {
       const head = run.members[run.order[run.i]];
       const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
       const length = this.planRun(run, source);
@@ -409,7 +416,7 @@ export class TaridxReader implements FormatReader {
         ? this.readReused(source, head.offset, length, run.i === 0, options)
         : readOwned(source, head.offset, length, options);
       this.fillRun(run, source, got instanceof Uint8Array ? got : await got);
-    }
+    } while (!this.readRunsSync(run));
     return run.out;
   }
 
@@ -478,10 +485,13 @@ export class TaridxReader implements FormatReader {
   private fillRun(run: MemberRead, source: ByteSource, bytes: Uint8Array): void {
     const { members, order, out } = run;
     const headOffset = members[order[run.i]].offset;
+    // Read once: the buffer getter is not free and every member's view needs it.
+    const buffer = bytes.buffer;
+    const base = bytes.byteOffset;
     for (let k = run.i; k < run.j; k++) {
       const m = members[order[k]];
       const at = m.offset - headOffset;
-      if (run.verify) run.stem = this.verifyHeader(bytes, at, m, source.name, run.stem, run.sample);
+      if (run.verify) this.verifyHeader(bytes, at, m, source.name, run);
       out[order[k]] = {
         row: m.row,
         ext: m.ext,
@@ -490,7 +500,7 @@ export class TaridxReader implements FormatReader {
         offset: m.offset,
         size: m.size,
         // A view constructor is much cheaper than subarray() in V8's hot paths.
-        data: new Uint8Array(bytes.buffer, bytes.byteOffset + at + TAR_BLOCK, m.size),
+        data: new Uint8Array(buffer, base + at + TAR_BLOCK, m.size),
       };
     }
     run.i = run.j;
@@ -524,17 +534,63 @@ export class TaridxReader implements FormatReader {
   }
 
   /**
-   * Checks that the header at `at` is the member the row describes; returns the stem bytes so
-   * the other members of the sample only need a byte comparison.
+   * Checks that the header at `at` is the member the row describes. The first member's stem
+   * is checked against the sample's key (hash) and kept in `run.stem`, so the sample's other
+   * members only need a byte comparison. This runs per member on the random-read path, so the
+   * name is scanned once, in place.
    */
   private verifyHeader(
     block: Uint8Array,
     at: number,
     member: TaridxMember,
     file: string,
-    stem: Uint8Array | undefined,
-    sample: TaridxSample | undefined,
-  ): Uint8Array {
+    run: MemberRead,
+  ): void {
+    const size = plainOctalSize(block, at);
+    if (size !== member.size) this.checkSizeField(block, at, member, file);
+    // One pass: the name's end (NUL or 100 bytes), the base name's start, and its first dot.
+    const limit = at + 100;
+    let end = limit;
+    let stemStart = at;
+    let dot = -1;
+    for (let i = at; i < limit; i++) {
+      const b = block[i];
+      if (b === 0) {
+        end = i;
+        break;
+      }
+      if (b === 0x2f) {
+        stemStart = i + 1;
+        dot = -1;
+      } else if (b === 0x2e && dot < 0) dot = i;
+    }
+    const stemEnd = dot < 0 ? end : dot;
+    if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
+      throw changedError(
+        member,
+        file,
+        `member name ${JSON.stringify(decoder.decode(block.subarray(at, end)))} does not have extension "${member.ext}"`,
+      );
+    }
+    const stem = run.stem;
+    if (stem) {
+      if (!equalBytesAt(stem, block, stemStart, stemEnd - stemStart))
+        throw changedError(member, file, 'members of one sample have different stems');
+      return;
+    }
+    const stemBytes = new Uint8Array(block.buffer, block.byteOffset + stemStart, stemEnd - stemStart);
+    if (run.sample && !this.stemIsKey(stemBytes, run.sample)) {
+      throw changedError(
+        member,
+        file,
+        `member name's stem ${JSON.stringify(decoder.decode(stemBytes))} is not the sample's key`,
+      );
+    }
+    run.stem = stemBytes;
+  }
+
+  /** The size field disagrees with the row (or is not plain octal): the full parse decides which. */
+  private checkSizeField(block: Uint8Array, at: number, member: TaridxMember, file: string): void {
     let size: number;
     const where = this.where;
     where.file = file;
@@ -546,30 +602,6 @@ export class TaridxReader implements FormatReader {
     }
     if (size !== member.size && member.size < OCTAL_SIZE_LIMIT)
       throw changedError(member, file, `tar header says ${size} bytes, the index ${member.size}`);
-    const end = nameEnd(block, at);
-    const { stemStart, dot } = splitName(block, at, end);
-    const stemEnd = dot < 0 ? end : dot;
-    if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
-      throw changedError(
-        member,
-        file,
-        `member name ${JSON.stringify(decoder.decode(block.subarray(at, end)))} does not have extension "${member.ext}"`,
-      );
-    }
-    if (stem) {
-      if (!equalBytesAt(stem, block, stemStart, stemEnd - stemStart))
-        throw changedError(member, file, 'members of one sample have different stems');
-      return stem;
-    }
-    const stemBytes = new Uint8Array(block.buffer, block.byteOffset + stemStart, stemEnd - stemStart);
-    if (sample && !this.stemIsKey(stemBytes, sample)) {
-      throw changedError(
-        member,
-        file,
-        `member name's stem ${JSON.stringify(decoder.decode(stemBytes))} is not the sample's key`,
-      );
-    }
-    return stemBytes;
   }
 
   /** Whether a member's stem bytes name this sample: its key, or (no key) its keyhash and crash id 0. */
@@ -589,8 +621,7 @@ export class TaridxReader implements FormatReader {
         sample.key !== undefined ? text === sample.key : sampleHashMatches(this.hasher, text, sample.keyhash);
       return ok && !(sample.crashid === 0 && this.crashIds.has(text));
     }
-    const hash = hashBytes(this.hasher, stemBytes, 0, length);
-    return joinHash(hash[0], hash[1]) === sample.keyhash;
+    return this.hasher.h64Raw(stemBytes, 0n) === sample.keyhash;
   }
 
   /** The sample's key: a crash stem from the index, or the stem read back from its first member's tar header. */

@@ -106,6 +106,28 @@ function isSpace(b: number): boolean {
   return b === 0x20 || (b >= 0x09 && b <= 0x0d);
 }
 
+/**
+ * The size field when it is what tar writers emit (octal digits, then NUL or trailing spaces),
+ * else -1. A cheap first look for hot paths; -1 sends the caller to `sizeField`.
+ */
+export function plainOctalSize(block: Uint8Array, at: number): number {
+  const end = at + 136;
+  let i = at + 124;
+  let value = 0;
+  for (; i < end; i++) {
+    const d = block[i] - 0x30;
+    if (d < 0 || d > 7) break;
+    value = value * 8 + d;
+  }
+  if (i === at + 124) return -1;
+  for (; i < end; i++) {
+    const b = block[i];
+    if (b === 0) return value;
+    if (b !== 0x20) return -1;
+  }
+  return value;
+}
+
 /** The size field (bytes 124..136): octal text, or GNU base-256 when the high bit is set. */
 export function sizeField(block: Uint8Array, at: number, where: { file: string; offset: number }): number {
   const first = block[at + 124];
