@@ -15,7 +15,15 @@ import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
 import { checkRows, parseIndex, readRows } from './parse.js';
 import { foldOf, ShardSet } from './shards.js';
-import { nameEnd, OCTAL_SIZE_LIMIT, plainOctalSize, sizeField, splitName, typeflagOf } from './tar.js';
+import {
+  nameEnd,
+  OCTAL_SIZE_LIMIT,
+  plainOctalSize,
+  scanName,
+  sizeField,
+  splitName,
+  typeflagOf,
+} from './tar.js';
 
 export interface OpenTaridxOptions extends ReadOptions {
   /**
@@ -548,22 +556,7 @@ export class TaridxReader implements FormatReader {
   ): void {
     const size = plainOctalSize(block, at);
     if (size !== member.size) this.checkSizeField(block, at, member, file);
-    // One pass: the name's end (NUL or 100 bytes), the base name's start, and its first dot.
-    const limit = at + 100;
-    let end = limit;
-    let stemStart = at;
-    let dot = -1;
-    for (let i = at; i < limit; i++) {
-      const b = block[i];
-      if (b === 0) {
-        end = i;
-        break;
-      }
-      if (b === 0x2f) {
-        stemStart = i + 1;
-        dot = -1;
-      } else if (b === 0x2e && dot < 0) dot = i;
-    }
+    const { end, stemStart, dot } = scanName(block, at);
     const stemEnd = dot < 0 ? end : dot;
     if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
       throw changedError(

@@ -57,6 +57,35 @@ interface NameParts {
 
 const nameParts: NameParts = { stemStart: 0, dot: -1 };
 
+/**
+ * `splitName(block, at, nameEnd(block, at))` in one pass over the header's name field, plus
+ * the name's end: for the random-read path, which checks every member's header. The result
+ * is shared and valid until the next call.
+ */
+export function scanName(block: Uint8Array, at: number): Readonly<NameParts & { end: number }> {
+  const limit = at + 100;
+  let end = limit;
+  let stemStart = at;
+  let dot = -1;
+  for (let i = at; i < limit; i++) {
+    const b = block[i];
+    if (b === 0) {
+      end = i;
+      break;
+    }
+    if (b === 0x2f) {
+      stemStart = i + 1;
+      dot = -1;
+    } else if (b === 0x2e && dot < 0) dot = i;
+  }
+  scanned.stemStart = stemStart;
+  scanned.dot = dot;
+  scanned.end = end;
+  return scanned;
+}
+
+const scanned = { stemStart: 0, dot: -1, end: 0 };
+
 /** The typeflag character of the header at `at` ('0', '5', 'L', 'x', ...; NUL reads as '0'). */
 export function typeflagOf(block: Uint8Array, at: number): string {
   const t = block[at + 156];

@@ -3,7 +3,7 @@ import { tarBytes } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexShards, TaridxReader } from '../src/index.js';
-import { plainOctalSize, sizeField } from '../src/tar.js';
+import { nameEnd, plainOctalSize, scanName, sizeField, splitName } from '../src/tar.js';
 
 const enc = new TextEncoder();
 const where = { file: 'x.tar', offset: 0 };
@@ -120,5 +120,21 @@ describe('plainOctalSize', () => {
     expect(plainOctalSize(block, 0)).toBe(700);
     block.set(enc.encode('77777777777 '), 124);
     expect(plainOctalSize(block, 0)).toBe(8 ** 11 - 1);
+  });
+});
+
+describe('scanName', () => {
+  it('finds what nameEnd and splitName find, in one pass', () => {
+    const nameByte = fc.constantFrom(0x2f, 0x2e, 0x00, 0x61, 0x41, 0xc3, 0xa9, 0x20);
+    fc.assert(
+      fc.property(fc.array(nameByte, { maxLength: 110 }), fc.nat(20), (bytes, at) => {
+        const block = new Uint8Array(at + 512);
+        block.set(bytes.slice(0, 100), at);
+        const end = nameEnd(block, at);
+        const { stemStart, dot } = splitName(block, at, end);
+        expect({ ...scanName(block, at) }).toEqual({ stemStart, dot, end });
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
