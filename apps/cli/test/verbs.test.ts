@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tempDir } from '@binscope/testkit';
+import { tarBytes, tempDir } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, STACK_LINE } from './helpers.js';
 import { VECTORS, VECTORS_PRESENT, validVectors } from './vectors.js';
@@ -253,5 +253,29 @@ describe('demo', () => {
     expect(dir).toBeDefined();
     expect(fs.existsSync(path.join(dir!, 'measurements.scbf'))).toBe(true);
     fs.rmSync(dir!, { recursive: true, force: true });
+  });
+});
+
+describe('get on a shard rewritten after indexing', () => {
+  it('refuses the member whose tar header no longer names the key, exit 1, nothing on stdout', () => {
+    const dir = fresh('taridx-rewritten');
+    const enc = new TextEncoder();
+    const tar = tarBytes([
+      { name: 'k1.jpg', data: new Uint8Array(700).fill(1) },
+      { name: 'k1.json', data: enc.encode('{"k":1}') },
+      { name: 'k2.jpg', data: new Uint8Array(10).fill(2) },
+    ]);
+    fs.writeFileSync(path.join(dir, 'f_0000.tar'), tar);
+    expect(cli(['index', dir, '--fold', 'f']).code).toBe(0);
+    const index = path.join(dir, 'f.taridx');
+    expect(cli(['get', index, 'k1', '--ext', 'json']).stdout).toBe('{"k":1}');
+    // Same length, same place: k1.json becomes k9.json (header at 512 + 1024).
+    const edited = tar.slice();
+    edited[1536 + 1] = '9'.charCodeAt(0);
+    fs.writeFileSync(path.join(dir, 'f_0000.tar'), edited);
+    const r = cli(['get', index, 'k1', '--ext', 'json']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/stem "k9" is not the sample's key \(the shard changed after indexing\?\)/);
   });
 });

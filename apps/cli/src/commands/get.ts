@@ -101,7 +101,10 @@ export async function getCommand(
           `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
         );
       }
-      const data = await reader.readMember(member);
+      // Through the sample, not readMember: the member's tar header is then checked against
+      // the key as well (size, extension and stem), so a rewritten shard is an error, not
+      // another sample's bytes.
+      const data = (await reader.readSample(sample, { ext }))[0].data;
       if (options.output !== undefined) {
         await writeFileAtomic(options.output, data);
         if (options.json) {
