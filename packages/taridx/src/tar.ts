@@ -45,6 +45,7 @@ export function splitName(block: Uint8Array, start: number, end: number): Readon
   // split a name per header, and an object each would be garbage on that hot path.
   nameParts.stemStart = stemStart;
   nameParts.dot = dot;
+  nameParts.end = end;
   return nameParts;
 }
 
@@ -53,16 +54,18 @@ interface NameParts {
   stemStart: number;
   /** The first '.' of the base name, -1 when it has none. */
   dot: number;
+  /** Where the name ends. */
+  end: number;
 }
 
-const nameParts: NameParts = { stemStart: 0, dot: -1 };
+const nameParts: NameParts = { stemStart: 0, dot: -1, end: 0 };
 
 /**
  * `splitName(block, at, nameEnd(block, at))` in one pass over the header's name field, plus
- * the name's end: for the random-read path, which checks every member's header. The result
- * is shared and valid until the next call.
+ * the name's end: for the random-read path, which checks every member's header. Shares
+ * splitName's result object.
  */
-export function scanName(block: Uint8Array, at: number): Readonly<NameParts & { end: number }> {
+export function scanName(block: Uint8Array, at: number): Readonly<NameParts> {
   const limit = at + 100;
   let end = limit;
   let stemStart = at;
@@ -78,13 +81,11 @@ export function scanName(block: Uint8Array, at: number): Readonly<NameParts & { 
       dot = -1;
     } else if (b === 0x2e && dot < 0) dot = i;
   }
-  scanned.stemStart = stemStart;
-  scanned.dot = dot;
-  scanned.end = end;
-  return scanned;
+  nameParts.stemStart = stemStart;
+  nameParts.dot = dot;
+  nameParts.end = end;
+  return nameParts;
 }
-
-const scanned = { stemStart: 0, dot: -1, end: 0 };
 
 /** The typeflag character of the header at `at` ('0', '5', 'L', 'x', ...; NUL reads as '0'). */
 export function typeflagOf(block: Uint8Array, at: number): string {
