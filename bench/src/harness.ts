@@ -13,7 +13,7 @@ export interface Row {
   runs: number;
   floor?: string;
   floorMs?: number;
-  /** subject time / floor time (lower is better), or the inverse where `higherIsBetter`. */
+  /** Median over runs of subject time / floor time in the same run (lower is better). */
   ratio?: number;
   goal?: string;
   peakRssMb: number;
@@ -31,6 +31,9 @@ export interface Operation {
   warmup?: number;
   note?: string;
 }
+
+/** For rows whose ratio sits near its goal: on a shared VM a 7-run median moves by ±0.15. */
+export const RUNS_NEAR_GOAL = 11;
 
 type Work = () => unknown | Promise<unknown>;
 
@@ -77,6 +80,9 @@ export class Bench {
     }
     const medianMs = median(subjectTimes);
     const floorMs = floor ? median(floorTimes) : undefined;
+    // The ratio is the median of each run's subject/floor pair, not the ratio of the two
+    // medians: a pair runs back to back, so a slow minute on the VM slows both of its halves.
+    const ratio = floor ? median(subjectTimes.map((t, i) => t / floorTimes[i])) : undefined;
     const row: Row = {
       format: op.format,
       operation: op.operation,
@@ -86,7 +92,7 @@ export class Bench {
       runs,
       floor: floor?.name,
       floorMs,
-      ratio: floorMs ? medianMs / floorMs : undefined,
+      ratio,
       goal: op.goal,
       peakRssMb: peakRssMb(),
       note: op.note,

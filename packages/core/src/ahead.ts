@@ -16,8 +16,15 @@ export interface ReadAheadOptions {
   /** Bytes per read (default 4 MiB). */
   chunk?: number;
   /**
-   * Alternate between two buffers instead of allocating one per chunk. The caller must be
-   * done with a window's bytes before `prefetch` reuses its buffer for the chunk after next.
+   * Chunks read ahead of the current window (default 1). Two keep the reading thread busy
+   * when reading and decoding a chunk take about as long as each other, so neither waits
+   * for the other at every chunk boundary.
+   */
+  depth?: number;
+  /**
+   * Cycle through `depth + 1` buffers instead of allocating one per chunk. The caller must
+   * be done with a window's bytes before calling `advance` again: the chunks read ahead
+   * reuse the buffers of windows already passed.
    */
   recycle?: boolean;
   /** Format id for errors. */
@@ -40,14 +47,17 @@ export class ReadAhead {
   hi = 0;
   private readonly end: number;
   private readonly chunk: number;
+  private readonly depth: number;
   private readonly recycle: boolean;
   /** Room in front of each chunk for the straddling record carried over from the last one. */
   private readonly carryRoom: number;
-  /** The two buffers a recycling reader alternates between (each carry room + chunk). */
-  private readonly pair: Uint8Array[] = [];
+  /** The buffers a recycling reader cycles through (each carry room + chunk). */
+  private readonly ring: Uint8Array[] = [];
   /** The whole buffer behind `bytes`. */
   private holder: Uint8Array | undefined;
-  private next: { buffer: Uint8Array; at: number; read: Promise<number> } | undefined;
+  /** Chunks being read ahead, in file order, each starting where the one before ends. */
+  private readonly queue: Array<{ buffer: Uint8Array; at: number; length: number; read: Promise<number> }> =
+    [];
 
   constructor(
     private readonly source: AsyncPositionalSource,
@@ -55,6 +65,7 @@ export class ReadAhead {
   ) {
     this.end = Math.min(source.size, options.end ?? source.size);
     this.chunk = Math.max(1, options.chunk ?? 4 << 20);
+    this.depth = Math.max(1, Math.floor(options.depth ?? 1));
     this.recycle = options.recycle === true;
     this.carryRoom = Math.min(CARRY, this.chunk);
   }
@@ -64,8 +75,7 @@ export class ReadAhead {
    * Uses the chunk read ahead when it continues the current window; otherwise reads directly.
    */
   async advance(lo: number, hi: number): Promise<void> {
-    const next = this.next;
-    this.next = undefined;
+    const next = this.queue.shift();
     if (next !== undefined) {
       const carry = this.hi - lo;
       const usable = next.at === this.hi && lo >= this.lo && carry >= 0 && carry <= this.carryRoom;
@@ -79,6 +89,8 @@ export class ReadAhead {
       } else {
         await next.read.catch(() => undefined);
       }
+      // The window jumps elsewhere: what is still being read ahead is of no use.
+      await this.settle();
     }
     // Lengths come from the file: check them before sizing a buffer by them.
     checkRange(this.source, lo, hi - lo, { format: this.options.format });
@@ -95,22 +107,28 @@ export class ReadAhead {
     this.show(buffer, this.carryRoom, this.carryRoom + n, lo);
   }
 
-  /** Starts reading the chunk after the current window. With `recycle`, only once the previous window's bytes are no longer needed. */
+  /**
+   * Starts reading the chunks after the current window, up to `depth` of them. With
+   * `recycle`, call it only once the windows before the current one are no longer needed.
+   */
   prefetch(): void {
-    if (this.next !== undefined || this.hi >= this.end) return;
-    const length = Math.min(this.chunk, this.end - this.hi);
-    const buffer = this.take(this.carryRoom + length);
-    const read = this.source.readAtAsync(buffer, this.carryRoom, length, this.hi);
-    // Awaited by advance; a reader abandoned mid-way must not leave an unhandled rejection.
-    read.catch(() => undefined);
-    this.next = { buffer, at: this.hi, read };
+    for (;;) {
+      const last = this.queue[this.queue.length - 1];
+      const at = last === undefined ? this.hi : last.at + last.length;
+      if (this.queue.length >= this.depth || at >= this.end) return;
+      const length = Math.min(this.chunk, this.end - at);
+      const buffer = this.take(this.carryRoom + length);
+      const read = this.source.readAtAsync(buffer, this.carryRoom, length, at);
+      // Awaited by advance; a reader abandoned mid-way must not leave an unhandled rejection.
+      read.catch(() => undefined);
+      this.queue.push({ buffer, at, length, read });
+    }
   }
 
-  /** Waits for a read still in flight (errors ignored): call when abandoning the pass. */
+  /** Waits for the reads still in flight (errors ignored): call when abandoning the pass. */
   async settle(): Promise<void> {
-    const next = this.next;
-    this.next = undefined;
-    await next?.read.catch(() => undefined);
+    const pending = this.queue.splice(0);
+    for (const entry of pending) await entry.read.catch(() => undefined);
   }
 
   private show(buffer: Uint8Array, from: number, to: number, lo: number): void {
@@ -123,16 +141,15 @@ export class ReadAhead {
   /** A buffer of at least `size` bytes that neither the current window nor a read in flight uses. */
   private take(size: number): Uint8Array {
     if (!this.recycle) return new Uint8Array(size);
-    const busy = this.next?.buffer;
-    for (let i = 0; i < 2; i++) {
-      const candidate = this.pair[i];
-      if (candidate === undefined || candidate === this.holder || candidate === busy) continue;
+    for (let i = 0; i < this.ring.length; i++) {
+      const candidate = this.ring[i];
+      if (candidate === this.holder || this.queue.some((entry) => entry.buffer === candidate)) continue;
       if (candidate.byteLength >= size) return candidate;
-      this.pair[i] = new Uint8Array(size);
-      return this.pair[i];
+      this.ring[i] = new Uint8Array(size);
+      return this.ring[i];
     }
     const fresh = new Uint8Array(Math.max(size, this.carryRoom + this.chunk));
-    if (this.pair.length < 2) this.pair.push(fresh);
+    if (this.ring.length <= this.depth) this.ring.push(fresh);
     return fresh;
   }
 }

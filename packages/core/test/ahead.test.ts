@@ -43,13 +43,20 @@ function records(lengths: number[], start = 0): Array<[number, number]> {
 }
 
 /** Walks records the way MLDF's batches() does, checking every record's bytes. */
-async function walk(source: SlowMemory, ranges: Array<[number, number]>, chunk: number, recycle: boolean) {
-  const ahead = new ReadAhead(source, { chunk, recycle });
+async function walk(
+  source: SlowMemory,
+  ranges: Array<[number, number]>,
+  chunk: number,
+  recycle: boolean,
+  depth = 1,
+) {
+  const ahead = new ReadAhead(source, { chunk, recycle, depth });
   let advances = 0;
   for (const [lo, hi] of ranges) {
     if (!(advances > 0 && lo >= ahead.lo && hi <= ahead.hi)) {
       await ahead.advance(lo, hi);
       ahead.prefetch();
+      expect(source.inFlight).toBeLessThanOrEqual(depth);
       advances++;
     }
     const got = ahead.bytes.subarray(lo - ahead.lo, hi - ahead.lo);
@@ -91,8 +98,9 @@ describe('ReadAhead', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 64, max: 8192 }),
         fc.boolean(),
-        async (lengths, start, chunk, recycle) => {
-          await walk(new SlowMemory(bytes), records(lengths, start), chunk, recycle);
+        fc.integer({ min: 1, max: 4 }),
+        async (lengths, start, chunk, recycle, depth) => {
+          await walk(new SlowMemory(bytes), records(lengths, start), chunk, recycle, depth);
         },
       ),
       { numRuns: 150 },
@@ -114,6 +122,44 @@ describe('ReadAhead', () => {
     expect(huge.offset).toBe(950);
     const past = await ahead.advance(5000, 5010).catch((e) => e);
     expect(isFormatError(past, 'OutOfBounds')).toBe(true);
+  });
+
+  it('keeps up to `depth` chunks in flight, in file order, in depth + 1 recycled buffers', async () => {
+    const source = new SlowMemory(bytes);
+    const targets = new Set<ArrayBufferLike>();
+    const readAtAsync = source.readAtAsync.bind(source);
+    source.readAtAsync = (target, targetOffset, length, position) => {
+      targets.add(target.buffer);
+      return readAtAsync(target, targetOffset, length, position);
+    };
+    const ahead = new ReadAhead(source, { chunk: 1000, depth: 3, recycle: true });
+    await ahead.advance(0, 10);
+    ahead.prefetch();
+    expect(source.inFlight).toBe(3);
+    expect(source.reads.map(([position]) => position)).toEqual([0, 1000, 2000, 3000]);
+    for (let at = 1000; at < 20_000; at += 1000) {
+      await ahead.advance(at, at + 10);
+      ahead.prefetch();
+      expect(ahead.bytes[0]).toBe(bytes[at]);
+    }
+    expect(targets.size).toBe(4);
+    await ahead.settle();
+    expect(source.inFlight).toBe(0);
+  });
+
+  it('drops the chunks read ahead when the window jumps elsewhere', async () => {
+    const source = new SlowMemory(bytes);
+    const ahead = new ReadAhead(source, { chunk: 1000, depth: 2 });
+    await ahead.advance(0, 10);
+    ahead.prefetch();
+    await ahead.advance(50_000, 50_100);
+    expect(source.inFlight).toBe(0);
+    expect(ahead.lo).toBe(50_000);
+    expect(ahead.bytes.subarray(0, 100)).toEqual(bytes.subarray(50_000, 50_100));
+    ahead.prefetch();
+    await ahead.advance(51_000, 51_010);
+    expect(ahead.bytes[0]).toBe(bytes[51_000]);
+    await ahead.settle();
   });
 
   it('settle waits for the read in flight', async () => {

@@ -259,7 +259,14 @@ export class TaridxReader implements FormatReader {
     const at = first * ROW_SIZE;
     const crashid = view.getUint32(at + R.crashid, true);
     const members: TaridxMember[] = [];
-    for (let row = first; row >= 0; row = groups.next[row]) members.push(this.memberAt(view, row));
+    if (groups.runs === groups.count) {
+      // Contiguous samples (flags bit 0, the usual case): the rows up to the next sample's
+      // first are this one's, which spares random reads of the per-row `next` links.
+      const end = group + 1 < groups.count ? groups.first[group + 1] : this.header.nRows;
+      for (let row = first; row < end; row++) members.push(this.memberAt(view, row));
+    } else {
+      for (let row = first; row >= 0; row = groups.next[row]) members.push(this.memberAt(view, row));
+    }
     return {
       index: group,
       keyhash: joinHash(view.getUint32(at + R.keyhash, true), view.getUint32(at + R.keyhash + 4, true)),

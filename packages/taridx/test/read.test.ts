@@ -1,5 +1,6 @@
 import { MemoryDirectory, MemorySource, isFormatError } from '@binscope/core';
 import { tarBytes } from '@binscope/testkit';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   encodeTaridx,
@@ -226,6 +227,41 @@ describe('writer', () => {
       rows: [rows[0], rows[2], rows[1]],
     });
     expect(sorted[56]).toBe(1);
+  });
+
+  it('groups rows into samples in order of first appearance, contiguous or interleaved', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }),
+        async (keys) => {
+          const rows = keys.map((k, i) => ({
+            fid: 0,
+            offset: i * 1024,
+            size: i,
+            extid: 0,
+            crashid: 0,
+            keyhash: BigInt(k),
+          }));
+          const reader = await openTaridx(
+            new MemorySource(encodeTaridx({ extensions: ['x'], crashStems: [], rows }), 'x.taridx'),
+          );
+          await reader.load();
+          const order = [...new Set(keys)];
+          expect(reader.contiguous).toBe(
+            keys.filter((k, i) => i === 0 || k !== keys[i - 1]).length === order.length,
+          );
+          expect(await reader.sampleCount()).toBe(order.length);
+          order.forEach((key, i) => {
+            const sample = reader.sampleSync(i);
+            expect(sample.keyhash).toBe(BigInt(key));
+            const expected = keys.flatMap((k, row) => (k === key ? [row] : []));
+            expect(sample.members.map((m) => m.row)).toEqual(expected);
+            expect(sample.members.map((m) => m.size)).toEqual(expected);
+          });
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('refuses rows it cannot store', () => {
