@@ -16,9 +16,9 @@ export interface ReadAheadOptions {
   /** Bytes per read (default 4 MiB). */
   chunk?: number;
   /**
-   * Chunks read ahead of the current window (default 1). Two keep the reading thread busy
-   * when reading and decoding a chunk take about as long as each other, so neither waits
-   * for the other at every chunk boundary.
+   * Chunks read ahead of the current window (default 1). More keep the reading thread busy
+   * when the caller's work per chunk is light; when it is heavy, reads in flight compete with
+   * it for memory bandwidth and can slow the pass (MLDF measured both; see its README).
    */
   depth?: number;
   /**
@@ -89,7 +89,8 @@ export class ReadAhead {
       } else {
         await next.read.catch(() => undefined);
       }
-      // The window jumps elsewhere: what is still being read ahead is of no use.
+      // Not a continuation (the window jumps, or the record outgrows the chunk): what is
+      // still being read ahead is of no use.
       await this.settle();
     }
     // Lengths come from the file: check them before sizing a buffer by them.
