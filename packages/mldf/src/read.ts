@@ -536,6 +536,8 @@ export class MldfReader implements FormatReader {
     } finally {
       // A pass left early (break, error) must not leave a read filling memory behind it.
       await readAhead?.settle();
+      // Nor keep its last window alive through the view cache once it is over.
+      this.forgetWindow();
     }
   }
 
@@ -961,6 +963,11 @@ export class MldfReader implements FormatReader {
   private viewedWindow: Uint8Array | undefined;
   private viewedBuffer: ArrayBufferLike = new ArrayBuffer(0);
   private viewedOffset = 0;
+
+  private forgetWindow(): void {
+    this.viewedWindow = undefined;
+    this.viewedBuffer = new ArrayBuffer(0);
+  }
 
   /** Builds the sample from its row and the bytes read for it (`buf` starting at file offset `base`, or `parts`). */
   private decode(
