@@ -299,15 +299,17 @@ describe('atomic writes to a path', () => {
       await writeScdlArchive(target, matrix(1));
       fs.chmodSync(tmp, 0o555);
       // The writer runs as an unprivileged user: root would ignore the folder's permissions.
-      const dist = path.resolve(import.meta.dirname, '../dist/node.js');
-      const child = runUnprivileged(`
-        const { writeScdlArchive } = await import(${JSON.stringify(dist)});
+      const pkg = path.resolve(import.meta.dirname, '..');
+      const child = runUnprivileged(
+        (locate) => `
+        const { writeScdlArchive } = await import(${JSON.stringify(locate(pkg, 'dist/node.js'))});
         try {
           await writeScdlArchive(${JSON.stringify(target)}, { indptr: [0, 1], indices: [0], data: new Float32Array([2]), numCols: 1 });
           console.log('written');
         } catch (error) {
           console.log(error.message);
-        }`);
+        }`,
+      );
       fs.chmodSync(tmp, 0o755);
       expect(child.stderr).toBe('');
       expect(child.stdout).toMatch(/permission denied/);
