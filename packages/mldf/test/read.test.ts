@@ -1,3 +1,4 @@
+import { describeWith } from '@binscope/testkit';
 import {
   CountingSource,
   MemorySource,
@@ -8,7 +9,7 @@ import {
 } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { type FieldSpec, inspectMldf, type MldfSample, openMldf, writeMldf } from '../src/index.js';
-import { readBytes, specsOf, VECTORS_PRESENT, validVectors } from './helpers.js';
+import { readBytes, specsOf, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** A source without readSync: exercises the promise path (Blob/HTTP-like). */
 function asyncOnly(bytes: Uint8Array, name = 'async'): ByteSource {
@@ -23,7 +24,7 @@ async function all(bytes: Uint8Array, source: ByteSource = new MemorySource(byte
   return out;
 }
 
-describe.skipIf(!VECTORS_PRESENT)('MLDF vectors', () => {
+describeWith(VECTORS_NEEDED, 'MLDF vectors', () => {
   for (const v of validVectors()) {
     it(`${v.name}: rewriting its decoded samples with the same fields and page size gives the same bytes`, async () => {
       const bytes = readBytes(v.file);

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isFormatError, type MemoryDirectory, toHex } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
-import { runUnprivileged } from '@binscope/testkit';
+import { runUnprivileged, describeWith } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FeatureBlock,
@@ -15,7 +15,7 @@ import {
 } from '../src/index.js';
 import { createScdlArchiveWriter, openScdlArchive, writeScdlArchive } from '../src/node.js';
 import { encodeData } from '../src/write.js';
-import { VECTORS_PRESENT, validCases } from './helpers.js';
+import { VECTORS_NEEDED, validCases } from './helpers.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -37,7 +37,7 @@ const BYTE_IDENTICAL = [
   'obs_features/labels.json',
 ];
 
-describe.skipIf(!VECTORS_PRESENT)('re-writing the vectors reproduces upstream bytes (C9)', () => {
+describeWith(VECTORS_NEEDED, 're-writing the vectors reproduces upstream bytes (C9)', () => {
   for (const testCase of validCases()) {
     it(`${testCase.name}: whole and streamed writes`, async () => {
       const source = await openScdlArchive(testCase.archive);

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { fileTarget, isFormatError, MemorySource, walk } from '@binscope/core';
-import { fuzzMutations } from '@binscope/testkit';
+import { fuzzMutations, describeWith } from '@binscope/testkit';
 import { describe, it } from 'vitest';
 import { UdfBuilder, type UdfReader, udfPlugin, validateUdf } from '../src/index.js';
-import { VECTORS_PRESENT, validVectors } from './helpers.js';
+import { VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** Structure boundaries worth truncating at / overwriting: header fields, datasets, descriptors, lookups, data. */
 async function boundaries(bytes: Uint8Array): Promise<number[]> {
@@ -87,7 +87,7 @@ describe('fuzz: mutated files read or fail with FormatError, validate never thro
     await fuzzMutations(bytes, readEverything, { boundaries: await boundaries(bytes) });
   });
 
-  describe.skipIf(!VECTORS_PRESENT)('each valid vector', () => {
+  describeWith(VECTORS_NEEDED, 'each valid vector', () => {
     for (const vector of validVectors()) {
       it(vector.name, async () => {
         const bytes = new Uint8Array(fs.readFileSync(vector.file));

@@ -28,3 +28,4 @@ export {
   vectorFormats,
 } from './vectors.js';
 export { runUnprivileged } from './unprivileged.js';
+export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
