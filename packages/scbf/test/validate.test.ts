@@ -159,6 +159,17 @@ describe('validate: metadata table and bounds (S1, A3, A4)', () => {
     await expectDefect(bytes.slice(0, bytes.byteLength - 3), 'Truncated', score.offset);
     await expectDefect(setU64(bytes, score.fieldOffset + 16, 4), 'OutOfBounds', score.fieldOffset + 16);
   });
+
+  it('OutOfBounds for a block that starts inside the column metadata table (past the header)', async () => {
+    const bytes = await sample();
+    const { header, columns } = await fieldsOf(bytes);
+    const score = columns[2].blocks[0];
+    // Inside the table and clear of the header, so only the table half of the check sees it.
+    const inside = header.metaTableOffset + 8;
+    expect(inside).toBeGreaterThanOrEqual(header.headerLength);
+    expect(inside).toBeLessThan(header.metaTableEnd);
+    await expectDefect(setU64(bytes, score.fieldOffset + 16, inside), 'OutOfBounds', score.fieldOffset + 16);
+  });
 });
 
 describe('validate: counts and sizes (S5)', () => {
