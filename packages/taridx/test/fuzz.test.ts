@@ -109,6 +109,11 @@ describe('fuzzing writer-made files', () => {
       i * 512 + 124,
       i * 512 + 156,
     ]).flat();
-    await fuzzMutations(shard, (b) => indexShards([new MemorySource(b, 'm_0.tar')]), { boundaries: blocks });
+    await fuzzMutations(shard, (b) => indexShards([new MemorySource(b, 'm_0.tar')]), {
+      boundaries: blocks,
+      label: 'taridx tar shard',
+      // T1: the header scan stops at a short read, so a cut tar indexes what it still holds.
+      mustReject: () => false,
+    });
   });
 });

@@ -3,7 +3,10 @@ export {
   applyMutations,
   expectFormatErrorOrSuccess,
   FUZZ_RUNS,
+  type FuzzOptions,
+  type FuzzStats,
   fuzzMutations,
+  onlyTruncates,
   type Mutation,
   mutationArbitrary,
 } from './fuzz.js';
