@@ -15,6 +15,7 @@ import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
 import { checkRows, parseIndex, readRows } from './parse.js';
 import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
+import { checkWholeReadable, payloadChunks, type StreamChunkOptions } from './member-stream.js';
 import { foldOf, ShardSet } from './shards.js';
 
 export type { TarMemberInfo } from './member-header.js';
@@ -49,6 +50,13 @@ export interface TaridxSample {
   /** The key when the index itself knows it (crash stems); see `reader.key()` otherwise. */
   key?: string;
   members: TaridxMember[];
+}
+
+export interface StreamMemberOptions extends StreamChunkOptions {
+  /** Check the member's tar header first, as `readSample` does. Default true. */
+  verify?: boolean;
+  /** The sample the member belongs to: its key (or keyhash) is checked against the header's stem. */
+  sample?: TaridxSample;
 }
 
 export interface MemberData extends TaridxMember {
@@ -303,6 +311,11 @@ export class TaridxReader implements FormatReader {
     return set.peek(fid) ?? set.open(fid);
   }
 
+  /** A shard's name for messages, without opening it. */
+  private shardName(fid: number): string {
+    return this.shardsReady?.names[fid] ?? `shard ${fid}`;
+  }
+
   private noShards(): SourceError {
     return new SourceError(
       `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
@@ -364,6 +377,21 @@ export class TaridxReader implements FormatReader {
     return source;
   }
 
+  /**
+   * A member's payload in chunks of at most `chunkSize` bytes (default 4 MiB), each read when
+   * the loop asks for it: memory stays at one chunk for members of any size, where the
+   * methods returning whole payloads refuse members over MAX_MEMBER_BYTES (1 GiB). With
+   * `verify` (default) the member's tar header is checked first, as readSample checks it.
+   */
+  async *streamMember(member: TaridxMember, options: StreamMemberOptions = {}): AsyncGenerator<Uint8Array> {
+    const source = await this.shard(member.fid);
+    if (options.verify ?? true) {
+      const run = this.startRead([], { verify: true }, options.sample);
+      this.verifyHeader(await readHeaderBlock(source, member), 0, member, source.name, run);
+    }
+    yield* payloadChunks(source, member, options);
+  }
+
   /** A member's payload: `size` bytes at offset + 512 of its shard. */
   async readMember(member: TaridxMember, options: ReadMemberOptions = {}): Promise<Uint8Array> {
     const [out] = await this.readMembers([member], options);
@@ -423,6 +451,7 @@ export class TaridxReader implements FormatReader {
     options: ReadMemberOptions,
     sample: TaridxSample | undefined,
   ): MemberRead {
+    checkWholeReadable(members, (m) => this.shardName((m as TaridxMember).fid));
     // Members in shard order (usually already so), split into runs that one read can cover.
     for (let k = IDENTITY.length; k < members.length; k++) IDENTITY.push(k);
     const order = inShardOrder(members) ? IDENTITY : members.map((_, k) => k);
