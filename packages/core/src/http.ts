@@ -48,6 +48,7 @@ export class HttpSource implements ByteSource {
   private whole: Uint8Array | undefined;
   private readonly blockSize: number;
   private readonly cacheBlocks: number;
+  private readonly sendIfRange: boolean;
 
   private constructor(
     readonly url: string,
@@ -58,6 +59,7 @@ export class HttpSource implements ByteSource {
   ) {
     this.blockSize = options.blockSize ?? 64 * 1024;
     this.cacheBlocks = options.cacheBlocks ?? 64;
+    this.sendIfRange = !crossOriginInBrowser(url);
   }
 
   get name(): string {
@@ -187,9 +189,11 @@ export class HttpSource implements ByteSource {
   }
 
   private fetchRange(start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
-    const { etag, lastModified } = this.validator;
-    // If-Range: a changed file answers 200 (whole new version) instead of a range of it.
-    const ifRange = etag ?? lastModified;
+    // If-Range with a strong ETag: a changed file answers 200 (the new version) instead of a
+    // range of it. Not cross-origin in a browser: If-Range is no CORS-safelisted header, and the
+    // preflight it forces fails on servers that allow only Range. The validators are compared
+    // on every reply anyway, so a change is caught without it too.
+    const ifRange = this.sendIfRange ? this.validator.etag : undefined;
     const request: RangeRequest = {
       url: this.url,
       range: `bytes=${start}-${end - 1}`,
@@ -207,7 +211,9 @@ export class HttpSource implements ByteSource {
       }
       await body.discard();
       if (response.status === 200) {
-        if (ifRange || this.changed(response)) throw changedError(fail, 200);
+        // After If-Range, a 200 means the ETag no longer matches (unless the reply repeats it).
+        const changed = ifRange ? validatorOf(response).etag !== ifRange : this.changed(response);
+        if (changed) throw changedError(fail, 200);
         throw fail(
           'range-ignored',
           'the server answered a range request with the whole file (it stopped honouring Range)',
@@ -229,6 +235,16 @@ export class HttpSource implements ByteSource {
         this.validator.lastModified !== undefined &&
         lastModified !== this.validator.lastModified)
     );
+  }
+}
+
+function crossOriginInBrowser(url: string): boolean {
+  const here = (globalThis as { location?: { href?: string; origin?: string } }).location;
+  if (typeof here?.href !== 'string') return false;
+  try {
+    return new URL(url, here.href).origin !== here.origin;
+  } catch {
+    return true;
   }
 }
 

@@ -25,6 +25,8 @@ let server: http.Server;
 let base: string;
 /** Requests per route + id (`/route?id=x`), for routes that change behaviour over time. */
 const seen = new Map<string, number>();
+/** The If-Range header of each request to /changes, in order. */
+const ifRanges: (string | undefined)[] = [];
 /** Bytes the endless routes wrote before the client went away. */
 const sent = new Map<string, number>();
 
@@ -118,6 +120,7 @@ beforeAll(async () => {
       case '/stall-headers':
         return; // never answers
       case '/changes':
+        ifRanges.push(req.headers['if-range'] as string | undefined);
         // Another version of the file after the first request; If-Range is honoured.
         return ranged(
           req,
@@ -251,6 +254,8 @@ describe('HttpSource against hostile and flaky servers', { timeout: 15_000 }, ()
       const error = await failure(source.read(100_000, 10));
       expect(error.reason, route).toBe('changed');
     }
+    // The read carried the version it expects, so the server could answer with the new file.
+    expect(ifRanges).toEqual([undefined, '"v1"']);
   });
 
   it('retries 503 with backoff, and gives up after `retries` more attempts', async () => {
