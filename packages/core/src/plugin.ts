@@ -1,6 +1,6 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import type { DirectorySource } from './directory.js';
-import type { ValidationReport } from './errors.js';
+import { isSourceError, type ValidationReport } from './errors.js';
 import type { InspectNode } from './inspect.js';
 import type { JsonValue } from './json.js';
 
@@ -141,5 +141,32 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
 export type AnyFormatPlugin = FormatPlugin<FormatReader>;
 
 export function definePlugin<R extends FormatReader>(plugin: FormatPlugin<R>): AnyFormatPlugin {
-  return plugin as unknown as AnyFormatPlugin;
+  const validate = plugin.validate;
+  return {
+    ...plugin,
+    validate: (target, options) => validateWithoutThrowing(plugin.id, validate, target, options),
+  } as FormatPlugin<R> as unknown as AnyFormatPlugin;
+}
+
+/**
+ * validate() reports, it does not throw: an I/O failure part-way (a dropped HTTP connection, a
+ * server that stalls or changes the file) becomes an error of code `SourceError` in the report.
+ * Only the caller's own abort is thrown, since nobody is waiting for a report then.
+ */
+async function validateWithoutThrowing(
+  format: string,
+  validate: FormatPlugin['validate'],
+  target: Target,
+  options?: ValidateOptions,
+): Promise<ValidationReport> {
+  try {
+    return await validate(target, options);
+  } catch (error) {
+    if (!isSourceError(error) || options?.signal?.aborted) throw error;
+    return {
+      valid: false,
+      errors: [{ code: 'SourceError', message: error.message, file: error.path, format }],
+      warnings: [],
+    };
+  }
 }

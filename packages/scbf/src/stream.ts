@@ -16,6 +16,8 @@ const READ_CHUNK = 1 << 20;
 /** Compressed bytes handed to the inflater at a time: bounds the output one push can make. */
 const PUSH_CHUNK = 64 << 10;
 const Z_SYNC_FLUSH = 2;
+/** Thrown from onData to stop pako mid-push once a block runs past its declared size. */
+const RUNS_LONG = Symbol('runs-long');
 
 export type WholeBlockReader = (block: ScbfBlock, column: ScbfColumn) => Promise<Uint8Array>;
 
@@ -120,24 +122,14 @@ export class BlockStream {
       this.inflater = new Inflate({ windowBits: 15, chunkSize: 256 << 10 });
       this.inflater.onData = (chunk: Uint8Array) => {
         this.produced += chunk.byteLength;
-        // Past the declared size: keep decoding (to tell a corrupt stream from a long one) but drop the bytes.
-        if (this.produced > this.block.uncompressedSize) return;
+        // Past the declared size: stop inside this push (a bomb's next chunks are never made).
+        if (this.produced > this.block.uncompressedSize) throw RUNS_LONG;
         this.pending.push(chunk);
         this.pendingBytes += chunk.byteLength;
       };
       this.inflater.onEnd = () => {};
     }
     await this.step();
-    if (this.produced > this.block.uncompressedSize) {
-      // Same precedence as inflateBlock: a corrupt stream is a DecompressError even if it also runs long.
-      while (!this.ended) await this.step();
-      throw blockError(
-        'CountMismatch',
-        `${this.what()} inflates to more than the ${this.block.uncompressedSize} bytes uncomp_size declares`,
-        this.source.name,
-        this.block.fieldOffset,
-      );
-    }
   }
 
   /** Feeds the inflater one slice of compressed input. */
@@ -168,7 +160,19 @@ export class BlockStream {
 
   private push(bytes: Uint8Array, final: boolean): void {
     const inflater = this.inflater!;
-    inflater.push(bytes, final ? true : Z_SYNC_FLUSH);
+    try {
+      inflater.push(bytes, final ? true : Z_SYNC_FLUSH);
+    } catch (error) {
+      if (error !== RUNS_LONG) throw error;
+      // As inflateBlock: the first defect in stream order wins, and output past uncomp_size
+      // comes before anything later in the stream.
+      throw blockError(
+        'CountMismatch',
+        `${this.what()} inflates to more than the ${this.block.uncompressedSize} bytes uncomp_size declares`,
+        this.source.name,
+        this.block.fieldOffset,
+      );
+    }
     if (inflater.err) {
       throw blockError(
         'DecompressError',
