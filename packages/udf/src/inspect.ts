@@ -1,4 +1,4 @@
-import { type InspectNode, node, type ReadOptions } from '@binscope/core';
+import { type FormatError, type InspectNode, node, type ReadOptions } from '@binscope/core';
 import type { TableInfo, UdfDataset, UdfReader } from './read.js';
 import { DESCRIPTOR_SIZE, FILE_HEADER_SIZE, LOOKUP_ENTRY_SIZE, STATIC_HEADER_SIZE } from './types.js';
 
@@ -32,11 +32,16 @@ function describeType(t: TableInfo): string {
   return `${t.prim}${t.dims ? `[${t.shape.slice(0, t.dims).join('×')}]` : ''}${t.ghostDims ? ` ghost [${t.shape.slice(t.dims).join('×')}]` : ''}${t.hint === 'none' ? '' : ` ${t.hint}`}`;
 }
 
-function descriptorNode(t: TableInfo): InspectNode {
+function descriptorNode(t: TableInfo, problem?: FormatError): InspectNode {
   const at = t.descriptorOffset;
+  // A table that breaks a rule is shown with its error; the others read as usual (U15).
+  const error = problem
+    ? [node('error', 'error', problem.offset ?? at, 0, { value: `${problem.code}: ${problem.detail}` })]
+    : [];
   return node(t.name, 'descriptor', at, DESCRIPTOR_SIZE, {
-    value: describeType(t),
+    value: problem ? `${describeType(t)} (${problem.code})` : describeType(t),
     children: [
+      ...error,
       field('key_name', at, 4, t.name),
       field(
         'type_info',
@@ -86,7 +91,7 @@ export function datasetNode(d: UdfDataset): InspectNode {
         base + STATIC_HEADER_SIZE,
         DESCRIPTOR_SIZE * h.descsLen,
         d.tables,
-        descriptorNode,
+        (t) => descriptorNode(t, d.broken.get(t.index)),
         h.descsLen,
       ),
       list(

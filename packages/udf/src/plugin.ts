@@ -1,6 +1,7 @@
 import {
   definePlugin,
   FormatError,
+  isFormatError,
   type JsonRecord,
   type JsonValue,
   type RecordOptions,
@@ -71,6 +72,28 @@ export async function tableRecord(dataset: UdfDataset, info: TableInfo): Promise
   return out;
 }
 
+/**
+ * A table that breaks a rule, as a record: its type and the error instead of its content, so
+ * one bad table never hides the others (U15). Other failures (I/O) still end the listing.
+ */
+async function tableRecordOrError(dataset: UdfDataset, info: TableInfo): Promise<JsonRecord> {
+  try {
+    return await tableRecord(dataset, info);
+  } catch (error) {
+    if (!isFormatError(error)) throw error;
+    return {
+      dataset: dataset.fileOffset.offset,
+      dataset_id: dataset.id,
+      table: info.name,
+      prim: info.prim,
+      dims: info.dims,
+      hint: info.hint,
+      shape: info.shape,
+      error: { code: error.code, message: error.detail, offset: error.offset ?? null },
+    };
+  }
+}
+
 export const udfPlugin = definePlugin<UdfReader>({
   ...udfFormat,
 
@@ -137,7 +160,7 @@ export const udfPlugin = definePlugin<UdfReader>({
         if (index++ < skip) continue;
         if (emitted >= limit) return;
         emitted++;
-        yield await tableRecord(dataset, info);
+        yield await tableRecordOrError(dataset, info);
       }
     }
   },
