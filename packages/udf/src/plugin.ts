@@ -12,7 +12,7 @@ import {
 import { udfContentFields, udfLocateTable } from './content.js';
 import { inspectUdf } from './inspect.js';
 import { udfFormat } from './magic.js';
-import { FORMAT_ID, type TableInfo, type UdfDataset, UdfReader } from './read.js';
+import { FORMAT_ID, type TableInfo, UdfDataset, UdfReader, type UnloadedDataset } from './read.js';
 import { validateUdf } from './validate.js';
 
 /** Tables with more elements than this show their first values only in records. */
@@ -94,6 +94,17 @@ async function tableRecordOrError(dataset: UdfDataset, info: TableInfo): Promise
   }
 }
 
+/** A dataset a DATASET table points at that cannot be loaded: where it is referenced, and why. */
+function unloadedRecord(unloaded: UnloadedDataset): JsonRecord {
+  const { ref, error } = unloaded;
+  return {
+    dataset: ref.at.offset,
+    dataset_size: ref.at.size,
+    referenced_at: ref.from,
+    error: { code: error.code, message: error.detail, offset: error.offset ?? null },
+  };
+}
+
 export const udfPlugin = definePlugin<UdfReader>({
   ...udfFormat,
 
@@ -154,7 +165,14 @@ export const udfPlugin = definePlugin<UdfReader>({
     const only = options.columns ? new Set(options.columns) : undefined;
     let index = 0;
     let emitted = 0;
-    for await (const dataset of reader.walk()) {
+    for await (const dataset of reader.walkReporting()) {
+      if (!(dataset instanceof UdfDataset)) {
+        if (only || index++ < skip) continue;
+        if (emitted >= limit) return;
+        emitted++;
+        yield unloadedRecord(dataset);
+        continue;
+      }
       for (const info of dataset.tables) {
         if (only && !only.has(info.name)) continue;
         if (index++ < skip) continue;

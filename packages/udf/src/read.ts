@@ -4,6 +4,7 @@ import {
   type ErrorCode,
   FormatError,
   type FormatReader,
+  isFormatError,
   type NumericArray,
   type ReadOptions,
   readExact,
@@ -288,6 +289,26 @@ export class UdfReader implements FormatReader {
     return dataset!;
   }
 
+  /**
+   * walk() that goes on past a child dataset it cannot load (a DATASET table's bad FileOffset),
+   * yielding the error in its place, so one bad table never hides the rest of the file (U15).
+   */
+  async *walkReporting(): AsyncGenerator<UdfDataset | UnloadedDataset> {
+    yield* walkRefs<UdfDataset | UnloadedDataset>(this.header.root, async (ref) => {
+      const loaded = await this.load(ref).then(
+        (dataset) => ({ dataset }),
+        // The root's own failure is the file's: it still throws.
+        (error: unknown) => (isFormatError(error) && ref.from !== 0x10 ? { error } : Promise.reject(error)),
+      );
+      if (!('dataset' in loaded)) return { value: { ref, error: loaded.error }, children: [] };
+      // A DATASET table that does not decode is reported when read; its children are not walked.
+      const children = await loaded.dataset
+        .children()
+        .catch((e: unknown) => (isFormatError(e) ? [] : Promise.reject(e)));
+      return { value: loaded.dataset, children };
+    });
+  }
+
   /** All datasets of the walk, in walk order. */
   async allDatasets(): Promise<UdfDataset[]> {
     const out: UdfDataset[] = [];
@@ -298,6 +319,12 @@ export class UdfReader implements FormatReader {
   async close(): Promise<void> {
     await this.source.close?.();
   }
+}
+
+/** A dataset walkReporting() could not load, with the reference that points at it. */
+export interface UnloadedDataset {
+  ref: DatasetRef;
+  error: FormatError;
 }
 
 /** The (offset, size) pairs a walk has visited, keyed by number (no key strings). */

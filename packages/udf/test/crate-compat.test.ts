@@ -388,6 +388,40 @@ describe('one bad table never hides the others (U15)', () => {
     expect(errors[0]).toMatch(/^ReservedNonZero: table 1: type_info/);
   });
 
+  it('a DATASET table with a bad FileOffset: cat and inspect go on with the other datasets', async () => {
+    const file = new UdfBuilder({ id: 'KIDS' });
+    const a = file.dataset({ id: 'A' }).table('a', { prim: 'u8', data: [1] });
+    const b = file.dataset({ id: 'B' }).table('b', { prim: 'u8', data: [2] });
+    const root = file.dataset({ id: 'ROOT' }).datasets('kids', [a, b]);
+    file.setRoot(root);
+    const bytes = file.toBytes();
+    const intact = (await open(bytes)).root;
+    const entry = intact.table('kids')!.dataOffset;
+    const view = new DataView(bytes.buffer);
+    view.setUint32(entry, view.getUint32(entry, true) + 8, true); // child A misaligned
+
+    const reader = await UdfReader.open(new MemorySource(bytes));
+    const records = [];
+    for await (const r of udfPlugin.records(reader)) records.push(r);
+    expect(records.map((r) => r.table ?? 'error')).toEqual(['kids', 'error', 'b']);
+    expect(records[1]).toMatchObject({ referenced_at: entry, error: { code: 'Misaligned', offset: entry } });
+    expect(records[2]).toMatchObject({ values: [2] });
+
+    const tree = await udfPlugin.inspect(reader);
+    const kinds: string[] = [];
+    walk(tree, (n, path) => {
+      if (path.length === 2 && path[1].name === 'datasets') kinds.push(`${n.kind} ${n.name}`);
+      return true;
+    });
+    expect(kinds).toEqual([
+      'dataset dataset "ROOT"',
+      `error dataset at ${view.getUint32(entry, true)}`,
+      'dataset dataset "B"',
+    ]);
+    const report = await validateUdf(new MemorySource(bytes));
+    expect(report.errors.map((e) => [e.code, e.offset])).toEqual([['Misaligned', entry]]);
+  });
+
   it('a table whose payload breaks a rule: cat gives the others and the error', async () => {
     const { bytes } = threeTables();
     const { root: intact } = await open(bytes);
