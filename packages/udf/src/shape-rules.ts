@@ -130,6 +130,11 @@ export function countText(
   shape: readonly number[],
   elementCount: number,
 ): string {
+  return `${elementCount} elements × ${PRIM_SIZE[prim]} bytes (${shapeText(hint, dims, shape)})`;
+}
+
+/** "declared axes [1] × ghost axis [6]": where a table's element count comes from. */
+export function shapeText(hint: Hint, dims: number, shape: readonly number[]): string {
   const declared = shape.slice(0, dims);
   const ghosts = shape.slice(dims);
   const declaredText = dims === 0 ? 'a scalar' : `declared axes [${declared.join(', ')}]`;
@@ -138,5 +143,5 @@ export function countText(
   else if (minGhosts(hint) > 0)
     how = `${declaredText}, no ghost axis: a ${hint} element without its axis holds nothing`;
   else how = declaredText;
-  return `${elementCount} elements × ${PRIM_SIZE[prim]} bytes (${how})`;
+  return how;
 }

@@ -1,6 +1,6 @@
 import { FormatError, type NumericArray } from '@binscope/core';
 import { compressScheme, decompress } from './compress.js';
-import { countText } from './shape-rules.js';
+import { shapeText } from './shape-rules.js';
 import type { Prim } from './types.js';
 
 /** What decoding a stored table needs of its descriptor. */
@@ -36,8 +36,8 @@ export function decodeStored(info: StoredTable, stored: Uint8Array, file: string
   }
   const decoded = decompress(scheme, stored, info.elementCount);
   if (decoded.ok) return decoded.bytes;
-  const wanted = countText(info.prim, info.hint, info.dims, info.shape, info.elementCount);
-  throw new FormatError(decoded.code, `${label}: ${decoded.message} (${wanted})`, {
+  const shape = shapeText(info.hint, info.dims, info.shape);
+  throw new FormatError(decoded.code, `${label}: ${decoded.message} (${shape})`, {
     offset: info.dataOffset + decoded.at,
     file,
     format: 'udf',
