@@ -1070,7 +1070,7 @@ function parseDescriptor(
   const knownHint = type.hintValue < HINT_BY_VALUE.length;
   const hintIssue =
     type.prim && knownHint
-      ? hintProblem(`${label}`, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize)
+      ? hintProblem(label, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize)
       : undefined;
   if (hintIssue) issues.error(Phase.field, hintIssue.code, hintIssue.message, at + hintIssue.field);
   const usesIndex = hint === 'index' || hint === 'range';
@@ -1114,7 +1114,7 @@ function parseDescriptor(
   const sizeIssue =
     type.prim && decoded && compressInfo === 0
       ? dataSizeProblem(
-          `${label} ${JSON.stringify(name)}`,
+          { toString: () => `${label} ${JSON.stringify(name)}` },
           prim,
           hint,
           type.dims,

@@ -33,6 +33,9 @@ export function ghostsAllowed(hint: Hint, ghosts: number): boolean {
   return !range || (ghosts >= range[0] && ghosts <= range[1]);
 }
 
+/** A table's name for messages, formatted only when a message is built (descriptors are hot in walks). */
+export type Label = { toString(): string };
+
 export interface ShapeProblem {
   code: ErrorCode;
   message: string;
@@ -50,7 +53,7 @@ function axesText(n: number): string {
 
 /** The spec's per-hint rules on primitives and ghost axes, as U15 relaxes them. */
 export function hintProblem(
-  label: string,
+  label: Label,
   prim: Prim,
   hint: Hint,
   dims: number,
@@ -104,7 +107,7 @@ export function hintProblem(
  * axis never reads as a lost element (compressed tables are checked after decoding, U12).
  */
 export function dataSizeProblem(
-  label: string,
+  label: Label,
   prim: Prim,
   hint: Hint,
   dims: number,
