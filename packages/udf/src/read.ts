@@ -1112,9 +1112,13 @@ function parseDescriptor(
 
   // A compressed table's data_size is the stream's: its size is checked after decoding (U12).
   const sizeIssue =
-    type.prim && decoded && compressInfo === 0
+    type.prim &&
+    decoded &&
+    compressInfo === 0 &&
+    prim !== 'custom' &&
+    dataSize !== shape.elementCount * PRIM_SIZE[prim]
       ? dataSizeProblem(
-          { toString: () => `${label} ${JSON.stringify(name)}` },
+          `${label} ${JSON.stringify(name)}`,
           prim,
           hint,
           type.dims,
