@@ -117,7 +117,15 @@ export const udfPlugin = definePlugin<UdfReader>({
     let datasets = 0;
     let tables = 0;
     const details: JsonValue[] = [];
-    for await (const d of reader.walk()) {
+    for await (const d of reader.walkReporting()) {
+      if (!(d instanceof UdfDataset)) {
+        // A child that cannot be loaded is listed with its error; the summary goes on (U15).
+        if (details.length < DETAIL_DATASETS) {
+          const { code, detail } = d.error;
+          details.push({ offset: d.ref.at.offset, size: d.ref.at.size, error: `${code}: ${detail}` });
+        }
+        continue;
+      }
       datasets++;
       tables += d.tables.length;
       if (details.length < DETAIL_DATASETS) {

@@ -418,6 +418,9 @@ describe('one bad table never hides the others (U15)', () => {
       `error dataset at ${view.getUint32(entry, true)}`,
       'dataset dataset "B"',
     ]);
+    const summary = await udfPlugin.info(reader);
+    expect(summary.counts).toEqual({ datasets: 2, tables: 2 });
+    expect(JSON.stringify(summary.details)).toContain('Misaligned');
     const report = await validateUdf(new MemorySource(bytes));
     expect(report.errors.map((e) => [e.code, e.offset])).toEqual([['Misaligned', entry]]);
   });
