@@ -135,3 +135,27 @@ describe('cat keeps -0.0 and writes SCBF CSV in the S8 dialect', () => {
     expect(csv.stdout.split('\n')[1]).toContain('-0');
   });
 });
+
+describe('index: T4 shard order and linked shards', () => {
+  it('x_5.tar, x_5-b.tar, x_10.tar get fids in upstream order, also when they are links', async () => {
+    const { tarBytes } = await import('@binscope/testkit');
+    const store = path.join(scratch.dir, 'store');
+    const dir = path.join(scratch.dir, 'fold');
+    fs.mkdirSync(store);
+    fs.mkdirSync(dir);
+    for (const name of ['x_5.tar', 'x_5-b.tar', 'x_10.tar']) {
+      const key = `k-${name.slice(0, -4)}`;
+      fs.writeFileSync(
+        path.join(store, name),
+        tarBytes([{ name: `${key}.txt`, data: new TextEncoder().encode(name) }]),
+      );
+      fs.symlinkSync(path.join(store, name), path.join(dir, name));
+    }
+    const r = cli(['index', dir, '--fold', 'x', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).shards).toEqual(['x_10.tar', 'x_5.tar', 'x_5-b.tar']);
+    const got = cli(['get', path.join(dir, 'x.taridx'), 'k-x_5-b', '--ext', 'txt']);
+    expect(got.code, got.stderr).toBe(0);
+    expect(got.stdout).toBe('x_5-b.tar');
+  });
+});
