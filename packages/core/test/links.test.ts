@@ -55,8 +55,8 @@ describe('NodeDirectory and symbolic links (SECURITY.md: one rule for listing an
   });
 
   it('names still cannot leave the folder', async () => {
-    const escape = await dir.open('../elsewhere/payload.bin').catch((e: unknown) => e);
-    expect(isSourceError(escape)).toBe(true);
+    const escaped = await dir.open('../elsewhere/payload.bin').catch((e: unknown) => e);
+    expect(isSourceError(escaped)).toBe(true);
     expect(await dir.has('../elsewhere/payload.bin')).toBe(false);
   });
 });

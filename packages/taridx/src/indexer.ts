@@ -1,5 +1,4 @@
 import {
-  basename,
   type ByteSource,
   type DirectorySource,
   FormatError,
