@@ -159,3 +159,25 @@ describe('index: T4 shard order and linked shards', () => {
     expect(got.stdout).toBe('x_5-b.tar');
   });
 });
+
+describe('folders whose files are symbolic links (SECURITY.md)', () => {
+  it.skipIf(!VECTORS_PRESENT)('an SCDL archive made of links to its files validates and reads', () => {
+    const v = validVectors('scdl').find((c) => fs.statSync(c.target).isDirectory());
+    expect(v).toBeDefined();
+    const linked = path.join(scratch.dir, 'linked-archive');
+    const walk = (rel: string) => {
+      fs.mkdirSync(path.join(linked, rel), { recursive: true });
+      for (const entry of fs.readdirSync(path.join(v!.target, rel), { withFileTypes: true })) {
+        const child = path.join(rel, entry.name);
+        if (entry.isDirectory()) walk(child);
+        else fs.symlinkSync(path.join(v!.target, child), path.join(linked, child));
+      }
+    };
+    walk('');
+    const r = cli(['validate', '--json', linked]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ format: 'scdl', valid: true });
+    const original = cli(['cat', '--format', 'jsonl', v!.target]);
+    expect(cli(['cat', '--format', 'jsonl', linked]).stdout).toBe(original.stdout);
+  });
+});
