@@ -5,7 +5,7 @@ import {
   type ValidateOptions,
   type ValidationReport,
 } from '@binscope/core';
-import { type Finding, FORMAT, parseLayout, Phase, type ScbfColumn, sortFindings } from './layout.js';
+import { type Finding, FORMAT, parseLayout, Phase, sortFindings } from './layout.js';
 import { ScbfReader } from './read.js';
 import { type StrUncompMismatch, s4Warning } from './s4.js';
 import { columnDecoder } from './stream.js';
