@@ -36,10 +36,15 @@ export async function matchAllocations(
   let prevPtr = -1;
   let prevEnd = -1;
   let entryIndex = 0;
+  let expected = 0;
   for await (const chunk of entries) {
     for (const entry of chunk) {
       const at = allocTablePtr + entryIndex * ALLOC_ENTRY_SIZE;
-      const rank = findPtr(ptrs, order, count, entry.ptr);
+      // Entries usually come in value order: try the next value before searching.
+      const rank =
+        expected < count && ptrs[order[expected]] === entry.ptr
+          ? expected
+          : findPtr(ptrs, order, count, entry.ptr);
       if (rank < 0) {
         throw error(
           'CountMismatch',
@@ -67,6 +72,7 @@ export async function matchAllocations(
         }
       }
       matched[rank] = 1;
+      expected = rank + 1;
       prevPtr = entry.ptr;
       prevEnd = entry.ptr + entry.size;
       entryIndex++;
