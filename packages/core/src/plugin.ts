@@ -127,6 +127,12 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   /** Rows / samples / tables as JSON-able records, streamed. */
   records(reader: R, options?: RecordOptions): AsyncIterable<JsonRecord>;
   /**
+   * Optional: the records as CSV text in the format's own dialect (SCBF: rule S8), streamed in
+   * chunks, header line first. Formats that define a CSV form implement it so every CSV they
+   * produce (a `cat`, a conversion) is the same text, from one code path.
+   */
+  csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
+  /**
    * Optional, for `diff`: the content as comparable fields (header fields, schema, fields,
    * tables, arrays, counts) with their locations. Leave out what only reflects the encoding
    * (compressed sizes, block offsets, padding) so files of equal content compare equal.

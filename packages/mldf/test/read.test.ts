@@ -307,6 +307,12 @@ describe('validation: one defect per file, the right class first (A2), reading f
       },
     ],
     ['alloc entry size disagrees', 'CountMismatch', (v) => v.setUint32(allocTablePtr + 16 * 3 + 8, 2, true)],
+    // M7: the size is compared with the value's before entries are compared with each other.
+    [
+      'alloc entry size too big, so it also overlaps the next entry',
+      'CountMismatch',
+      (v) => v.setUint32(allocTablePtr + 16 * 3 + 8, v.getUint32(allocTablePtr + 16 * 3 + 8, true) + 5, true),
+    ],
     ['alloc entry padding', 'ReservedNonZero', (v) => v.setUint32(allocTablePtr + 12, 1, true)],
     ['file cut inside the allocation table', 'Truncated', () => {}],
     [
