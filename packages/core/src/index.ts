@@ -93,6 +93,8 @@ export {
   type Detection,
   HEAD_WINDOW,
   matchesMagic,
+  type NearMiss,
+  nearMisses,
   rankByMagic,
   type Registry,
   TAR_SHARD,

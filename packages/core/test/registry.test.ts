@@ -12,6 +12,7 @@ import {
   node,
   nodesAt,
   ProblemList,
+  nearMisses,
   rankByMagic,
   toJsonValue,
   toPlainTree,
@@ -94,13 +95,61 @@ describe('registry and detection', () => {
   });
 });
 
+describe('near misses', () => {
+  const nine = fakePlugin('nine', 'ABCDEFGHI');
+  const registry = createRegistry([nine, fakePlugin('two', 'QZ')]);
+  const detect = (text: string, name = 'x.bin') =>
+    registry.detect(fileTarget(new MemorySource(encoder.encode(text), name)));
+
+  it('names the format whose signature a file mostly carries, and the first byte that differs', async () => {
+    const d = await detect('ABCDE?GHI rest');
+    expect(d.format).toBeNull();
+    expect(d.nearMiss).toMatchObject({
+      id: 'nine',
+      offset: 5,
+      expected: 0x46,
+      actual: 0x3f,
+      matched: 8,
+      length: 9,
+    });
+    expect(d.nearMiss?.message).toBe(
+      'BadMagic for NINE: byte 5 is 0x3f, expected 0x46 (8 of 9 signature bytes match)',
+    );
+  });
+
+  it('names no format when fewer than half the bytes match or the signature is short', async () => {
+    expect((await detect('ABCD?????')).nearMiss).toBeUndefined();
+    expect((await detect('ABCD?FGHI')).nearMiss?.id).toBe('nine');
+    // A 2-byte signature never names a format by bytes alone: one stray byte would.
+    expect((await detect('Q?')).nearMiss).toBeUndefined();
+  });
+
+  it('names the format of the extension even when no byte matches, and a file cut inside the signature', async () => {
+    expect((await detect('zz', 'data.two')).nearMiss).toMatchObject({
+      id: 'two',
+      offset: 0,
+      byExtension: true,
+    });
+    const cut = await detect('ABCDEF', 'x.bin');
+    expect(cut.nearMiss).toMatchObject({ id: 'nine', offset: 6, actual: null });
+    expect(cut.nearMiss?.detail).toContain('the file ends before byte 6');
+  });
+
+  it('is not reported when a signature matches', async () => {
+    expect((await detect('ABCDEFGHI')).nearMiss).toBeUndefined();
+    expect(nearMisses([nine], encoder.encode('ABCDEFGHI'))).toEqual([]);
+  });
+});
+
 describe('errors', () => {
   it('keeps a message that itself contains " (at " whole in detail and toProblem', () => {
     const message = 'column "x (at 3)" has 2 rows, expected 4';
     const error = new FormatError('CountMismatch', message, { offset: 7, file: 'a.scbf', format: 'scbf' });
     expect(error.detail).toBe(message);
     expect(error.toProblem().message).toBe(message);
-    const relocated = withLocation(new FormatError('CountMismatch', message, { offset: 7 }), { file: 'b.scbf' });
+    const relocated = withLocation(new FormatError('CountMismatch', message, { offset: 7 }), {
+      file: 'b.scbf',
+    });
     expect((relocated as FormatError).detail).toBe(message);
     // Without a location there is no suffix to tell apart from the message's own " (at ".
     expect(new FormatError('InvalidValue', message).detail).toBe(message);
