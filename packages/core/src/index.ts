@@ -97,6 +97,7 @@ export {
   nearMisses,
   rankByMagic,
   type Registry,
+  SPECIFICATION_VERSIONS,
   TAR_SHARD,
 } from './registry.js';
 export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';

@@ -19,6 +19,9 @@ export const TAR_SHARD: FormatInfo = {
 
 export const HEAD_WINDOW = 4096;
 
+/** Versions of the FormatPlugin contract this core can drive. */
+export const SPECIFICATION_VERSIONS = ['v1'] as const;
+
 export interface Candidate {
   id: string;
   score: number;
@@ -168,6 +171,16 @@ export function nearMisses(formats: readonly FormatInfo[], head: Uint8Array, nam
 
 /** Registration is explicit: pass the plugins you want, in the order that breaks ties. */
 export function createRegistry(plugins: readonly AnyFormatPlugin[]): Registry {
+  for (const plugin of plugins) {
+    // A plugin built against another version of the contract would be called with arguments
+    // it does not expect: refuse it at registration, not at the first file.
+    const version: unknown = (plugin as { specificationVersion?: unknown }).specificationVersion;
+    if (!SPECIFICATION_VERSIONS.includes(version as 'v1')) {
+      throw new TypeError(
+        `plugin "${plugin.id}" implements FormatPlugin specification ${JSON.stringify(version)}; this @binscope/core supports ${SPECIFICATION_VERSIONS.join(', ')}`,
+      );
+    }
+  }
   const byId = new Map(plugins.map((p) => [p.id, p]));
   return {
     plugins,

@@ -89,6 +89,14 @@ describe('registry and detection', () => {
     expect(no.format).toBeNull();
   });
 
+  it('refuses a plugin written for another version of the contract, naming it', () => {
+    const future = { ...fakePlugin('zz', 'ZZZZ'), specificationVersion: 'v2' } as unknown as typeof long;
+    expect(() => createRegistry([long, future])).toThrow(
+      'plugin "zz" implements FormatPlugin specification "v2"; this @binscope/core supports v1',
+    );
+    expect(() => createRegistry([long])).not.toThrow();
+  });
+
   it('rankByMagic needs no plugin code', () => {
     expect(rankByMagic([long], encoder.encode('ABCD'))[0].id).toBe('bb');
     expect(rankByMagic([long], encoder.encode('ABC'))).toEqual([]);
