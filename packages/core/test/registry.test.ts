@@ -32,6 +32,8 @@ function fakePlugin(id: string, magic: string, extra: Partial<Parameters<typeof 
     inspect: async () => node(id, 'file', 0, 0),
     validate: async () => ({ valid: true, errors: [], warnings: [] }),
     records: async function* () {},
+    contentFields: async () => [],
+    locateRecord: async () => [],
     ...extra,
   });
 }
