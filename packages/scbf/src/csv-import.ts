@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type ProgressCallback, SourceError } from '@binscope/core';
-import { AtomicFile, describeFsError } from '@binscope/core/node';
+import { AtomicFile, describeFsError, trackTemp, untrackTemp } from '@binscope/core/node';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
 import type { ScbfType } from './layout.js';
@@ -66,6 +66,8 @@ export async function csvToScbf(
       ? fs.mkdtempSync(path.join(options.scratchDir, 'scbf-spill-'))
       : `${file.tempPath}-spill`;
     if (!options.scratchDir) fs.mkdirSync(scratchDir);
+    // Removed at once if the process is interrupted (core's removeTempsOnSignals).
+    trackTemp(scratchDir);
   } catch (cause) {
     file.abort();
     throw new SourceError(`cannot create a scratch folder for ${output}: ${describeFsError(cause)}`, output, {
@@ -169,6 +171,7 @@ export async function csvToScbf(
   } finally {
     space?.close();
     fs.rmSync(scratchDir, { recursive: true, force: true });
+    untrackTemp(scratchDir);
   }
 }
 
