@@ -2,7 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type ProgressCallback, SourceError } from '@binscope/core';
-import { AtomicFile, describeFsError, trackTemp, untrackTemp } from '@binscope/core/node';
+import { AtomicFile, describeFsError, openRegularFile, trackTemp, untrackTemp } from '@binscope/core/node';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
 import type { ScbfType } from './layout.js';
@@ -207,12 +207,8 @@ async function* readInput(input: CsvInput, signal?: AbortSignal): AsyncGenerator
     }
     return;
   }
-  let fd: number;
-  try {
-    fd = fs.openSync(input, 'r');
-  } catch (cause) {
-    throw new SourceError(`${input}: ${describeFsError(cause)}`, input, { cause });
-  }
+  // A FIFO or device is refused at once: reading one could wait forever or never end.
+  const { fd } = openRegularFile(input);
   try {
     // One buffer for every read: its bytes are decoded (or copied) before the next one.
     const buffer = Buffer.allocUnsafe(1 << 20);

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FormatError, SourceError } from '@binscope/core';
+import { openRegularFile } from '@binscope/core/node';
 import { createScdlArchiveWriter } from '@binscope/scdl/node';
 import type { AnnDataFile, H5adSummary } from './anndata.js';
 import {
@@ -40,14 +41,9 @@ function describe(cause: unknown): string {
 
 /** Fails with BadMagic before h5wasm sees a file that is not HDF5 at all. */
 function checkHdf5(file: string): void {
-  let fd: number;
+  // Only regular files: h5wasm would wait forever on a FIFO.
+  const { fd, size } = openRegularFile(file);
   try {
-    fd = fs.openSync(file, 'r');
-  } catch (cause) {
-    throw new SourceError(`${file}: ${describe(cause)}`, file, { cause });
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
     const head = new Uint8Array(8);
     for (const at of signatureOffsets(size)) {
       if (fs.readSync(fd, head, 0, 8, at) === 8 && hasSignatureAt(head)) return;

@@ -8,7 +8,7 @@ export {
   writeFileAtomic,
 } from './atomic.js';
 export { NodeDirectory, openDirectory } from './directory.js';
-export { describeFsError, NodeFileSource, openFile } from './file.js';
+export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';
 export { lockTarget, recoverInterruptedReplace } from './replace.js';
 export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';
