@@ -14,8 +14,9 @@ import { validateCommand } from './commands/validate.js';
 import { type CommonOptions, type Context, createContext } from './context.js';
 import { CliError, describeError, EXIT, type ExitCode, exitCodeFor } from './errors.js';
 import type { CliStreams } from './io.js';
+import { jsonError } from './json-errors.js';
 import { onPluginMissing } from './plugins.js';
-import { RECORD_FORMATS, type RecordFormat } from './render.js';
+import { printJson, RECORD_FORMATS, type RecordFormat } from './render.js';
 
 function wholeNumber(name: string) {
   return (value: string): number => {
@@ -97,6 +98,9 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
           ctx.messages.line(String((original as Error)?.stack ?? original));
         }
         ctx.messages.line(`binscope: ${describeError(error)}`);
+        // --json: the error is a JSON document too, unless the verb already closed one holding it.
+        if (options.json && !ctx.out.started)
+          await printJson(ctx.out, jsonError(error, typeof args[0] === 'string' ? args[0] : null));
         setExit(exitCodeFor(error));
       }
     };

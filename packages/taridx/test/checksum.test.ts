@@ -71,3 +71,21 @@ describe('validate --deep without shards', () => {
     expect(plain.warnings.map((w) => w.code)).toEqual(['ShardsNotFound']);
   });
 });
+
+describe('64-bit header fields in messages', () => {
+  it('are printed exactly, not as the nearest double', async () => {
+    const { bytes } = await indexShards({
+      directory: new MemoryDirectory({ 'f_0.tar': shard() }),
+      fold: 'f',
+    });
+    // n_stems, n_rows, off_crash, off_arr
+    for (const at of [16, 24, 40, 48]) {
+      const copy = bytes.slice();
+      new DataView(copy.buffer).setBigUint64(at, 0xfffffffffffffff1n, true);
+      const report = await validateTaridx(fileTarget(new MemorySource(copy, 'f.taridx')));
+      const text = report.errors.map((e) => e.message).join('\n');
+      expect(text, `field at ${at}`).toContain('18446744073709551601');
+      expect(text).not.toContain('18446744073709552000');
+    }
+  });
+});
