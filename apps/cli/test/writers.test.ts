@@ -122,3 +122,23 @@ describe('an interrupted convert', () => {
     });
   }
 });
+
+describe('a full disk during CSV → SCBF', () => {
+  it('names the output, not the input, and leaves nothing behind', () => {
+    const csv = at('in.csv');
+    let text = 'id,name\n';
+    for (let i = 0; i < 5000; i++) text += `${i},n${i}\n`;
+    fs.writeFileSync(csv, text);
+    const preload = path.resolve(__dirname, 'fixtures/disk-full.mjs');
+    const r = cli(['convert', csv, at('out.scbf')], {
+      nodeArgs: ['--import', preload],
+      env: { BINSCOPE_FULL: 'out.scbf' },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`^binscope: cannot write ${at('out.scbf')}.*no space left on device`),
+    );
+    expect(r.stderr).not.toContain(`${csv}:`);
+    expect(fs.readdirSync(dir)).toEqual(['in.csv']);
+  });
+});
