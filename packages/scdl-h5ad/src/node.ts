@@ -11,6 +11,7 @@ import {
   convertAnnData,
 } from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
+import { asH5adError, withQuietWasmConsole } from './h5-failures.js';
 import { comparePathParts, hasSignatureAt, openAnnData, pythonPath, signatureOffsets } from './open.js';
 
 export * from './index.js';
@@ -22,7 +23,8 @@ let nodeLib: Promise<H5Lib> | undefined;
  * (Emscripten NODERAWFS), so HDF5 reads exactly the byte ranges it needs from disk.
  */
 export function loadH5wasmNode(): Promise<H5Lib> {
-  nodeLib ??= import('h5wasm/node').then(async (lib) => {
+  nodeLib ??= withQuietWasmConsole(async () => {
+    const lib = await import('h5wasm/node');
     await lib.ready;
     useThrowingErrors(lib as unknown as H5Lib);
     return lib as unknown as H5Lib;
@@ -70,6 +72,8 @@ export async function describeH5ad(file: string): Promise<H5adSummary> {
   const adata = await openH5ad(file);
   try {
     return adata.summary();
+  } catch (error) {
+    throw asH5adError(error, file);
   } finally {
     adata.close();
   }
@@ -133,6 +137,7 @@ export async function convertH5adToScdl(
     label: f.label,
     open: () => openAnnData(lib, path.resolve(f.path), f.path),
   }));
+  const label = typeof input === 'string' ? input : files.map((f) => f.label).join(', ');
   return convertAnnData(
     inputs,
     async (writeOptions) => {
@@ -146,7 +151,9 @@ export async function convertH5adToScdl(
       };
     },
     options,
-  );
+  ).catch((error: unknown) => {
+    throw asH5adError(error, label);
+  });
 }
 
 export type { ConversionInput, ConversionResult, ConvertOptions };
