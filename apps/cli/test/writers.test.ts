@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { VECTORS, VECTORS_PRESENT } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, cli } from './helpers.js';
 
@@ -121,6 +122,50 @@ describe('an interrupted convert', () => {
       expect(fs.readdirSync(dir)).toEqual(['big.csv']);
     });
   }
+});
+
+const h5adVector = path.join(VECTORS, 'scdl/uint16_counts_from_X/source/input.h5ad');
+
+describe.skipIf(!VECTORS_PRESENT || !fs.existsSync(h5adVector))('two converts to one SCDL target', () => {
+  it("one wins; the other, without --force, fails clearly and leaves the winner's archive", async () => {
+    // A folder of many inputs keeps the first convert writing for seconds.
+    fs.mkdirSync(at('many'));
+    for (let i = 0; i < 150; i++) fs.copyFileSync(h5adVector, at(`many/f${String(i).padStart(3, '0')}.h5ad`));
+    const target = at('archive');
+    const first = spawn(process.execPath, [BIN, 'convert', at('many'), target, '--json'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let firstOut = '';
+    first.stdout.on('data', (b: Buffer) => {
+      firstOut += b.toString('utf8');
+    });
+    const firstCode = new Promise<number | null>((resolve) => first.once('exit', (c) => resolve(c)));
+    // Wait (bounded) until the first convert holds the target's lock.
+    const lock = at('.archive.binscope-lock');
+    const deadline = Date.now() + 20_000;
+    while (!fs.existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(fs.existsSync(lock), 'the first convert never locked its target').toBe(true);
+
+    // Without --force: the target did not exist when it started, so only the lock, or the
+    // archive the first one put there meanwhile, can stop it. Either way it changes nothing.
+    const second = cli(['convert', h5adVector, target]);
+    expect(second.code).not.toBe(0);
+    const errors = second.stderr.split('\n').filter((l) => l && !l.startsWith('binscope: warning:'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(
+      new RegExp(
+        `cannot write .*archive: (another binscope process \\(pid ${first.pid}\\) is writing it|it exists and replacing it was not asked for); nothing was changed`,
+      ),
+    );
+
+    expect(await firstCode).toBe(0);
+    const written = JSON.parse(firstOut) as { output: string; rows: number };
+    expect(written).toMatchObject({ output: target, rows: 150 * 10 });
+    const info = cli(['info', target, '--json']);
+    expect(info.code, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout)).toMatchObject({ format: 'scdl', rows: written.rows });
+    expect(fs.readdirSync(dir).sort()).toEqual(['archive', 'many']);
+  });
 });
 
 describe('a full disk during CSV → SCBF', () => {

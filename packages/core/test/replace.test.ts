@@ -109,6 +109,29 @@ describe('replacing a folder', () => {
     expect(fs.readdirSync(dir)).toEqual(['archive']);
   });
 
+  it('with replace: false fails at once when the target exists by the time it holds the lock', async () => {
+    const target = path.join(dir, 'archive');
+    archive(target, 'old');
+    let built = false;
+    const error = await writeDirectoryAtomic(
+      target,
+      async () => {
+        built = true;
+      },
+      { replace: false },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isSourceError(error), String(error)).toBe(true);
+    expect(String((error as Error).message)).toMatch(
+      /it exists and replacing it was not asked for; nothing was changed/,
+    );
+    expect(built).toBe(false);
+    expect(fs.readFileSync(path.join(target, 'data'), 'utf8')).toBe('old');
+    expect(fs.readdirSync(dir)).toEqual(['archive']);
+  });
+
   it('removes its temp folder and lock on SIGTERM', async () => {
     const target = path.join(dir, 'archive');
     const script = `

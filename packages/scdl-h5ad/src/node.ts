@@ -113,10 +113,15 @@ export function listH5adInputs(dir: string): { path: string; label: string }[] {
  * of files (in the order given; `{ path, label }` to choose the label). Labels in the
  * feature indices (labels.json) are the paths as given, as upstream writes them.
  */
+export interface NodeConvertOptions extends ConvertOptions {
+  /** false: fail, changing nothing, if `output` exists when writing starts. Default true. */
+  replace?: boolean;
+}
+
 export async function convertH5adToScdl(
   input: string | readonly (string | { path: string; label: string })[],
   output: string,
-  options: ConvertOptions = {},
+  options: NodeConvertOptions = {},
 ): Promise<ConversionResult> {
   let files: { path: string; label: string }[];
   if (typeof input === 'string') {
@@ -141,7 +146,7 @@ export async function convertH5adToScdl(
   return convertAnnData(
     inputs,
     async (writeOptions) => {
-      const writer = await createScdlArchiveWriter(output, writeOptions);
+      const writer = await createScdlArchiveWriter(output, { ...writeOptions, replace: options.replace });
       // Its sink writes each chunk with fs.writeSync before appendRows resolves.
       return {
         appendRows: writer.appendRows,

@@ -107,9 +107,14 @@ export interface ScdlArchiveWriter {
   abort(): Promise<void>;
 }
 
+export interface ScdlArchiveWriteOptions extends ScdlWriteOptions {
+  /** false: fail, changing nothing, if `target` exists when writing starts. Default true. */
+  replace?: boolean;
+}
+
 export async function createScdlArchiveWriter(
   target: string,
-  options: ScdlWriteOptions = {},
+  options: ScdlArchiveWriteOptions = {},
 ): Promise<ScdlArchiveWriter> {
   let release!: () => void;
   let fail!: (error: unknown) => void;
@@ -125,10 +130,14 @@ export async function createScdlArchiveWriter(
   });
   // core's writeDirectoryAtomic owns the temp-folder-and-rename dance; the build step
   // stays open until finish() or abort() settles it.
-  const done = writeDirectoryAtomic(target, async (tempDir) => {
-    ready(new NodeArchiveSink(tempDir));
-    await finished;
-  });
+  const done = writeDirectoryAtomic(
+    target,
+    async (tempDir) => {
+      ready(new NodeArchiveSink(tempDir));
+      await finished;
+    },
+    { replace: options.replace },
+  );
   done.catch((error) => notReady(error));
   const sink = await sinkReady;
   const writer = new ScdlWriter(sink, options);

@@ -167,6 +167,9 @@ async function convertH5ad(
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+      // guardOutput checked before converting; a convert running beside this one may put
+      // an archive there meanwhile, which only --force may replace.
+      replace: options.force === true,
     }),
   );
   return {

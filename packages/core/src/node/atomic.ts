@@ -150,6 +150,12 @@ export async function writeFileAtomic(
 export interface DirectoryWriteOptions {
   /** Told about previous copies that interrupted replacements left (restored or kept). */
   onWarning?: (message: string) => void;
+  /**
+   * false: fail, changing nothing, when the target exists once the lock is held. A check
+   * made before the write (a CLI without --force) cannot see a target that a concurrent
+   * writer puts in place meanwhile; this one can. Default true.
+   */
+  replace?: boolean;
 }
 
 /**
@@ -166,6 +172,12 @@ export async function writeDirectoryAtomic(
   const unlock = lockTarget(target);
   try {
     for (const message of recoverInterruptedReplace(target)) options.onWarning?.(message);
+    if (options.replace === false && fs.existsSync(target)) {
+      throw new SourceError(
+        `cannot write ${target}: it exists and replacing it was not asked for; nothing was changed`,
+        target,
+      );
+    }
     // Dead writers' half-built folders are temp, unlike a previous copy: they can go now.
     removeStaleTemps(target);
     const tempDir = tempNameFor(target);
