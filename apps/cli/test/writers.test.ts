@@ -140,11 +140,11 @@ describe.skipIf(!VECTORS_PRESENT || !fs.existsSync(h5adVector))('two converts to
       firstOut += b.toString('utf8');
     });
     const firstCode = new Promise<number | null>((resolve) => first.once('exit', (c) => resolve(c)));
-    // Wait (bounded) until the first convert holds the target's lock.
-    const lock = at('.archive.binscope-lock');
+    // Wait (bounded) until the first convert is writing: its lock or temp folder is there.
+    const writing = () => fs.readdirSync(dir).some((n) => n.startsWith('.archive.binscope-'));
     const deadline = Date.now() + 20_000;
-    while (!fs.existsSync(lock) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(fs.existsSync(lock), 'the first convert never locked its target').toBe(true);
+    while (!writing() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(writing(), 'the first convert never started writing').toBe(true);
 
     // Without --force: the target did not exist when it started, so only the lock, or the
     // archive the first one put there meanwhile, can stop it. Either way it changes nothing.
