@@ -110,6 +110,8 @@ export interface ScdlArchiveWriter {
 export interface ScdlArchiveWriteOptions extends ScdlWriteOptions {
   /** false: fail, changing nothing, if `target` exists when writing starts. Default true. */
   replace?: boolean;
+  /** Told about previous copies that interrupted replacements left (restored or kept). */
+  onWarning?: (message: string) => void;
 }
 
 export async function createScdlArchiveWriter(
@@ -136,7 +138,7 @@ export async function createScdlArchiveWriter(
       ready(new NodeArchiveSink(tempDir));
       await finished;
     },
-    { replace: options.replace },
+    { replace: options.replace, onWarning: options.onWarning },
   );
   done.catch((error) => notReady(error));
   const sink = await sinkReady;
@@ -189,7 +191,7 @@ export async function createScdlArchiveWriter(
 export async function writeScdlArchive(
   target: string,
   matrix: CsrMatrix,
-  options: ScdlWriteOptions = {},
+  options: ScdlArchiveWriteOptions = {},
 ): Promise<ScdlWriteResult> {
   const nnzFromIndptr =
     matrix.indptr.length > 0
