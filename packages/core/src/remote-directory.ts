@@ -70,6 +70,8 @@ function childLinks(html: string): string[] {
 
 const MAX_LISTED = 100_000;
 const MAX_DEPTH = 4;
+/** Probes in flight per listing: enough to hide latency, few enough to be polite to a server. */
+const PROBES_AT_ONCE = 8;
 
 /**
  * Files below an HTTP base URL. Formats with fixed file names (SCDL's header.sch and its
@@ -81,6 +83,7 @@ export class HttpDirectory implements DirectorySource {
   private listing: Promise<string[]> | undefined;
   private readonly opened = new Map<string, Promise<ByteSource | undefined>>();
   private readonly fetchFn: typeof fetch;
+  private readonly expected = new Set<string>();
 
   constructor(
     base: string,
@@ -94,8 +97,26 @@ export class HttpDirectory implements DirectorySource {
     return new URL(normalize(path).split('/').map(encodeURIComponent).join('/'), this.name).href;
   }
 
+  /**
+   * Names a format knows its files by (from a header, or fixed names): `list()` includes
+   * those that exist. Their probes run concurrently and keep each file's head cached, so
+   * they double as the first read. Call before the first `list()`.
+   */
+  expect(names: Iterable<string>): void {
+    for (const name of names) this.expected.add(normalize(name));
+  }
+
   list(): Promise<string[]> {
-    this.listing ??= this.listFolder('', 0, []).then((paths) => paths.sort());
+    this.listing ??= (async () => {
+      const paths = new Set(await this.listFolder('', 0, []));
+      const names = [...this.expected].filter((name) => !paths.has(name));
+      for (let i = 0; i < names.length; i += PROBES_AT_ONCE) {
+        const batch = names.slice(i, i + PROBES_AT_ONCE);
+        const found = await Promise.all(batch.map((name) => this.has(name)));
+        for (let k = 0; k < batch.length; k++) if (found[k]) paths.add(batch[k]);
+      }
+      return [...paths].sort();
+    })();
     return this.listing;
   }
 

@@ -141,6 +141,19 @@ export class S3Client {
   }
 
   /**
+   * Whether any object's key starts with `prefix`: one listing request. No `max-keys`:
+   * some S3-compatible servers fail on it, and one page costs the same round trip.
+   */
+  async hasPrefix(bucket: string, prefix: string): Promise<boolean> {
+    const response = await this.fetch(this.httpUrl({ bucket, key: '' }, { 'list-type': '2', prefix }));
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      return false;
+    }
+    return xmlAll(await response.text(), 'Contents').length > 0;
+  }
+
+  /**
    * Every key under a prefix with ListObjectsV2, following continuation tokens up to
    * `maxKeys` keys, so a listing can neither loop nor grow without bound.
    */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import * as path from 'node:path';
-import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
+import type { Target } from '@binscope/core';
+import { writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { openFolder } from '../remote.js';
 import { printJson } from '../render.js';
 
 export interface GetOptions extends CommonOptions {
@@ -30,8 +31,8 @@ export async function getCommand(
   }
   const input = await forPath(indexPath, () => openInput(indexPath));
   const detected = input.detection.format;
-  await input.close();
-  if (detected !== 'taridx') {
+  if (detected !== 'taridx' || input.target.kind !== 'file') {
+    await input.close();
     throw new CliError(
       `${indexPath}: not a .taridx index (detected: ${detected ?? 'unknown format'})`,
       EXIT.failed,
@@ -40,15 +41,13 @@ export async function getCommand(
   const { TaridxReader } = await import('@binscope/taridx');
   const shardDir =
     options.shards !== undefined
-      ? forPath(options.shards, async () => openDirectory(options.shards!))
+      ? forPath(options.shards, async () => openFolder(options.shards!))
       : undefined;
   const shards = await shardDir;
 
   return forPath(indexPath, async () => {
-    const reader = await TaridxReader.open(
-      openFile(indexPath),
-      shards ? { shards } : { shards: openDirectory(path.dirname(path.resolve(indexPath))) },
-    );
+    const { source, siblings } = input.target as Extract<Target, { kind: 'file' }>;
+    const reader = await TaridxReader.open(source, { shards: shards ?? siblings });
     try {
       const sample = await reader.find(key);
       if (!sample) {
@@ -105,7 +104,7 @@ export async function getCommand(
       // the key as well (size, extension and stem), so a rewritten shard is an error, not
       // another sample's bytes.
       const data = (await reader.readSample(sample, { ext }))[0].data;
-      if (options.output !== undefined) {
+      if (options.output !== undefined && options.output !== '-') {
         await writeFileAtomic(options.output, data);
         if (options.json) {
           await printJson(ctx.out, {
@@ -128,6 +127,7 @@ export async function getCommand(
       return EXIT.ok;
     } finally {
       await reader.close();
+      await input.close();
     }
   });
 }

@@ -3,12 +3,15 @@ import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { indexElsewhere } from '../index-input.js';
+import { isRemote } from '../remote.js';
 import { printJson } from '../render.js';
 import { progressBar } from '../progress.js';
 
 export interface IndexCommandOptions extends CommonOptions {
   fold: string;
   output?: string;
+  shardName?: string;
 }
 
 /** `binscope index DIR --fold NAME [-o OUT]`: the taridx package's indexer, with a progress bar. */
@@ -17,6 +20,7 @@ export async function indexCommand(
   dir: string,
   options: IndexCommandOptions,
 ): Promise<ExitCode> {
+  if (dir === '-' || isRemote(dir)) return indexRemote(ctx, dir, options);
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(dir);
@@ -57,6 +61,26 @@ export async function indexCommand(
   else
     ctx.messages.line(
       `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard${result.shards.length === 1 ? '' : 's'} (${result.shards[0]} … ${result.shards[result.shards.length - 1]})`,
+    );
+  return EXIT.ok;
+}
+
+/** Shards under a URL prefix or streamed on stdin (see index-input.ts). */
+async function indexRemote(ctx: Context, where: string, options: IndexCommandOptions): Promise<ExitCode> {
+  const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
+  const result = await indexElsewhere(where, { ...options, onProgress: progress.onProgress }).finally(() =>
+    progress.stop(),
+  );
+  if (options.json)
+    await printJson(ctx.out, {
+      path: result.path,
+      fold: options.fold,
+      rows: result.rows,
+      shards: result.shards,
+    });
+  else
+    ctx.messages.line(
+      `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard(s)`,
     );
   return EXIT.ok;
 }
