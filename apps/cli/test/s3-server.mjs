@@ -36,10 +36,15 @@ const proxy = http.createServer((req, res) => {
         answer.on('data', (chunk) => {
           bytes += chunk.length;
         });
+        answer.on('error', () => res.destroy());
+        res.on('close', () => answer.destroy());
         answer.pipe(res);
       },
     );
+    // A client that hangs up mid-body (a reader that got what it needed) is routine.
     upstream.on('error', () => res.destroy());
+    res.on('error', () => upstream.destroy());
+    req.on('error', () => upstream.destroy());
     req.pipe(upstream);
   }, latencyMs);
 });
