@@ -1,6 +1,7 @@
 import {
   directoryTarget,
   fileTarget,
+  ForwardReadSource,
   HttpDirectory,
   HttpSource,
   isHttpUrl,
@@ -87,7 +88,7 @@ async function openHttp(url: string): Promise<Target> {
     await expectScdlFiles(directory);
     return directoryTarget(directory);
   }
-  const source = await HttpSource.open(url, { fetch: fetchFn });
+  const source = new ForwardReadSource(await HttpSource.open(url, { fetch: fetchFn }));
   return fileTarget(source, new HttpDirectory(parentUrl(url), { fetch: fetchFn }));
 }
 

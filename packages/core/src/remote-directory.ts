@@ -1,6 +1,7 @@
 import type { ByteSource } from './bytes.js';
 import type { DirectorySource } from './directory.js';
 import { SourceError } from './errors.js';
+import { ForwardReadSource } from './forward.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
 import { parseS3Url, type S3Client } from './s3.js';
 
@@ -151,10 +152,13 @@ export class HttpDirectory implements DirectorySource {
         status = response.status;
         return response;
       };
-      pending = HttpSource.open(this.url(key), { ...this.sourceOptions, fetch: fetchFn }).catch((error) => {
-        if (status === 404 || status === 410) return undefined;
-        throw error;
-      });
+      pending = HttpSource.open(this.url(key), { ...this.sourceOptions, fetch: fetchFn }).then(
+        (source): ByteSource => new ForwardReadSource(source),
+        (error) => {
+          if (status === 404 || status === 410) return undefined;
+          throw error;
+        },
+      );
       this.opened.set(key, pending);
     }
     return pending;

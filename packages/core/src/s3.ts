@@ -1,5 +1,7 @@
 import { AwsClient } from 'aws4fetch';
+import type { ByteSource } from './bytes.js';
 import { SourceError } from './errors.js';
+import { ForwardReadSource } from './forward.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
 
 /**
@@ -134,10 +136,12 @@ export class S3Client {
     return new Response(null, { status: response.status, statusText: reason, headers: response.headers });
   };
 
-  /** Opens one object as a byte source named by its s3:// URL. */
-  open(url: string, options: Omit<HttpSourceOptions, 'fetch'> = {}): Promise<HttpSource> {
+  /** Opens one object as a byte source named by its s3:// URL, reading ahead on forward passes. */
+  async open(url: string, options: Omit<HttpSourceOptions, 'fetch'> = {}): Promise<ByteSource> {
     parseS3Url(url);
-    return HttpSource.open(url, { ...options, fetch: this.fetch as typeof fetch });
+    return new ForwardReadSource(
+      await HttpSource.open(url, { ...options, fetch: this.fetch as typeof fetch }),
+    );
   }
 
   /**
