@@ -1,13 +1,14 @@
 import {
   directoryTarget,
   fileTarget,
-  ForwardReadSource,
   HttpDirectory,
   HttpSource,
   isHttpUrl,
   isS3Url,
   isSourceError,
   parseS3Url,
+  RequestPool,
+  remoteReads,
   S3Client,
   S3Directory,
   type Target,
@@ -88,8 +89,9 @@ async function openHttp(url: string): Promise<Target> {
     await expectScdlFiles(directory);
     return directoryTarget(directory);
   }
-  const source = new ForwardReadSource(await HttpSource.open(url, { fetch: fetchFn }));
-  return fileTarget(source, new HttpDirectory(parentUrl(url), { fetch: fetchFn }));
+  const pool = new RequestPool();
+  const source = remoteReads(await HttpSource.open(url, { fetch: fetchFn }), pool);
+  return fileTarget(source, new HttpDirectory(parentUrl(url), { fetch: fetchFn }, pool));
 }
 
 /** Opens a URL as a plugin target; undefined for local paths (the caller opens those). */

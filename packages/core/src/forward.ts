@@ -5,6 +5,11 @@ export interface ForwardReadsOptions {
   minWindow?: number;
   /** The window doubles on each forward read up to this (default 8 MiB). */
   maxWindow?: number;
+  /**
+   * Bytes at the start the inner source already holds (HttpSource keeps its opening probe):
+   * reads inside them pass straight through, so parsing a header costs no read-ahead.
+   */
+  headWindow?: number;
 }
 
 /**
@@ -20,6 +25,7 @@ export class ForwardReadSource implements ByteSource {
   private grow: number;
   private readonly minWindow: number;
   private readonly maxWindow: number;
+  private readonly headWindow: number;
 
   constructor(
     readonly inner: ByteSource,
@@ -28,6 +34,7 @@ export class ForwardReadSource implements ByteSource {
     this.minWindow = options.minWindow ?? 64 * 1024;
     this.maxWindow = Math.max(this.minWindow, options.maxWindow ?? 8 * 1024 * 1024);
     this.grow = this.minWindow;
+    this.headWindow = Math.max(0, options.headWindow ?? 0);
   }
 
   get size(): number {
@@ -45,6 +52,10 @@ export class ForwardReadSource implements ByteSource {
     if (window && start >= window.start && end <= window.start + window.bytes.byteLength) {
       this.lastEnd = end;
       return window.bytes.subarray(start - window.start, end - window.start);
+    }
+    if (end <= this.headWindow) {
+      this.lastEnd = end;
+      return this.inner.read(start, end - start, options);
     }
     const forward = this.lastEnd >= 0 && start >= this.lastEnd && start - this.lastEnd <= this.grow;
     this.lastEnd = end;

@@ -55,6 +55,7 @@ export {
   type ValidationReport,
   withLocation,
 } from './errors.js';
+export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
 export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
 export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';

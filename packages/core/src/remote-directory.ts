@@ -1,7 +1,7 @@
 import type { ByteSource } from './bytes.js';
 import type { DirectorySource } from './directory.js';
 import { SourceError } from './errors.js';
-import { ForwardReadSource } from './forward.js';
+import { RequestPool, remoteReads } from './coalesce.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
 import { parseS3Url, type S3Client } from './s3.js';
 
@@ -86,9 +86,14 @@ export class HttpDirectory implements DirectorySource {
   private readonly fetchFn: typeof fetch;
   private readonly expected = new Set<string>();
 
+  /**
+   * @param pool bounds the requests of every file opened here; pass the pool of the file
+   *   the folder is beside to bound both together.
+   */
   constructor(
     base: string,
     private readonly sourceOptions: HttpSourceOptions = {},
+    readonly pool: RequestPool = new RequestPool(),
   ) {
     this.name = withSlash(base);
     this.fetchFn = sourceOptions.fetch ?? globalThis.fetch.bind(globalThis);
@@ -153,7 +158,7 @@ export class HttpDirectory implements DirectorySource {
         return response;
       };
       pending = HttpSource.open(this.url(key), { ...this.sourceOptions, fetch: fetchFn }).then(
-        (source): ByteSource => new ForwardReadSource(source),
+        (source): ByteSource => remoteReads(source, this.pool),
         (error) => {
           if (status === 404 || status === 410) return undefined;
           throw error;

@@ -1,7 +1,7 @@
 import { AwsClient } from 'aws4fetch';
 import type { ByteSource } from './bytes.js';
 import { SourceError } from './errors.js';
-import { ForwardReadSource } from './forward.js';
+import { RequestPool, remoteReads } from './coalesce.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
 
 /**
@@ -18,6 +18,8 @@ export interface S3Settings {
   endpoint?: string;
   /** Address buckets as `endpoint/bucket/key` instead of `bucket.endpoint/key`. */
   forcePathStyle?: boolean;
+  /** Requests in flight at most, over every object this client opens (default 8). */
+  concurrency?: number;
   fetch?: typeof fetch;
 }
 
@@ -86,12 +88,15 @@ export class S3Client {
   /** Requests sent and payload bytes received, for request/byte counters. */
   requests = 0;
   bytesReceived = 0;
+  /** Every object this client opens reads in this pool: its bound holds across files. */
+  readonly pool: RequestPool;
   private readonly signer: AwsClient | undefined;
   private readonly fetchFn: typeof fetch;
   private readonly endpoint: URL;
 
   constructor(readonly settings: S3Settings = {}) {
     this.fetchFn = settings.fetch ?? globalThis.fetch.bind(globalThis);
+    this.pool = new RequestPool(settings.concurrency ?? 8);
     const region = settings.region || 'us-east-1';
     this.endpoint = new URL(settings.endpoint || `https://s3.${region}.amazonaws.com`);
     // Without keys, requests go unsigned: public buckets and presigned-style anonymous access.
@@ -136,12 +141,16 @@ export class S3Client {
     return new Response(null, { status: response.status, statusText: reason, headers: response.headers });
   };
 
-  /** Opens one object as a byte source named by its s3:// URL, reading ahead on forward passes. */
+  /**
+   * Opens one object as a byte source named by its s3:// URL: reads issued together are merged
+   * and bounded by the client's pool, forward passes read ahead.
+   */
   async open(url: string, options: Omit<HttpSourceOptions, 'fetch'> = {}): Promise<ByteSource> {
     parseS3Url(url);
-    return new ForwardReadSource(
-      await HttpSource.open(url, { ...options, fetch: this.fetch as typeof fetch }),
+    const source = await this.pool.run(() =>
+      HttpSource.open(url, { ...options, fetch: this.fetch as typeof fetch }),
     );
+    return remoteReads(source, this.pool);
   }
 
   /**
