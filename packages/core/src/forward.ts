@@ -1,31 +1,42 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 
+/** Each forward read takes a window this many times larger: few requests before a pass streams. */
+const GROWTH = 4;
+
 export interface ForwardReadsOptions {
   /** The first read-ahead window, and what a random read resets it to (default 64 KiB). */
   minWindow?: number;
-  /** The window doubles on each forward read up to this (default 8 MiB). */
+  /** The window grows fourfold on each forward read up to this (default 8 MiB). */
   maxWindow?: number;
   /**
    * Bytes at the start the inner source already holds (HttpSource keeps its opening probe):
    * reads inside them pass straight through, so parsing a header costs no read-ahead.
    */
   headWindow?: number;
+  /**
+   * Once windows reach this size (default 512 KiB) the pass is taken to be sequential: the
+   * window after the current one is fetched while the caller works on this one.
+   */
+  prefetchFrom?: number;
 }
 
 /**
  * Read-ahead for remote sources. A pass that reads forward in small pieces (a tar header
  * walk, a record scan) costs one request per piece over a network; here each read that
- * continues forward from the last one fetches a window that doubles up to `maxWindow`, and
+ * continues forward from the last one fetches a window that grows fourfold up to `maxWindow`, and
  * later reads inside it are served from memory. Reads elsewhere go straight through and
  * reset the window, so random access costs what it did.
  */
 export class ForwardReadSource implements ByteSource {
   private window: { start: number; bytes: Uint8Array } | undefined;
+  /** The window after `window`, being fetched. */
+  private next: { start: number; end: number; bytes: Promise<Uint8Array | undefined> } | undefined;
   private lastEnd = -1;
   private grow: number;
   private readonly minWindow: number;
   private readonly maxWindow: number;
   private readonly headWindow: number;
+  private readonly prefetchFrom: number;
 
   constructor(
     readonly inner: ByteSource,
@@ -35,6 +46,7 @@ export class ForwardReadSource implements ByteSource {
     this.maxWindow = Math.max(this.minWindow, options.maxWindow ?? 8 * 1024 * 1024);
     this.grow = this.minWindow;
     this.headWindow = Math.max(0, options.headWindow ?? 0);
+    this.prefetchFrom = options.prefetchFrom ?? 512 * 1024;
   }
 
   get size(): number {
@@ -51,22 +63,83 @@ export class ForwardReadSource implements ByteSource {
     const window = this.window;
     if (window && start >= window.start && end <= window.start + window.bytes.byteLength) {
       this.lastEnd = end;
+      this.prefetch();
       return window.bytes.subarray(start - window.start, end - window.start);
     }
     if (end <= this.headWindow) {
       this.lastEnd = end;
       return this.inner.read(start, end - start, options);
     }
+    const next = this.next;
+    if (window && next && this.straddles(start, end, window, next)) {
+      // Unaligned reads of a sequential pass end up here once per window: join the two.
+      this.next = undefined;
+      const bytes = await next.bytes;
+      if (bytes && end - next.start <= bytes.byteLength) {
+        const out = new Uint8Array(end - start);
+        out.set(window.bytes.subarray(start - window.start));
+        out.set(bytes.subarray(0, end - next.start), next.start - start);
+        this.window = { start: next.start, bytes };
+        this.lastEnd = end;
+        this.prefetch();
+        return out;
+      }
+    }
+    if (next && start >= next.start && end <= next.end) {
+      this.next = undefined;
+      const bytes = await next.bytes;
+      if (bytes && end - next.start <= bytes.byteLength) {
+        this.window = { start: next.start, bytes };
+        this.lastEnd = end;
+        this.prefetch();
+        return bytes.subarray(start - next.start, end - next.start);
+      }
+    }
     const forward = this.lastEnd >= 0 && start >= this.lastEnd && start - this.lastEnd <= this.grow;
     this.lastEnd = end;
     if (!forward) {
       this.grow = this.minWindow;
+      this.next = undefined;
       return this.inner.read(start, end - start, options);
     }
-    this.grow = Math.min(this.maxWindow, this.grow * 2);
+    this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
     const bytes = await this.inner.read(start, Math.max(end - start, this.grow), options);
     this.window = { start, bytes };
+    // A window fetched in flight for elsewhere (the read straddled two) would block the next.
+    if (this.next && this.next.start !== start + bytes.byteLength) this.next = undefined;
+    this.prefetch();
     return bytes.subarray(0, end - start);
+  }
+
+  /** Whether [start, end) begins in the current window and ends in the one being fetched after it. */
+  private straddles(
+    start: number,
+    end: number,
+    window: { start: number; bytes: Uint8Array },
+    next: { start: number; end: number },
+  ): boolean {
+    const windowEnd = window.start + window.bytes.byteLength;
+    return (
+      next.start === windowEnd &&
+      start >= window.start &&
+      start < windowEnd &&
+      end > windowEnd &&
+      end <= next.end
+    );
+  }
+
+  /** In a sequential pass, starts fetching the window after the current one. */
+  private prefetch(): void {
+    const window = this.window;
+    if (this.next || !window || window.bytes.byteLength < this.prefetchFrom) return;
+    const start = window.start + window.bytes.byteLength;
+    if (start >= this.size) return;
+    this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
+    const end = Math.min(this.size, start + this.grow);
+    // Not the caller's signal: the fetch outlives this read. A failure is left to the read
+    // that needs these bytes, which then asks again and gets the error itself.
+    const bytes = this.inner.read(start, end - start).catch(() => undefined);
+    this.next = { start, end, bytes };
   }
 
   close(): Promise<void> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CountingSource, ForwardReadSource, MemorySource } from '../src/index.js';
+import { type ByteSource, CountingSource, ForwardReadSource, MemorySource } from '../src/index.js';
 
 const payload = Uint8Array.from({ length: 3_000_000 }, (_, i) => (i * 37 + (i >> 11)) & 0xff);
 
@@ -27,6 +27,33 @@ describe('ForwardReadSource', () => {
     expect(inner.bytesRead).toBe(picks.length * 100);
   });
 
+  it('fetches the next window while the caller works on this one, once the pass is sequential', async () => {
+    const asked: Array<[number, number]> = [];
+    const inner: ByteSource = {
+      size: payload.byteLength,
+      name: 'recorded',
+      read: (offset, length) => {
+        asked.push([offset, offset + length]);
+        return new MemorySource(payload).read(offset, length);
+      },
+    };
+    const source = new ForwardReadSource(inner, {
+      minWindow: 64 * 1024,
+      maxWindow: 1 << 20,
+      prefetchFrom: 256 * 1024,
+    });
+    let ahead = Number.POSITIVE_INFINITY;
+    for (let at = 0; at + 100_000 <= payload.byteLength; at += 100_000) {
+      await source.read(at, 100_000);
+      const askedTo = Math.max(...asked.map(([, askedEnd]) => askedEnd));
+      // Past the ramp-up and before the end of the file.
+      if (at >= 1_000_000 && at <= 1_700_000) ahead = Math.min(ahead, askedTo - (at + 100_000));
+    }
+    // Past the ramp-up, at least half a window beyond what the caller has read is already asked for.
+    expect(ahead).toBeGreaterThanOrEqual(512 * 1024);
+    expect(asked.length).toBeLessThan(10);
+  });
+
   it('returns exactly the bytes the source holds, for any sequence of reads', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -37,6 +64,8 @@ describe('ForwardReadSource', () => {
           const source = new ForwardReadSource(new MemorySource(payload), {
             minWindow: 4096,
             maxWindow: 1 << 18,
+            prefetchFrom: 16_384,
+            headWindow: 1000,
           });
           for (const [offset, length] of reads) {
             const start = Math.min(Math.max(0, offset), payload.byteLength);
