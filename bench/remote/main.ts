@@ -4,7 +4,7 @@
  * same operation on the local file. CLI verbs run as a user runs them (one process per
  * command); random reads run in-process through the readers over an S3 source.
  *
- *   pnpm --filter @binscope/bench run bench:remote [--scale S] [--latency MS] [--big]
+ *   pnpm --filter @binscope/bench run bench:remote [--scale S] [--latency MS] [--bandwidth MIBPS] [--big]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,11 +12,11 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type ByteSource, S3Client, S3Directory } from '@binscope/core';
+import { type ByteSource, type DirectorySource, fileTarget, S3Client, S3Directory } from '@binscope/core';
 import { openDirectory, openFile } from '@binscope/core/node';
-import { openMldf } from '@binscope/mldf';
+import { mldfPlugin, openMldf } from '@binscope/mldf';
 import { ScdlReader } from '@binscope/scdl';
-import { TaridxReader } from '@binscope/taridx';
+import { TaridxReader, taridxPlugin } from '@binscope/taridx';
 import { Bench, makeTmp } from '../src/harness.js';
 import { generate as generateMldf } from '../src/mldf.js';
 import { generate as generateScdl } from '../src/scdl.js';
@@ -32,12 +32,17 @@ const { values } = parseArgs({
   options: {
     scale: { type: 'string', default: '0.05' },
     latency: { type: 'string', default: '20' },
+    // The link the proxy simulates, in MiB/s (0: loopback speed).
+    bandwidth: { type: 'string', default: '50' },
     big: { type: 'boolean', default: false },
+    // Just the sequential passes against the link (quick to re-measure).
+    sequential: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(here, 'results.json') },
   },
 });
 const scale = Number(values.scale);
 const latencyMs = Number(values.latency);
+const bandwidthMiB = Number(values.bandwidth);
 
 interface Stats {
   requests: number;
@@ -57,7 +62,11 @@ interface Row {
 function startServer(): Promise<{ endpoint: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [SERVER], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, S3_LATENCY_MS: String(latencyMs) },
+    env: {
+      ...process.env,
+      S3_LATENCY_MS: String(latencyMs),
+      S3_BANDWIDTH: String(Math.round(bandwidthMiB * 1024 * 1024)),
+    },
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('S3 server did not start in 20 s')), 20_000);
@@ -179,6 +188,7 @@ async function randomRow(
   local: () => Promise<(i: number) => Promise<unknown>>,
   count: number,
   reads: number,
+  batch = 1,
 ): Promise<void> {
   let seed = 12345;
   const picks = Array.from({ length: reads }, () => {
@@ -190,7 +200,9 @@ async function randomRow(
   let start = performance.now();
   let failure: string | undefined;
   try {
-    for (const i of picks) await readRemote(i);
+    // A data loader's batch: `batch` samples asked for at once.
+    for (let i = 0; i < picks.length; i += batch)
+      await Promise.all(picks.slice(i, i + batch).map((pick) => readRemote(pick)));
   } catch (error) {
     // Recorded, not fatal: the table should show what failed beside what worked.
     failure = `failed: ${(error as Error).message.split('\n')[0]}`;
@@ -199,7 +211,8 @@ async function randomRow(
   const seen = await stats(endpoint);
   const readLocal = await local();
   start = performance.now();
-  for (const i of picks) await readLocal(i);
+  for (let i = 0; i < picks.length; i += batch)
+    await Promise.all(picks.slice(i, i + batch).map((pick) => readLocal(pick)));
   const localMs = performance.now() - start;
   print({
     format,
@@ -209,6 +222,64 @@ async function randomRow(
     localMs,
     note: failure ?? `${(seen.requests / reads).toFixed(2)} requests per read`,
   });
+}
+
+/** Random reads one at a time, and as a data loader asks for them: a batch at once. */
+const BATCHES = [1, 16];
+
+type Pass = (source: ByteSource, shards?: DirectorySource) => Promise<unknown>;
+
+/**
+ * Sequential passes (a full validate, in-process so Node's start-up is not counted) against
+ * the link: one plain GET of the same object shows what the link delivers, and each pass is
+ * reported as its share of that rate.
+ */
+async function sequentialRows(
+  endpoint: string,
+  client: S3Client,
+  passes: Array<[string, string, Pass, string?, string?]>,
+  localFiles: Record<string, string>,
+): Promise<void> {
+  // The link: one plain GET of the largest object, as fast as the server and link deliver.
+  const [, linkKey] = passes[0];
+  await reset(endpoint);
+  let start = performance.now();
+  const whole = await client.fetch(`s3://${linkKey}`);
+  const size = (await whole.arrayBuffer()).byteLength;
+  const linkMs = performance.now() - start;
+  const linkRate = size / linkMs;
+  print({
+    format: passes[0][0],
+    operation: 'one GET of the whole object',
+    ...(await stats(endpoint)),
+    remoteMs: linkMs,
+    localMs: 0,
+    note: `the link: ${mibPerSecond(linkRate)}`,
+  });
+  for (const [format, key, pass, shardsUrl, shardsDir] of passes) {
+    const source = await client.open(`s3://${key}`);
+    await reset(endpoint);
+    start = performance.now();
+    await pass(source, shardsUrl ? new S3Directory(client, shardsUrl) : undefined);
+    const remoteMs = performance.now() - start;
+    const seen = await stats(endpoint);
+    start = performance.now();
+    await pass(openFile(localFiles[format]), shardsDir ? openDirectory(shardsDir) : undefined);
+    const localMs = performance.now() - start;
+    const rate = seen.bytes / remoteMs;
+    print({
+      format,
+      operation: 'validate (in-process)',
+      ...seen,
+      remoteMs,
+      localMs,
+      note: `${mibPerSecond(rate)}, ${((100 * rate) / linkRate).toFixed(0)} % of the link`,
+    });
+  }
+}
+
+function mibPerSecond(bytesPerMs: number): string {
+  return `${((bytesPerMs * 1000) / (1 << 20)).toFixed(1)} MiB/s`;
 }
 
 async function main(): Promise<void> {
@@ -229,7 +300,9 @@ async function main(): Promise<void> {
   });
   try {
     await client.fetch(`${endpoint}/bench`, { method: 'PUT' });
-    process.stdout.write(`latency ${latencyMs} ms per request, scale ${scale}; generating and uploading…\n`);
+    process.stdout.write(
+      `latency ${latencyMs} ms per request, link ${bandwidthMiB || 'unlimited'} MiB/s, scale ${scale}; generating and uploading…\n`,
+    );
 
     const mldf = await generateMldf(bench);
     await putFile(endpoint, 'mldf/train.mldf', mldf.file);
@@ -255,27 +328,29 @@ async function main(): Promise<void> {
       ['taridx', 's3://bench/taridx/train.taridx', path.join(taridxDir, 'train.taridx')],
       ['scdl', 's3://bench/scdl/archive/', scdlDir],
     ];
-    for (const [format, remote, local] of cases) {
+    for (const [format, remote, local] of values.sequential ? [] : cases) {
       for (const verb of [['detect'], ['info'], ['head', '-n', '10'], ['validate']])
         await cliRow(endpoint, env, format, verb, remote, local);
     }
 
     const reads = 1000;
-    await randomRow(
-      endpoint,
-      'mldf',
-      `${reads} random samples`,
-      async () => {
-        const reader = await openMldf(await client.open('s3://bench/mldf/train.mldf'));
-        return (i) => reader.sample(i);
-      },
-      async () => {
-        const reader = await openMldf(openFile(mldf.file));
-        return (i) => reader.sample(i);
-      },
-      mldf.samples,
-      reads,
-    );
+    for (const batch of values.sequential ? [] : BATCHES)
+      await randomRow(
+        endpoint,
+        'mldf',
+        `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
+        async () => {
+          const reader = await openMldf(await client.open('s3://bench/mldf/train.mldf'));
+          return (i) => reader.sample(i);
+        },
+        async () => {
+          const reader = await openMldf(openFile(mldf.file));
+          return (i) => reader.sample(i);
+        },
+        mldf.samples,
+        reads,
+        batch,
+      );
     const taridxOpen = async (source: ByteSource, shards: string) => {
       const reader = await TaridxReader.open(source, {
         shards: shards.startsWith('s3://') ? new S3Directory(client, shards) : openDirectory(shards),
@@ -287,38 +362,57 @@ async function main(): Promise<void> {
       openFile(path.join(taridxDir, 'train.taridx')),
       taridxDir,
     );
-    await randomRow(
+    for (const batch of values.sequential ? [] : BATCHES)
+      await randomRow(
+        endpoint,
+        'taridx',
+        `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
+        async () => {
+          const { reader } = await taridxOpen(
+            await client.open('s3://bench/taridx/train.taridx'),
+            's3://bench/taridx/',
+          );
+          return async (i) => reader.readSample(await reader.sample(i));
+        },
+        async () => {
+          const { reader } = await taridxOpen(openFile(path.join(taridxDir, 'train.taridx')), taridxDir);
+          return async (i) => reader.readSample(await reader.sample(i));
+        },
+        taridxSamples,
+        reads,
+        batch,
+      );
+    if (!values.sequential)
+      await randomRow(
+        endpoint,
+        'scdl',
+        `${reads} random rows`,
+        async () => {
+          const reader = await ScdlReader.open(new S3Directory(client, 's3://bench/scdl/archive/'));
+          return (i) => reader.row(i);
+        },
+        async () => {
+          const reader = await ScdlReader.open(openDirectory(scdlDir));
+          return (i) => reader.row(i);
+        },
+        cells,
+        reads,
+      );
+
+    await sequentialRows(
       endpoint,
-      'taridx',
-      `${reads} random samples`,
-      async () => {
-        const { reader } = await taridxOpen(
-          await client.open('s3://bench/taridx/train.taridx'),
+      client,
+      [
+        ['mldf', 'bench/mldf/train.mldf', (source) => mldfPlugin.validate(fileTarget(source))],
+        [
+          'taridx',
+          'bench/taridx/train.taridx',
+          (source, shards) => taridxPlugin.validate(fileTarget(source, shards)),
           's3://bench/taridx/',
-        );
-        return async (i) => reader.readSample(await reader.sample(i));
-      },
-      async () => {
-        const { reader } = await taridxOpen(openFile(path.join(taridxDir, 'train.taridx')), taridxDir);
-        return async (i) => reader.readSample(await reader.sample(i));
-      },
-      taridxSamples,
-      reads,
-    );
-    await randomRow(
-      endpoint,
-      'scdl',
-      `${reads} random rows`,
-      async () => {
-        const reader = await ScdlReader.open(new S3Directory(client, 's3://bench/scdl/archive/'));
-        return (i) => reader.row(i);
-      },
-      async () => {
-        const reader = await ScdlReader.open(openDirectory(scdlDir));
-        return (i) => reader.row(i);
-      },
-      cells,
-      reads,
+          taridxDir,
+        ],
+      ],
+      { mldf: mldf.file, taridx: path.join(taridxDir, 'train.taridx') },
     );
 
     if (values.big) {
@@ -329,7 +423,7 @@ async function main(): Promise<void> {
       rows[rows.length - 1].note = `${formatBytes(fs.statSync(big.file).size)} file`;
       await cliRow(endpoint, env, 'mldf', ['detect'], 's3://bench/mldf/big.mldf', big.file);
     }
-    fs.writeFileSync(values.out!, `${JSON.stringify({ latencyMs, scale, rows }, null, 2)}\n`);
+    fs.writeFileSync(values.out!, `${JSON.stringify({ latencyMs, bandwidthMiB, scale, rows }, null, 2)}\n`);
   } finally {
     child.kill('SIGTERM');
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -9,6 +9,34 @@ import * as path from 'node:path';
 import S3rver from 's3rver';
 
 const latencyMs = Number(process.env.S3_LATENCY_MS ?? 0);
+// A link of this many bytes per second, shared by all connections (0: as fast as loopback).
+const bandwidth = Number(process.env.S3_BANDWIDTH ?? 0);
+let linkFreeAt = 0;
+
+/** Sends a response body no faster than the shared link allows. */
+function throttle(answer, res) {
+  // Writes in order; 'end' can come while the last chunk still waits for the link.
+  let sent = Promise.resolve();
+  answer.on('data', (chunk) => {
+    const now = performance.now();
+    linkFreeAt = Math.max(now, linkFreeAt) + (chunk.length / bandwidth) * 1000;
+    const wait = linkFreeAt - now;
+    // Below timer resolution the chunk goes now; the debt stays on linkFreeAt and is slept
+    // off once it adds up, so the average rate holds.
+    if (wait < 4) {
+      res.write(chunk);
+      return;
+    }
+    answer.pause();
+    sent = sent
+      .then(() => new Promise((resolve) => setTimeout(resolve, wait)))
+      .then(() => {
+        res.write(chunk);
+        answer.resume();
+      });
+  });
+  answer.on('end', () => sent.then(() => res.end()));
+}
 const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-s3rver-'));
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
 const { port: s3Port } = await server.run();
@@ -38,7 +66,8 @@ const proxy = http.createServer((req, res) => {
         });
         answer.on('error', () => res.destroy());
         res.on('close', () => answer.destroy());
-        answer.pipe(res);
+        if (bandwidth > 0) throttle(answer, res);
+        else answer.pipe(res);
       },
     );
     // A client that hangs up mid-body (a reader that got what it needed) is routine.
