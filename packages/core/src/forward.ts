@@ -14,8 +14,9 @@ export interface ForwardReadsOptions {
    */
   headWindow?: number;
   /**
-   * Once windows reach this size (default 512 KiB) the pass is taken to be sequential: the
-   * window after the current one is fetched while the caller works on this one.
+   * Once windows reach this size (default 512 KiB) and the caller has read past the middle of
+   * one, the pass is taken to be sequential: the window after it is fetched while the caller
+   * works on the rest of this one.
    */
   prefetchFrom?: number;
 }
@@ -33,6 +34,8 @@ export class ForwardReadSource implements ByteSource {
   private next: { start: number; end: number; bytes: Promise<Uint8Array | undefined> } | undefined;
   private lastEnd = -1;
   private grow: number;
+  /** Windows fetched by forward reads since the last random read. */
+  private fetchedInARow = 0;
   private readonly minWindow: number;
   private readonly maxWindow: number;
   private readonly headWindow: number;
@@ -100,6 +103,7 @@ export class ForwardReadSource implements ByteSource {
     if (!forward) {
       this.grow = this.minWindow;
       this.next = undefined;
+      this.fetchedInARow = 0;
       return this.inner.read(start, end - start, options);
     }
     this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
@@ -107,7 +111,9 @@ export class ForwardReadSource implements ByteSource {
     this.window = { start, bytes };
     // A window fetched in flight for elsewhere (the read straddled two) would block the next.
     if (this.next && this.next.start !== start + bytes.byteLength) this.next = undefined;
-    this.prefetch();
+    // A caller reading in big chunks of its own fetches each window in one read: a second
+    // such window in a row makes it a pass (one alone may be `head -n 10`).
+    if (++this.fetchedInARow >= 2) this.prefetch();
     return bytes.subarray(0, end - start);
   }
 
@@ -133,6 +139,8 @@ export class ForwardReadSource implements ByteSource {
     const window = this.window;
     if (this.next || !window || window.bytes.byteLength < this.prefetchFrom) return;
     const start = window.start + window.bytes.byteLength;
+    // Only a pass that has used half the window goes on: `head -n 10` stops well before.
+    if (this.lastEnd < window.start + window.bytes.byteLength / 2) return;
     if (start >= this.size) return;
     this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
     const end = Math.min(this.size, start + this.grow);
