@@ -140,6 +140,38 @@ describe('generated files and conversions by URL', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ format: 'scbf' });
   });
 
+  it.skipIf(!VECTORS_PRESENT)(
+    'every read verb by plain https-style URL (the bucket served anonymously)',
+    () => {
+      const httpUrl = (local: string) =>
+        `${s3.endpoint}/${BUCKET}/vectors/${path.relative(VECTORS, local).split(path.sep).join('/')}`;
+      for (const format of ['mldf', 'scbf', 'udf']) {
+        const v = validVectors(format)[0];
+        for (const verb of [
+          ['detect'],
+          ['info', '--json'],
+          ['inspect', '--depth', '2'],
+          ['validate', '--json'],
+        ])
+          same(verb, v.target, httpUrl(v.target));
+        same(['head', '-n', '3'], v.target, httpUrl(v.target));
+      }
+      const scbf = validVectors('scbf')[0];
+      same(['cat'], scbf.target, httpUrl(scbf.target));
+      const diff = cli(['diff', httpUrl(scbf.target), scbf.target], { env });
+      expect(diff.code, diff.stderr).toBe(0);
+      // A TARIDX index over HTTP: S3 serves no folder page, so its shards are named with --shards.
+      const taridx = validVectors('taridx')[0];
+      same(['detect'], taridx.target, httpUrl(taridx.target));
+      const key = (JSON.parse(cli(['head', '-n', '1', taridx.target]).stdout) as { key: string }).key;
+      const shards = `${path.dirname(s3Url(taridx.target))}/`;
+      const remote = cli(['get', httpUrl(taridx.target), key, '--shards', shards, '--json'], { env });
+      expect(remote.code, remote.stderr).toBe(0);
+      const local = cli(['get', taridx.target, key, '--json'], { env });
+      expect({ ...JSON.parse(remote.stdout), index: '' }).toEqual({ ...JSON.parse(local.stdout), index: '' });
+    },
+  );
+
   it.skipIf(!VECTORS_PRESENT)('an SCDL archive reads from an HTTP base URL by its fixed file names', () => {
     const v = validVectors('scdl')[0];
     const base = `${s3.endpoint}/${BUCKET}/vectors/${path.relative(VECTORS, v.target).split(path.sep).join('/')}/`;
