@@ -34,8 +34,10 @@ export class ForwardReadSource implements ByteSource {
   private next: { start: number; end: number; bytes: Promise<Uint8Array | undefined> } | undefined;
   private lastEnd = -1;
   private grow: number;
-  /** Windows fetched by forward reads since the last random read. */
-  private fetchedInARow = 0;
+  /** Bytes the caller has read since the last random read: what a prefetch may risk. */
+  private runBytes = 0;
+  /** The largest read of the run: a window after it must hold the next such read whole. */
+  private largestRead = 0;
   private readonly minWindow: number;
   private readonly maxWindow: number;
   private readonly headWindow: number;
@@ -66,7 +68,8 @@ export class ForwardReadSource implements ByteSource {
     const window = this.window;
     if (window && start >= window.start && end <= window.start + window.bytes.byteLength) {
       this.lastEnd = end;
-      this.prefetch();
+      this.runBytes += end - start;
+      this.prefetch(end - start);
       return window.bytes.subarray(start - window.start, end - window.start);
     }
     if (end <= this.headWindow) {
@@ -84,7 +87,8 @@ export class ForwardReadSource implements ByteSource {
         out.set(bytes.subarray(0, end - next.start), next.start - start);
         this.window = { start: next.start, bytes };
         this.lastEnd = end;
-        this.prefetch();
+        this.runBytes += end - start;
+        this.prefetch(end - start);
         return out;
       }
     }
@@ -94,7 +98,8 @@ export class ForwardReadSource implements ByteSource {
       if (bytes && end - next.start <= bytes.byteLength) {
         this.window = { start: next.start, bytes };
         this.lastEnd = end;
-        this.prefetch();
+        this.runBytes += end - start;
+        this.prefetch(end - start);
         return bytes.subarray(start - next.start, end - next.start);
       }
     }
@@ -103,7 +108,9 @@ export class ForwardReadSource implements ByteSource {
     if (!forward) {
       this.grow = this.minWindow;
       this.next = undefined;
-      this.fetchedInARow = 0;
+      // A random read may start a run.
+      this.runBytes = end - start;
+      this.largestRead = end - start;
       return this.inner.read(start, end - start, options);
     }
     this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
@@ -111,9 +118,8 @@ export class ForwardReadSource implements ByteSource {
     this.window = { start, bytes };
     // A window fetched in flight for elsewhere (the read straddled two) would block the next.
     if (this.next && this.next.start !== start + bytes.byteLength) this.next = undefined;
-    // A caller reading in big chunks of its own fetches each window in one read: a second
-    // such window in a row makes it a pass (one alone may be `head -n 10`).
-    if (++this.fetchedInARow >= 2) this.prefetch();
+    this.runBytes += end - start;
+    this.prefetch(end - start);
     return bytes.subarray(0, end - start);
   }
 
@@ -135,15 +141,20 @@ export class ForwardReadSource implements ByteSource {
   }
 
   /** In a sequential pass, starts fetching the window after the current one. */
-  private prefetch(): void {
+  private prefetch(current: number): void {
+    this.largestRead = Math.max(this.largestRead, current);
     const window = this.window;
     if (this.next || !window || window.bytes.byteLength < this.prefetchFrom) return;
     const start = window.start + window.bytes.byteLength;
     // Only a pass that has used half the window goes on: `head -n 10` stops well before.
     if (this.lastEnd < window.start + window.bytes.byteLength / 2) return;
     if (start >= this.size) return;
-    this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
-    const end = Math.min(this.size, start + this.grow);
+    const size = Math.max(Math.min(this.maxWindow, this.grow * GROWTH), 2 * this.largestRead);
+    // Never risk more than the run had read before this read: `head -n 10` reading one 4 MiB
+    // chunk is no pass, and what a run that stops wastes stays under half of what it read.
+    if (this.runBytes - current < size) return;
+    this.grow = size;
+    const end = Math.min(this.size, start + size);
     // Not the caller's signal: the fetch outlives this read. A failure is left to the read
     // that needs these bytes, which then asks again and gets the error itself.
     const bytes = this.inner.read(start, end - start).catch(() => undefined);

@@ -47,10 +47,11 @@ describe('ForwardReadSource', () => {
       await source.read(at, 100_000);
       const askedTo = Math.max(...asked.map(([, askedEnd]) => askedEnd));
       // Past the ramp-up and before the end of the file.
-      if (at >= 1_000_000 && at <= 1_700_000) ahead = Math.min(ahead, askedTo - (at + 100_000));
+      if (at >= 1_200_000 && at <= 2_200_000) ahead = Math.min(ahead, askedTo - (at + 100_000));
     }
-    // Past the ramp-up, at least a quarter of a window beyond what the caller has read is asked for.
-    expect(ahead).toBeGreaterThanOrEqual(256 * 1024);
+    // Once the run has read a window's worth, 400 KB or more beyond what it has read is asked for
+    // (without prefetching, the caller gets within 150 KB of the end of what was asked).
+    expect(ahead).toBeGreaterThanOrEqual(400_000);
     expect(asked.length).toBeLessThan(10);
   });
 
