@@ -93,7 +93,7 @@ export class CoalescingSource implements ByteSource {
     const start = Math.min(Math.max(0, offset), this.size);
     const end = Math.min(this.size, start + Math.max(0, length));
     if (options?.signal?.aborted)
-      return Promise.reject(new SourceError(`${this.name}: read aborted`, this.name));
+      return Promise.reject(new SourceError(`${this.name}: read aborted`, this.name, { reason: 'aborted' }));
     if (end <= start) return Promise.resolve(new Uint8Array(0));
     return new Promise((resolve, reject) => {
       this.queue.push({ start, end, resolve, reject, signal: options?.signal });

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const built = fs.existsSync(path.join(dist, 'index.js'));
-if (!built) console.warn('core browser-entry test: skipped, dist/ is not built (run the package build first)');
+if (!built)
+  console.warn('core browser-entry test: skipped, dist/ is not built (run the package build first)');
 
 const SPECIFIER =
   /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -41,7 +42,9 @@ describe.skipIf(!built)('core entries', () => {
     // aws4fetch as a browser bundler resolves it: Web Crypto and fetch only.
     const pkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/aws4fetch/package.json'), 'utf8'));
     const browserBuild = path.join(root, 'node_modules/aws4fetch', pkg.exports['.'].browser.default);
-    expect(fs.readFileSync(browserBuild, 'utf8')).not.toMatch(/require\(["'](?:node:)?(?:crypto|fs|os|http)["']\)/);
+    expect(fs.readFileSync(browserBuild, 'utf8')).not.toMatch(
+      /require\(["'](?:node:)?(?:crypto|fs|os|http)["']\)/,
+    );
   });
 
   it('the node entry is where AWS settings are read from files and the environment', () => {

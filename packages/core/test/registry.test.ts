@@ -95,6 +95,19 @@ describe('registry and detection', () => {
 });
 
 describe('errors', () => {
+  it('keeps a message that itself contains " (at " whole in detail and toProblem', () => {
+    const message = 'column "x (at 3)" has 2 rows, expected 4';
+    const error = new FormatError('CountMismatch', message, { offset: 7, file: 'a.scbf', format: 'scbf' });
+    expect(error.detail).toBe(message);
+    expect(error.toProblem().message).toBe(message);
+    const relocated = withLocation(new FormatError('CountMismatch', message, { offset: 7 }), {
+      file: 'b.scbf',
+    });
+    expect((relocated as FormatError).detail).toBe(message);
+    // Without a location there is no suffix to tell apart from the message's own " (at ".
+    expect(new FormatError('InvalidValue', message).detail).toBe(message);
+  });
+
   it('FormatError carries code, offset, file and format and a readable message', () => {
     const error = new FormatError('CountMismatch', 'rows disagree', {
       offset: 12,

@@ -14,6 +14,8 @@ import { printJson } from '../render.js';
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
+  zlib?: 'node' | 'python';
   dataDtype: string;
   useX?: boolean;
   neighbors?: string;
@@ -97,6 +99,7 @@ export async function convertCommand(
             inputName: path.basename(urlPath(input)),
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
+            pythonZlib: options.zlib === 'python',
             onProgress: progress.onProgress,
           }),
         );
@@ -113,8 +116,8 @@ export async function convertCommand(
         break;
       }
       case 'scbf→csv': {
-        if (options.types || options.level !== undefined)
-          throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+        if (options.types || options.level !== undefined || options.zlib)
+          throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
         const detected = await forPath(input, async () => {
           const opened = await openInput(input);
           await opened.close();
@@ -126,11 +129,12 @@ export async function convertCommand(
             EXIT.failed,
           );
         const { scbfToCsv } = await import('@binscope/scbf/node');
-        await forPath(input, async () =>
+        const { warnings } = await forPath(input, async () =>
           scbfToCsv((await ends.remoteSource()) ?? input, ends.outputPath('csv')),
         );
+        for (const w of warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
         await ends.deliver(ends.outputPath('csv'));
-        report = { input, output, conversion, bytes: fs.statSync(ends.outputPath('csv')).size };
+        report = { input, output, conversion, bytes: fs.statSync(ends.outputPath('csv')).size, warnings };
         break;
       }
       case 'h5ad→scdl':
@@ -176,8 +180,8 @@ async function convertH5ad(
   options: ConvertOptions,
   onProgress: ProgressCallback,
 ): Promise<Record<string, unknown>> {
-  if (options.types || options.level !== undefined)
-    throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+  if (options.types || options.level !== undefined || options.zlib)
+    throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
   await checkArchiveTarget(output, options.force);
   const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
   const result = await forPath(input, () =>
