@@ -97,8 +97,11 @@ export {
   type Detection,
   HEAD_WINDOW,
   matchesMagic,
+  type NearMiss,
+  nearMisses,
   rankByMagic,
   type Registry,
+  SPECIFICATION_VERSIONS,
   TAR_SHARD,
 } from './registry.js';
 export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';

@@ -51,6 +51,23 @@ function unrecognised(input: Input): ValidationReport {
       warnings: [],
     };
   }
+  const near = input.detection.nearMiss;
+  if (near) {
+    const { detail, offset, id } = near;
+    return {
+      valid: false,
+      errors: [
+        {
+          code: 'BadMagic',
+          message: `${id.toUpperCase()} signature damaged: ${detail}`,
+          offset,
+          file,
+          format: id,
+        },
+      ],
+      warnings: [],
+    };
+  }
   const what =
     input.target.kind === 'directory'
       ? 'no format recognises this directory'
