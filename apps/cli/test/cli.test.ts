@@ -206,7 +206,13 @@ describe('verbs on files no format reads', () => {
     const p = write('junk3.bin', 'zzz');
     const r = cli(['validate', '--json', '/no/such', p]);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toHaveLength(1);
+    // The missing path stays in the array (issue 21: --json errors are JSON too).
+    const doc = JSON.parse(r.stdout) as Array<{ path: string; valid: boolean; errors: { code: string }[] }>;
+    expect(doc.map((d) => [d.path, d.valid])).toEqual([
+      ['/no/such', false],
+      [p, false],
+    ]);
+    expect(doc[0].errors[0]).toMatchObject({ code: 'SourceError' });
     expect(r.stderr).toContain('/no/such');
   });
 });

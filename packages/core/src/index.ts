@@ -21,6 +21,7 @@ export {
   type CursorOptions,
   decodeUtf8,
   float16ToNumber,
+  encodeFloat16,
   numberToFloat16,
   readU64,
   readU64Big,

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import * as path from 'node:path';
 import type { Target } from '@binscope/core';
 import { writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { openFolder } from '../remote.js';
 import { printJson } from '../render.js';
 
@@ -11,6 +13,7 @@ export interface GetOptions extends CommonOptions {
   ext?: string;
   output?: string;
   shards?: string;
+  force?: boolean;
 }
 
 /**
@@ -56,6 +59,14 @@ export async function getCommand(
         return EXIT.failed;
       }
       const set = await reader.shards();
+      if (options.output !== undefined && options.output !== '-') {
+        const shardFolder = options.shards ?? path.dirname(path.resolve(indexPath));
+        guardOutput({
+          output: options.output,
+          inputs: [indexPath, ...(set?.names ?? []).map((name) => path.join(shardFolder, name))],
+          force: options.force,
+        });
+      }
       const shardName = (fid: number) => set?.names[fid] ?? null;
       if (options.ext === undefined) {
         const doc = {

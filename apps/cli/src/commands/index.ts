@@ -4,6 +4,7 @@ import { NodeDirectory } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { indexElsewhere } from '../index-input.js';
+import { guardOutput } from '../output-guard.js';
 import { isRemote } from '../remote.js';
 import { printJson } from '../render.js';
 import { progressBar } from '../progress.js';
@@ -12,6 +13,7 @@ export interface IndexCommandOptions extends CommonOptions {
   fold: string;
   output?: string;
   shardName?: string;
+  force?: boolean;
 }
 
 /** `binscope index DIR --fold NAME [-o OUT]`: the taridx package's indexer, with a progress bar. */
@@ -43,6 +45,11 @@ export async function indexCommand(
   );
   // An index of nothing is almost certainly a typo in --fold: say so, and write nothing.
   if (shards.length === 0) throw new CliError(`${dir}: no shards named ${options.fold}_*.tar`, EXIT.failed);
+  guardOutput({
+    output: options.output ?? path.join(dir, `${options.fold}.taridx`),
+    inputs: shards.map((name) => path.join(dir, name)),
+    force: options.force,
+  });
   const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
   const result = await forPath(dir, async () => {
     try {
@@ -67,6 +74,8 @@ export async function indexCommand(
 
 /** Shards under a URL prefix or streamed on stdin (see index-input.ts). */
 async function indexRemote(ctx: Context, where: string, options: IndexCommandOptions): Promise<ExitCode> {
+  // The inputs are remote or a stream: only an existing output is at stake.
+  guardOutput({ output: options.output ?? `${options.fold}.taridx`, inputs: [], force: options.force });
   const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
   const result = await indexElsewhere(where, { ...options, onProgress: progress.onProgress }).finally(() =>
     progress.stop(),

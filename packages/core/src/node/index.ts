@@ -1,6 +1,7 @@
 /** Node-only parts of core: local files and folders, atomic writes. Never imported by browser code. */
 export {
   AtomicFile,
+  type DirectoryWriteOptions,
   makeScratchDir,
   removeStaleTemps,
   writeDirectoryAtomic,
@@ -8,5 +9,7 @@ export {
 } from './atomic.js';
 export { parseAwsIni, resolveS3Settings } from './aws.js';
 export { NodeDirectory, openDirectory } from './directory.js';
-export { describeFsError, NodeFileSource, openFile } from './file.js';
+export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';
+export { lockTarget, recoverInterruptedReplace } from './replace.js';
+export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';
