@@ -110,6 +110,14 @@ describe.skipIf(!VECTORS_PRESENT)('every read verb by s3:// URL on the vectors',
     const run = cli(['index', `${path.dirname(s3Url(v.target))}/`, '--fold', fold, '-o', out], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(fs.readFileSync(out).equals(fs.readFileSync(v.target))).toBe(true);
+    // As for a local folder, an existing index is replaced only with --force.
+    const again = cli(['index', `${path.dirname(s3Url(v.target))}/`, '--fold', fold, '-o', out], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists; pass --force/);
+    const forced = cli(['index', `${path.dirname(s3Url(v.target))}/`, '--fold', fold, '-o', out, '--force'], {
+      env,
+    });
+    expect(forced.code, forced.stderr).toBe(0);
   });
 });
 
