@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ParserClient } from '../client';
 import { hexOffset, parseOffset } from '../format';
+import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
 import { useViewportSize } from './useViewportSize';
 
 const ROW_HEIGHT = 20;
-const BYTES_PER_ROW = 16;
 const CHUNK = 4096;
 const MAX_CHUNKS = 64;
 /** Browsers cap element heights (~16M px in Chromium); beyond this the scrollbar is scaled. */
@@ -35,7 +35,12 @@ export interface HexViewProps {
 export function HexView(props: HexViewProps) {
   const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const { height } = useViewportSize(scrollRef);
+  const { width, height } = useViewportSize(scrollRef);
+  const probeRef = useRef<HTMLSpanElement>(null);
+  const charWidth = useCharWidth(probeRef);
+  const offsetWidth = Math.max(8, size.toString(16).length);
+  // 16 bytes per row where they fit, 8 (or 4) on narrow screens, so the ASCII column is never clipped.
+  const bytesPerRow = bytesPerRowFor(width, charWidth, offsetWidth);
   const [scrollTop, setScrollTop] = useState(0);
   const chunks = useRef(new Map<number, Uint8Array>());
   const inflight = useRef(new Set<number>());
@@ -43,7 +48,7 @@ export function HexView(props: HexViewProps) {
   const [loadError, setLoadError] = useState<string | null>(null);
   const [goto, setGoto] = useState('');
 
-  const totalRows = Math.max(1, Math.ceil(size / BYTES_PER_ROW));
+  const totalRows = Math.max(1, Math.ceil(size / bytesPerRow));
   const visibleRows = Math.max(1, Math.floor(height / ROW_HEIGHT));
   const contentHeight = totalRows * ROW_HEIGHT;
   const scaled = contentHeight > MAX_SCROLL_HEIGHT;
@@ -72,8 +77,8 @@ export function HexView(props: HexViewProps) {
 
   // Read the chunks under the visible rows.
   useEffect(() => {
-    const from = Math.floor((firstRow * BYTES_PER_ROW) / CHUNK);
-    const to = Math.floor(Math.min(size - 1, (firstRow + visibleRows + 1) * BYTES_PER_ROW) / CHUNK);
+    const from = Math.floor((firstRow * bytesPerRow) / CHUNK);
+    const to = Math.floor(Math.min(size - 1, (firstRow + visibleRows + 1) * bytesPerRow) / CHUNK);
     for (let c = from; c <= to && size > 0; c++) {
       if (chunks.current.has(c) || inflight.current.has(c)) continue;
       inflight.current.add(c);
@@ -89,13 +94,13 @@ export function HexView(props: HexViewProps) {
         .catch((error: Error) => setLoadError(error.message))
         .finally(() => inflight.current.delete(c));
     }
-  }, [firstRow, visibleRows, size, client, sessionId, file]);
+  }, [firstRow, visibleRows, size, client, sessionId, file, bytesPerRow]);
 
   const ensureVisible = useCallback(
     (offset: number, center = false) => {
       const el = scrollRef.current;
       if (!el) return;
-      const row = Math.floor(offset / BYTES_PER_ROW);
+      const row = Math.floor(offset / bytesPerRow);
       if (!center && row >= firstRow && row < firstRow + visibleRows) return;
       const target = center
         ? Math.max(0, row - Math.floor(visibleRows / 3))
@@ -105,7 +110,7 @@ export function HexView(props: HexViewProps) {
       el.scrollTop = scrollTopFor(Math.max(0, Math.min(maxTopRow, target)));
       setScrollTop(el.scrollTop);
     },
-    [firstRow, visibleRows, maxTopRow, scrollTopFor],
+    [firstRow, visibleRows, maxTopRow, scrollTopFor, bytesPerRow],
   );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request scrolls.
@@ -120,17 +125,17 @@ export function HexView(props: HexViewProps) {
   };
 
   const onKeyDown = (event: React.KeyboardEvent) => {
-    const page = visibleRows * BYTES_PER_ROW;
-    const rowStart = cursor - (cursor % BYTES_PER_ROW);
+    const page = visibleRows * bytesPerRow;
+    const rowStart = cursor - (cursor % bytesPerRow);
     const steps: Record<string, number | undefined> = {
       ArrowRight: cursor + 1,
       ArrowLeft: cursor - 1,
-      ArrowDown: cursor + BYTES_PER_ROW,
-      ArrowUp: cursor - BYTES_PER_ROW,
+      ArrowDown: cursor + bytesPerRow,
+      ArrowUp: cursor - bytesPerRow,
       PageDown: cursor + page,
       PageUp: cursor - page,
       Home: event.ctrlKey || event.metaKey ? 0 : rowStart,
-      End: event.ctrlKey || event.metaKey ? size - 1 : rowStart + BYTES_PER_ROW - 1,
+      End: event.ctrlKey || event.metaKey ? size - 1 : rowStart + bytesPerRow - 1,
     };
     if (event.key in steps) {
       event.preventDefault();
@@ -150,17 +155,16 @@ export function HexView(props: HexViewProps) {
     const out: Array<{ row: number; cells: Array<{ offset: number; value: number | undefined }> }> = [];
     for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows + 1); r++) {
       const cells: Array<{ offset: number; value: number | undefined }> = [];
-      for (let i = 0; i < BYTES_PER_ROW; i++) {
-        const offset = r * BYTES_PER_ROW + i;
+      for (let i = 0; i < bytesPerRow; i++) {
+        const offset = r * bytesPerRow + i;
         if (offset >= size) break;
         cells.push({ offset, value: byteAt(offset) });
       }
       out.push({ row: r, cells });
     }
     return out;
-  }, [firstRow, visibleRows, totalRows, size, version]);
+  }, [firstRow, visibleRows, totalRows, size, version, bytesPerRow]);
 
-  const offsetWidth = Math.max(8, size.toString(16).length);
   const inSelection = (o: number) => !!selection && o >= selection.start && o < selection.end;
   const cellClass = (o: number) => {
     let c = 'b';
@@ -179,7 +183,15 @@ export function HexView(props: HexViewProps) {
   const smoothShift = scaled ? 0 : scrollTop - firstRow * ROW_HEIGHT;
 
   return (
-    <section className="hex" aria-label="Hex view">
+    <section
+      className="hex"
+      aria-label="Hex view"
+      data-bytes-per-row={bytesPerRow}
+      style={{ '--hex-row-ch': rowWidthCh(16, offsetWidth) } as React.CSSProperties}
+    >
+      <span ref={probeRef} className="ch-probe" aria-hidden="true">
+        0000000000
+      </span>
       <div className="hex-toolbar">
         <span className="hex-file" title={props.label}>
           {props.label}
@@ -218,15 +230,15 @@ export function HexView(props: HexViewProps) {
         <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
           offset
         </span>
-        <span className="hexcols">
-          {Array.from({ length: BYTES_PER_ROW }, (_, i) => (
+        <span className={`hexcols w${bytesPerRow}`}>
+          {Array.from({ length: bytesPerRow }, (_, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the identity.
             <span key={i} className="b">
               {i.toString(16).padStart(2, '0')}
             </span>
           ))}
         </span>
-        <span className="ascii">ascii</span>
+        <span className={`ascii w${bytesPerRow}`}>ascii</span>
       </div>
       {loadError && (
         <div className="hex-error" role="alert">
@@ -260,9 +272,9 @@ export function HexView(props: HexViewProps) {
               // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: rows of the virtualized grid above.
               <div className="hex-row" role="row" aria-rowindex={row + 1} key={row}>
                 <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
-                  {hexOffset(row * BYTES_PER_ROW, offsetWidth)}
+                  {hexOffset(row * bytesPerRow, offsetWidth)}
                 </span>
-                <span className="hexcols">
+                <span className={`hexcols w${bytesPerRow}`}>
                   {cells.map(({ offset, value }) => (
                     // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: cells of the grid; the grid holds focus.
                     <span
@@ -277,7 +289,7 @@ export function HexView(props: HexViewProps) {
                     </span>
                   ))}
                 </span>
-                <span className="ascii" aria-hidden="true">
+                <span className={`ascii w${bytesPerRow}`} aria-hidden="true">
                   {cells.map(({ offset, value }) => (
                     <span key={offset} className={cellClass(offset)} data-offset={offset}>
                       {value === undefined
