@@ -229,11 +229,7 @@ export function App() {
                 onJump={jumpToProblem}
               />
             ) : null}
-            <FilesPanel
-              session={session}
-              current={hexFile ?? session.mainFile}
-              onShow={(path) => showFile(path)}
-            />
+            <FilesPanel session={session} current={hexFile} onShow={(ref) => showFile(ref)} />
           </aside>
           <main className="main">
             <div className="tabs" role="tablist" aria-label="Views">
@@ -281,7 +277,12 @@ export function App() {
                       client={client}
                       sessionId={session.sessionId}
                       file={hexFile}
-                      label={hexFile ?? session.mainFile ?? session.name}
+                      label={
+                        session.files.find((f) => f.ref === hexFile)?.path ??
+                        hexFile ??
+                        session.mainFile ??
+                        session.name
+                      }
                       size={hexSize}
                       selection={selectionInView}
                       selectionLabel={selected?.node.name}

@@ -63,7 +63,17 @@ export interface SessionInfo {
   /** The first bytes, hex, for the unknown view. */
   headHex: string;
   /** Files of a folder session (or files dropped together), with sizes. */
-  files: Array<{ path: string; size: number; format?: string | null }>;
+  files: Array<{
+    path: string;
+    size: number;
+    format?: string | null;
+    /**
+     * What to send as `file` to read this file's bytes: the name the tree uses for it (tree
+     * names of a single file are relative to that file's folder), or its folder path after
+     * a '/' when it lies outside that folder and no tree node can own its bytes.
+     */
+    ref: string;
+  }>;
   /** Opening (header parse) failed: the format matched but the file is broken. */
   openError?: SerializedError;
   summary?: Summary;

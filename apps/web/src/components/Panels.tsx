@@ -26,7 +26,9 @@ export function SummaryPanel({ session }: { session: SessionInfo }) {
       </p>
       <dl className="props">
         <dt>{session.source === 'url' ? 'URL' : session.source === 'directory' ? 'folder' : 'file'}</dt>
-        <dd className="wrap">{session.mainFile ?? session.name}</dd>
+        <dd className="wrap" data-testid="summary-file">
+          {session.mainFile ?? session.name}
+        </dd>
         {best && (
           <>
             <dt>detected by</dt>
@@ -154,9 +156,14 @@ export function FilesPanel({
 }: {
   session: SessionInfo;
   current: string | undefined;
-  onShow(path: string): void;
+  /** Called with the file's `ref` (see SessionInfo.files). */
+  onShow(ref: string): void;
 }) {
   if (session.files.length <= 1) return null;
+  // The main file of a single-file session is shown under the tree's name for it (or none).
+  const showsMain = current === undefined || current === session.root?.file || current === session.mainFile;
+  const isCurrent = (f: SessionInfo['files'][number]) =>
+    f.ref === current || (f.path === session.mainFile && showsMain);
   return (
     <section className="panel" aria-labelledby="files-h">
       <h2 id="files-h">Files ({session.files.length})</h2>
@@ -165,8 +172,11 @@ export function FilesPanel({
           <li key={f.path}>
             <button
               type="button"
-              className={f.path === current ? 'current' : ''}
-              onClick={() => onShow(f.path)}
+              className={isCurrent(f) ? 'current' : ''}
+              aria-current={isCurrent(f) ? 'true' : undefined}
+              data-testid="file-entry"
+              data-path={f.path}
+              onClick={() => onShow(f.ref)}
               title="show its bytes"
             >
               <span className="wrap">{f.path}</span>
