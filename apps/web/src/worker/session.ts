@@ -1,11 +1,9 @@
 import {
   type AnyFormatPlugin,
-  BlobSource,
   type ByteSource,
   type Detection,
   type DirectorySource,
   directoryTarget,
-  FileListDirectory,
   type FormatReader,
   fileTarget,
   HttpSource,
@@ -15,7 +13,6 @@ import {
   type JsonRecord,
   nodesAt,
   type ProgressCallback,
-  SubDirectory,
   type Summary,
   type Target,
   type ValidationReport,
@@ -26,7 +23,6 @@ import {
 import type {
   ByteStats,
   DataViewKind,
-  InputFile,
   NodeLocation,
   OpenInput,
   SerializedError,
