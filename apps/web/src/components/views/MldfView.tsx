@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import type { ParserClient } from '../../client';
+import type { SerializedError } from '../../protocol';
 import { type Page, Pager } from '../RecordsTable';
 import { ImageCanvas } from './ImageCanvas';
+import { ItemError } from './ItemError';
 import { useView } from './useView';
 
 type Value =
@@ -11,12 +13,14 @@ type Value =
   | { kind: 'bytes'; size: number; hex: string }
   | { kind: 'ndarray'; dtype: string; shape: number[]; items: string[]; count: number }
   | { kind: 'image'; height: number; width: number; channels: number; buffer: string }
-  | { kind: 'json'; text: string; truncated: boolean };
+  | { kind: 'json'; text: string; truncated: boolean }
+  | { kind: 'error'; error: SerializedError };
 
 interface Samples {
   total: number;
   fields: Array<{ name: string; type: string; ndarray: { dtype: string; shape: number[] } | null }>;
-  samples: Array<{ index: number; values: Record<string, Value> }>;
+  /** `error`: the sample could not be read whole; its fields were read one by one. */
+  samples: Array<{ index: number; values: Record<string, Value>; error: SerializedError | null }>;
 }
 
 /** MLDF samples as cards: images drawn from IMAGE_RAW pixels, NDARRAY dtype and shape, scalars, JSON. */
@@ -48,8 +52,18 @@ export function MldfView({ client, sessionId }: { client: ParserClient; sessionI
       )}
       <div className="cards">
         {data?.samples.map((sample) => (
-          <article className="card" key={sample.index} data-testid="sample-card">
+          <article
+            className={`card${sample.error ? ' bad' : ''}`}
+            key={sample.index}
+            data-testid="sample-card"
+            data-bad={sample.error ? 'true' : undefined}
+          >
             <h3>sample {sample.index}</h3>
+            {sample.error && (
+              <p role="alert">
+                <ItemError what="unreadable:" error={sample.error} />
+              </p>
+            )}
             <dl className="kv">
               {data.fields.map((f) => (
                 <FieldValue
@@ -83,6 +97,9 @@ function FieldValue({
   switch (value.kind) {
     case 'missing':
       body = <span className="muted">missing</span>;
+      break;
+    case 'error':
+      body = <ItemError what="✗" error={value.error} />;
       break;
     case 'scalar':
       body = value.text;

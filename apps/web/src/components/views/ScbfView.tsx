@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
 import type { ParserClient } from '../../client';
 import { displayValue } from '../../format';
-import type { JsonValue } from '../../protocol';
+import type { JsonValue, SerializedError } from '../../protocol';
 import { type Page, Pager } from '../RecordsTable';
+import { errorText, ItemError } from './ItemError';
 import { useView } from './useView';
 
 interface ScbfPage {
@@ -11,6 +12,8 @@ interface ScbfPage {
   selected: string[];
   start: number;
   rows: JsonValue[][];
+  /** Columns that could not be read, with why; their cells are blank. */
+  errors: Record<string, SerializedError>;
 }
 
 /** SCBF as a table: choose columns (only theirs are read and inflated), page through rows. */
@@ -54,6 +57,15 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
           {error}
         </p>
       )}
+      {data && Object.keys(data.errors).length > 0 && (
+        <ul className="item-errors" role="alert">
+          {Object.entries(data.errors).map(([name, e]) => (
+            <li key={name}>
+              <ItemError what={`column ${name}:`} error={e} />
+            </li>
+          ))}
+        </ul>
+      )}
       {data && (
         <div className="table-wrap">
           <table className="records" data-testid="records-table">
@@ -61,8 +73,14 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
               <tr>
                 <th scope="col">#</th>
                 {data.selected.map((name) => (
-                  <th scope="col" key={name}>
+                  <th
+                    scope="col"
+                    key={name}
+                    className={data.errors[name] ? 'bad' : undefined}
+                    title={data.errors[name] ? errorText(data.errors[name]) : undefined}
+                  >
                     {name}
+                    {data.errors[name] && <span className="bad-mark"> ⚠ unreadable</span>}
                   </th>
                 ))}
               </tr>
@@ -75,7 +93,9 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
                     {data.start + r}
                   </th>
                   {row.map((cell, c) => (
-                    <td key={data.selected[c]}>{displayValue(cell)}</td>
+                    <td key={data.selected[c]} className={data.errors[data.selected[c]] ? 'bad' : undefined}>
+                      {data.errors[data.selected[c]] ? '—' : displayValue(cell)}
+                    </td>
                   ))}
                 </tr>
               ))}
