@@ -1,14 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ParserClient } from '../client';
 import { hexOffset, parseOffset } from '../format';
+import { HexRows } from './HexRows';
+import { HexScrubber } from './HexScrubber';
 import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
+import { useHexBytes } from './useHexBytes';
 import { useViewportSize } from './useViewportSize';
 
 const ROW_HEIGHT = 20;
-const CHUNK = 4096;
-const MAX_CHUNKS = 64;
-/** Browsers cap element heights (~16M px in Chromium); beyond this the scrollbar is scaled. */
-const MAX_SCROLL_HEIGHT = 4_000_000;
 
 export interface HexViewProps {
   client: ParserClient;
@@ -29,8 +28,10 @@ export interface HexViewProps {
 }
 
 /**
- * A virtualized hex view: 16 bytes per row, only the rows on screen are rendered, and only
- * their 4 KiB chunks are read (through the worker, so over HTTP that is a range request).
+ * A virtualized hex view: only the rows on screen are rendered and only their 4 KiB chunks
+ * are read (through the worker, so over HTTP that is a range request). It scrolls by rows,
+ * not by pixels: the wheel moves a few rows per notch at any file size, and the scrubber
+ * beside it places the view anywhere in the file.
  */
 export function HexView(props: HexViewProps) {
   const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest } = props;
@@ -41,76 +42,66 @@ export function HexView(props: HexViewProps) {
   const offsetWidth = Math.max(8, size.toString(16).length);
   // 16 bytes per row where they fit, 8 (or 4) on narrow screens, so the ASCII column is never clipped.
   const bytesPerRow = bytesPerRowFor(width, charWidth, offsetWidth);
-  const [scrollTop, setScrollTop] = useState(0);
-  const chunks = useRef(new Map<number, Uint8Array>());
-  const inflight = useRef(new Set<number>());
-  const [version, setVersion] = useState(0);
-  const [loadError, setLoadError] = useState<string | null>(null);
   const [goto, setGoto] = useState('');
 
   const totalRows = Math.max(1, Math.ceil(size / bytesPerRow));
   const visibleRows = Math.max(1, Math.floor(height / ROW_HEIGHT));
-  const contentHeight = totalRows * ROW_HEIGHT;
-  const scaled = contentHeight > MAX_SCROLL_HEIGHT;
-  const spacerHeight = Math.min(contentHeight, MAX_SCROLL_HEIGHT);
   const maxTopRow = Math.max(0, totalRows - visibleRows);
-
-  const topRow = scaled
-    ? Math.round((scrollTop / Math.max(1, spacerHeight - height)) * maxTopRow)
-    : Math.floor(scrollTop / ROW_HEIGHT);
-  const firstRow = Math.min(topRow, maxTopRow);
-
-  const scrollTopFor = useCallback(
-    (row: number) => (scaled ? (row / Math.max(1, maxTopRow)) * (spacerHeight - height) : row * ROW_HEIGHT),
-    [scaled, maxTopRow, spacerHeight, height],
+  // The first shown row is kept as a byte offset, so a change of bytes per row keeps the place.
+  const [topOffset, setTopOffset] = useState(0);
+  const firstRow = Math.min(Math.floor(topOffset / bytesPerRow), maxTopRow);
+  const setFirstRow = useCallback(
+    (row: number) => setTopOffset(Math.max(0, Math.min(maxTopRow, Math.round(row))) * bytesPerRow),
+    [maxTopRow, bytesPerRow],
   );
 
-  // A new file means new bytes.
-  useEffect(() => {
-    void file;
-    void sessionId;
-    chunks.current = new Map();
-    inflight.current = new Set();
-    setLoadError(null);
-    setVersion((v) => v + 1);
-  }, [file, sessionId]);
+  const { byteAt, version, error } = useHexBytes(
+    client,
+    sessionId,
+    file,
+    size,
+    firstRow * bytesPerRow,
+    (firstRow + visibleRows + 1) * bytesPerRow,
+  );
 
-  // Read the chunks under the visible rows.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new file starts at its top.
+  useEffect(() => setTopOffset(0), [file, sessionId]);
+
+  // The wheel scrolls rows: a line-mode notch is a row, a pixel-mode notch (~100 px) a few.
+  const wheelRest = useRef(0);
   useEffect(() => {
-    const from = Math.floor((firstRow * bytesPerRow) / CHUNK);
-    const to = Math.floor(Math.min(size - 1, (firstRow + visibleRows + 1) * bytesPerRow) / CHUNK);
-    for (let c = from; c <= to && size > 0; c++) {
-      if (chunks.current.has(c) || inflight.current.has(c)) continue;
-      inflight.current.add(c);
-      const map = chunks.current;
-      client
-        .request({ type: 'bytes', sessionId, file, offset: c * CHUNK, length: CHUNK })
-        .then((bytes) => {
-          if (map !== chunks.current) return;
-          map.set(c, bytes);
-          if (map.size > MAX_CHUNKS) map.delete(map.keys().next().value as number);
-          setVersion((v) => v + 1);
-        })
-        .catch((error: Error) => setLoadError(error.message))
-        .finally(() => inflight.current.delete(c));
-    }
-  }, [firstRow, visibleRows, size, client, sessionId, file, bytesPerRow]);
+    const el = scrollRef.current;
+    if (!el) return;
+    const onWheel = (event: WheelEvent) => {
+      if (event.ctrlKey) return; // pinch zoom
+      event.preventDefault();
+      const rows =
+        event.deltaMode === 1
+          ? event.deltaY
+          : event.deltaMode === 2
+            ? event.deltaY * visibleRows
+            : (wheelRest.current + event.deltaY) / ROW_HEIGHT;
+      const whole = Math.trunc(rows);
+      wheelRest.current = event.deltaMode === 0 ? (rows - whole) * ROW_HEIGHT : 0;
+      if (whole !== 0) setTopOffset((top) => clampTop(Math.floor(top / bytesPerRow) + whole));
+    };
+    const clampTop = (row: number) => Math.max(0, Math.min(maxTopRow, row)) * bytesPerRow;
+    el.addEventListener('wheel', onWheel, { passive: false });
+    return () => el.removeEventListener('wheel', onWheel);
+  }, [visibleRows, maxTopRow, bytesPerRow]);
 
   const ensureVisible = useCallback(
     (offset: number, center = false) => {
-      const el = scrollRef.current;
-      if (!el) return;
       const row = Math.floor(offset / bytesPerRow);
       if (!center && row >= firstRow && row < firstRow + visibleRows) return;
       const target = center
-        ? Math.max(0, row - Math.floor(visibleRows / 3))
+        ? row - Math.floor(visibleRows / 3)
         : row < firstRow
           ? row
           : row - visibleRows + 1;
-      el.scrollTop = scrollTopFor(Math.max(0, Math.min(maxTopRow, target)));
-      setScrollTop(el.scrollTop);
+      setFirstRow(target);
     },
-    [firstRow, visibleRows, maxTopRow, scrollTopFor, bytesPerRow],
+    [firstRow, visibleRows, bytesPerRow, setFirstRow],
   );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request scrolls.
@@ -146,14 +137,11 @@ export function HexView(props: HexViewProps) {
     }
   };
 
-  const byteAt = (offset: number): number | undefined =>
-    chunks.current.get(Math.floor(offset / CHUNK))?.[offset % CHUNK];
-
   // biome-ignore lint/correctness/useExhaustiveDependencies: byteAt reads the chunk cache; `version` says when it changed.
   const rows = useMemo(() => {
     void version;
     const out: Array<{ row: number; cells: Array<{ offset: number; value: number | undefined }> }> = [];
-    for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows + 1); r++) {
+    for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows); r++) {
       const cells: Array<{ offset: number; value: number | undefined }> = [];
       for (let i = 0; i < bytesPerRow; i++) {
         const offset = r * bytesPerRow + i;
@@ -165,28 +153,35 @@ export function HexView(props: HexViewProps) {
     return out;
   }, [firstRow, visibleRows, totalRows, size, version, bytesPerRow]);
 
-  const inSelection = (o: number) => !!selection && o >= selection.start && o < selection.end;
-  const cellClass = (o: number) => {
-    let c = 'b';
-    if (inSelection(o)) {
-      c += ' sel';
-      if (o === selection!.start) c += ' sel-start';
-      if (o === selection!.end - 1) c += ' sel-end';
-    }
-    if (o === cursor) c += ' cur';
-    return c;
-  };
+  const isSelected = useCallback(
+    (o: number) => !!selection && o >= selection.start && o < selection.end,
+    [selection],
+  );
+  const cellClass = useCallback(
+    (o: number) => {
+      let c = 'b';
+      if (selection && o >= selection.start && o < selection.end) {
+        c += ' sel';
+        if (o === selection.start) c += ' sel-start';
+        if (o === selection.end - 1) c += ' sel-end';
+      }
+      if (o === cursor) c += ' cur';
+      return c;
+    },
+    [selection, cursor],
+  );
   const cellFromEvent = (event: React.MouseEvent): number | undefined => {
     const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
     return value === undefined ? undefined : Number(value);
   };
-  const smoothShift = scaled ? 0 : scrollTop - firstRow * ROW_HEIGHT;
+  const gridId = `hex-${sessionId}`;
 
   return (
     <section
       className="hex"
       aria-label="Hex view"
       data-bytes-per-row={bytesPerRow}
+      data-first-row={firstRow}
       style={{ '--hex-row-ch': rowWidthCh(16, offsetWidth) } as React.CSSProperties}
     >
       <span ref={probeRef} className="ch-probe" aria-hidden="true">
@@ -240,70 +235,51 @@ export function HexView(props: HexViewProps) {
         </span>
         <span className={`ascii w${bytesPerRow}`}>ascii</span>
       </div>
-      {loadError && (
+      {error && (
         <div className="hex-error" role="alert">
-          cannot read bytes: {loadError}
+          cannot read bytes: {error}
         </div>
       )}
-      {/* A virtualized grid of spans (a <table> of millions of rows is what this avoids); focus stays on the
-          grid and aria-activedescendant names the cursor cell, so cells need no tabindex of their own. */}
-      {/* biome-ignore lint/a11y/useSemanticElements: see above. */}
-      <div
-        ref={scrollRef}
-        className="hex-scroll"
-        role="grid"
-        aria-label={`Bytes of ${props.label}`}
-        aria-rowcount={totalRows}
-        aria-readonly="true"
-        aria-activedescendant={`hex-${sessionId}-${cursor}`}
-        tabIndex={0}
-        onKeyDown={onKeyDown}
-        onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
-        onMouseDown={(e) => {
-          const offset = cellFromEvent(e);
-          if (offset === undefined) return;
-          onCursor(offset);
-          onPick(offset);
-        }}
-      >
-        <div style={{ height: spacerHeight }}>
-          <div className="hex-rows" style={{ transform: `translateY(${-smoothShift}px)` }}>
-            {rows.map(({ row, cells }) => (
-              // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: rows of the virtualized grid above.
-              <div className="hex-row" role="row" aria-rowindex={row + 1} key={row}>
-                <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
-                  {hexOffset(row * bytesPerRow, offsetWidth)}
-                </span>
-                <span className={`hexcols w${bytesPerRow}`}>
-                  {cells.map(({ offset, value }) => (
-                    // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: cells of the grid; the grid holds focus.
-                    <span
-                      key={offset}
-                      id={`hex-${sessionId}-${offset}`}
-                      role="gridcell"
-                      className={cellClass(offset)}
-                      data-offset={offset}
-                      aria-selected={inSelection(offset)}
-                    >
-                      {value === undefined ? '··' : value.toString(16).padStart(2, '0')}
-                    </span>
-                  ))}
-                </span>
-                <span className={`ascii w${bytesPerRow}`} aria-hidden="true">
-                  {cells.map(({ offset, value }) => (
-                    <span key={offset} className={cellClass(offset)} data-offset={offset}>
-                      {value === undefined
-                        ? ' '
-                        : value >= 0x20 && value < 0x7f
-                          ? String.fromCharCode(value)
-                          : '.'}
-                    </span>
-                  ))}
-                </span>
-              </div>
-            ))}
-          </div>
+      <div className="hex-body">
+        {/* A virtualized grid of spans (a <table> of millions of rows is what this avoids); focus stays on the
+            grid and aria-activedescendant names the cursor cell, so cells need no tabindex of their own. */}
+        {/* biome-ignore lint/a11y/useSemanticElements: see above. */}
+        <div
+          ref={scrollRef}
+          id={gridId}
+          className="hex-scroll"
+          role="grid"
+          aria-label={`Bytes of ${props.label}`}
+          aria-rowcount={totalRows}
+          aria-readonly="true"
+          aria-activedescendant={`${gridId}-${cursor}`}
+          tabIndex={0}
+          onKeyDown={onKeyDown}
+          onMouseDown={(e) => {
+            const offset = cellFromEvent(e);
+            if (offset === undefined) return;
+            onCursor(offset);
+            onPick(offset);
+          }}
+        >
+          <HexRows
+            rows={rows}
+            gridId={gridId}
+            bytesPerRow={bytesPerRow}
+            offsetWidth={offsetWidth}
+            cellClass={cellClass}
+            isSelected={isSelected}
+          />
         </div>
+        <HexScrubber
+          controls={gridId}
+          topRow={firstRow}
+          maxTopRow={maxTopRow}
+          visibleRows={visibleRows}
+          totalRows={totalRows}
+          bytesPerRow={bytesPerRow}
+          onRow={setFirstRow}
+        />
       </div>
     </section>
   );
