@@ -1,8 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isAbort, ParserClient } from './client';
+import { DataInspector } from './components/DataInspector';
 import { DataPanel } from './components/DataPanel';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
+import { SearchBar } from './components/SearchBar';
+import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
 import { Tree } from './components/Tree';
 import { inputFromDrop } from './files';
@@ -33,6 +36,9 @@ export function App() {
   const [hexSize, setHexSize] = useState(0);
   const [cursor, setCursor] = useState(0);
   const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
+  /** A range picked by dragging or found by search; it wins over the selected node's range. */
+  const [range, setRange] = useState<{ start: number; end: number } | null>(null);
+  const [fields, setFields] = useState<Array<{ start: number; end: number }>>([]);
 
   const [report, setReport] = useState<ValidationReport | null>(null);
   const [validating, setValidating] = useState<AbortController | null>(null);
@@ -67,6 +73,7 @@ export function App() {
       setReport(null);
       setSelected(null);
       setReveal(null);
+      setRange(null);
       setCursor(0);
       setTab(info.view === 'h5ad' ? 'data' : 'structure');
       const firstFile =
@@ -117,6 +124,7 @@ export function App() {
     async (file: string | undefined) => {
       if (!session) return;
       setHexFile(file);
+      setRange(null);
       try {
         setHexSize(await client.request({ type: 'size', sessionId: session.sessionId, file }));
       } catch (e) {
@@ -129,6 +137,7 @@ export function App() {
   const selectNode = useCallback(
     (path: number[], node: TreeNodeView) => {
       setSelected({ path, node });
+      setRange(null);
       if (node.file !== hexFile) showFile(node.file);
       setCursor(node.offset);
       setScrollRequest({ offset: node.offset, token: ++token.current });
@@ -136,11 +145,34 @@ export function App() {
     [hexFile, showFile],
   );
 
+  // The selected node's children, coloured in the hex view so each field's bytes stand out.
+  useEffect(() => {
+    setFields([]);
+    if (!session || !selected || selected.node.childCount === 0) return;
+    const controller = new AbortController();
+    client
+      .request(
+        { type: 'children', sessionId: session.sessionId, path: selected.path, start: 0, end: 256 },
+        { signal: controller.signal },
+      )
+      .then((children) =>
+        setFields(
+          children
+            .filter((c) => c.length > 0 && (c.file ?? selected.node.file) === selected.node.file)
+            .map((c) => ({ start: c.offset, end: c.offset + c.length }))
+            .sort((a, b) => a.start - b.start),
+        ),
+      )
+      .catch(() => {});
+    return () => controller.abort();
+  }, [client, session, selected]);
+
   /** A byte or a problem points at an offset: select the node that owns it and reveal it. */
   const pick = useCallback(
     async (file: string | undefined, offset: number, scroll: boolean) => {
       if (!session) return;
       if (file !== hexFile) await showFile(file);
+      setRange(null);
       setCursor(offset);
       if (scroll) setScrollRequest({ offset, token: ++token.current });
       if (!session.root || session.root.childCount === 0) return;
@@ -170,7 +202,8 @@ export function App() {
   const selection = selected
     ? { start: selected.node.offset, end: selected.node.offset + selected.node.length }
     : null;
-  const selectionInView = selected && (selected.node.file ?? undefined) === hexFile ? selection : null;
+  const nodeInView = !!selected && (selected.node.file ?? undefined) === hexFile;
+  const selectionInView = range ?? (nodeInView ? selection : null);
   const known = !!session?.format && session.format !== 'tar';
   const hasTree = !!session?.root && session.root.childCount > 0;
 
@@ -229,6 +262,9 @@ export function App() {
                 onJump={jumpToProblem}
               />
             ) : null}
+            {(hexFile !== undefined || session.source !== 'directory') && (
+              <DataInspector client={client} sessionId={session.sessionId} file={hexFile} cursor={cursor} />
+            )}
             <FilesPanel session={session} current={hexFile} onShow={(ref) => showFile(ref)} />
           </aside>
           <main className="main">
@@ -285,7 +321,35 @@ export function App() {
                       }
                       size={hexSize}
                       selection={selectionInView}
-                      selectionLabel={selected?.node.name}
+                      selectionLabel={range ? 'selection' : selected?.node.name}
+                      fields={!range && nodeInView ? fields : undefined}
+                      onRange={setRange}
+                      tools={
+                        <>
+                          <SearchBar
+                            client={client}
+                            sessionId={session.sessionId}
+                            file={hexFile}
+                            cursor={cursor}
+                            onFound={(offset, length) => {
+                              setCursor(offset);
+                              setRange({ start: offset, end: offset + length });
+                              setScrollRequest({ offset, token: ++token.current });
+                            }}
+                          />
+                          <SelectionTools
+                            client={client}
+                            sessionId={session.sessionId}
+                            file={hexFile}
+                            range={selectionInView}
+                            name={
+                              range
+                                ? (hexFile ?? session.mainFile ?? 'bytes')
+                                : (selected?.node.name ?? 'bytes')
+                            }
+                          />
+                        </>
+                      }
                       cursor={cursor}
                       onCursor={setCursor}
                       onPick={(offset) => pick(hexFile, offset, false)}

@@ -102,6 +102,8 @@ export type Request =
   | { type: 'nodeAt'; sessionId: number; file?: string; offset: number }
   | { type: 'bytes'; sessionId: number; file?: string; offset: number; length: number }
   | { type: 'size'; sessionId: number; file?: string }
+  /** The next (or, backward, previous) occurrence of `pattern` from `from`. */
+  | { type: 'search'; sessionId: number; file?: string; pattern: Uint8Array; from: number; backward: boolean }
   | { type: 'validate'; sessionId: number }
   | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
   | { type: 'view'; sessionId: number; query: ViewQuery }
@@ -123,6 +125,7 @@ export interface ResponseMap {
   nodeAt: NodeLocation;
   bytes: Uint8Array;
   size: number;
+  search: number | null;
   validate: ValidationReport;
   records: JsonRecord[];
   view: ViewResult;

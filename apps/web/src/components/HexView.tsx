@@ -25,6 +25,12 @@ export interface HexViewProps {
   onPick(offset: number): void;
   /** Bring this offset into view (token changes each time it is asked). */
   scrollRequest: { offset: number; token: number };
+  /** A range was drag-selected, [start, end). */
+  onRange?(range: { start: number; end: number }): void;
+  /** The selected structure's fields, coloured in turn so their bounds show. */
+  fields?: Array<{ start: number; end: number }>;
+  /** Search and selection tools, shown under the toolbar. */
+  tools?: React.ReactNode;
 }
 
 /**
@@ -34,7 +40,8 @@ export interface HexViewProps {
  * beside it places the view anywhere in the file.
  */
 export function HexView(props: HexViewProps) {
-  const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest } = props;
+  const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest, fields } = props;
+  const dragAnchor = useRef<number | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   const { width, height } = useViewportSize(scrollRef);
   const probeRef = useRef<HTMLSpanElement>(null);
@@ -166,9 +173,11 @@ export function HexView(props: HexViewProps) {
         if (o === selection.end - 1) c += ' sel-end';
       }
       if (o === cursor) c += ' cur';
+      const field = fields ? fieldIndex(fields, o) : -1;
+      if (field >= 0) c += ` fld f${field % 4}`;
       return c;
     },
-    [selection, cursor],
+    [selection, cursor, fields],
   );
   const cellFromEvent = (event: React.MouseEvent): number | undefined => {
     const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
@@ -221,6 +230,7 @@ export function HexView(props: HexViewProps) {
           </label>
         </form>
       </div>
+      {props.tools && <div className="hex-tools">{props.tools}</div>}
       <div className="hex-head" aria-hidden="true">
         <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
           offset
@@ -257,9 +267,21 @@ export function HexView(props: HexViewProps) {
           onKeyDown={onKeyDown}
           onMouseDown={(e) => {
             const offset = cellFromEvent(e);
-            if (offset === undefined) return;
+            if (offset === undefined || e.button !== 0) return;
+            dragAnchor.current = offset;
             onCursor(offset);
             onPick(offset);
+          }}
+          onMouseMove={(e) => {
+            const anchor = dragAnchor.current;
+            if (anchor === null || !(e.buttons & 1)) return;
+            const offset = cellFromEvent(e);
+            if (offset === undefined || offset === anchor) return;
+            onCursor(offset);
+            props.onRange?.({ start: Math.min(anchor, offset), end: Math.max(anchor, offset) + 1 });
+          }}
+          onMouseUp={() => {
+            dragAnchor.current = null;
           }}
         >
           <HexRows
@@ -283,4 +305,17 @@ export function HexView(props: HexViewProps) {
       </div>
     </section>
   );
+}
+
+/** The index of the field holding `offset` (fields are in offset order), or -1. */
+function fieldIndex(fields: Array<{ start: number; end: number }>, offset: number): number {
+  let lo = 0;
+  let hi = fields.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offset < fields[mid].start) hi = mid - 1;
+    else if (offset >= fields[mid].end) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
 }

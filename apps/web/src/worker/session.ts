@@ -430,6 +430,11 @@ export class Session {
     return (await source.read(start, end - start, { signal })).slice();
   }
 
+  /** The bytes behind a tree node's or a files-panel entry's `file`. */
+  fileSource(file: string | undefined): Promise<ByteSource> {
+    return this.source(file);
+  }
+
   async fileSize(file: string | undefined): Promise<number> {
     return (await this.source(file)).size;
   }
