@@ -9,6 +9,7 @@ import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
 import { Tree } from './components/Tree';
 import { inputFromDrop } from './files';
+import { readShareLink, writeShareLink } from './shareLink';
 import type {
   ByteStats,
   NodeLocation,
@@ -113,11 +114,11 @@ export function App() {
     [client, adopt, validating],
   );
 
-  // ?url=… opens a remote file on load (shareable links).
+  // ?url=…&at=…&file=… reopens a remote file at a byte (shareable links).
+  const linked = useRef(readShareLink());
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, on load.
   useEffect(() => {
-    const url = new URLSearchParams(location.search).get('url');
-    if (url) open({ kind: 'url', url });
+    if (linked.current) open({ kind: 'url', url: linked.current.url });
   }, []);
 
   const showFile = useCallback(
@@ -184,6 +185,24 @@ export function App() {
     },
     [client, session, hexFile, showFile],
   );
+
+  // The link's byte is shown once its file is open; from then on the address bar follows the view.
+  useEffect(() => {
+    if (session?.source !== 'url') return;
+    const link = linked.current;
+    if (link) {
+      linked.current = undefined;
+      if (link.at !== undefined) {
+        pick(link.file, link.at, true);
+        return;
+      }
+    }
+    writeShareLink({
+      url: session.name,
+      at: cursor || undefined,
+      file: hexFile === session.root?.file ? undefined : hexFile,
+    });
+  }, [session, cursor, hexFile, pick]);
 
   const jumpToProblem = (problem: Problem) => {
     if (problem.offset === undefined || !session) return;

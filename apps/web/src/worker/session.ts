@@ -30,6 +30,7 @@ import type {
   TreeNodeView,
 } from '../protocol';
 import { CoverageDirectory } from './counting';
+import { explainFetchFailure } from './fetch-failure';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -90,7 +91,9 @@ export class Session {
     let opened: Opened;
     let totalSize: number;
     if (input.kind === 'url') {
-      const http = await HttpSource.open(input.url, { signal });
+      const http = await HttpSource.open(input.url, { signal }).catch((error: unknown) => {
+        throw explainFetchFailure(input.url, error);
+      });
       counters.http = http;
       const target = fileTarget(http);
       const detection = await registry.detect(target, { signal });
