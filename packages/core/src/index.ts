@@ -87,6 +87,7 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { percentProgress } from './progress.js';
 export {
   type Candidate,
   createRegistry,
