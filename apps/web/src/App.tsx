@@ -4,6 +4,7 @@ import { DataInspector } from './components/DataInspector';
 import { DataPanel } from './components/DataPanel';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
+import { SampleList } from './components/SampleList';
 import { SearchBar } from './components/SearchBar';
 import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
@@ -44,6 +45,9 @@ export function App() {
   const [report, setReport] = useState<ValidationReport | null>(null);
   const [validating, setValidating] = useState<AbortController | null>(null);
   const [progress, setProgress] = useState<{ done: number; total?: number } | null>(null);
+  const [cancelled, setCancelled] = useState(false);
+  /** The run the page shows; an abort from opening another file is not the user's cancel. */
+  const currentRun = useRef<AbortController | null>(null);
   const token = useRef(0);
 
   useEffect(() => {
@@ -53,15 +57,20 @@ export function App() {
   const validate = useCallback(
     (s: SessionInfo) => {
       const controller = new AbortController();
+      currentRun.current = controller;
       setValidating(controller);
       setProgress(null);
+      setCancelled(false);
       client
         .request(
           { type: 'validate', sessionId: s.sessionId },
           { signal: controller.signal, onProgress: setProgress },
         )
         .then(setReport)
-        .catch((e) => !isAbort(e) && setFailure(`validation failed: ${(e as Error).message}`))
+        .catch((e) => {
+          if (isAbort(e)) setCancelled(currentRun.current === controller);
+          else setFailure(`validation failed: ${(e as Error).message}`);
+        })
         .finally(() => setValidating(null));
     },
     [client],
@@ -72,6 +81,8 @@ export function App() {
     (info: SessionInfo) => {
       setSession(info);
       setReport(null);
+      currentRun.current = null;
+      setCancelled(false);
       setSelected(null);
       setReveal(null);
       setRange(null);
@@ -261,6 +272,7 @@ export function App() {
               Nothing is uploaded: files are read in this tab, lazily, a few kilobytes at a time. A URL is
               read with HTTP range requests.
             </p>
+            <SampleList onOpen={open} />
           </div>
         </main>
       ) : (
@@ -273,6 +285,7 @@ export function App() {
                 report={report}
                 openError={session.openError}
                 running={!!validating}
+                cancelled={cancelled}
                 progress={progress}
                 canValidate={!!session.format}
                 remote={session.source === 'url'}

@@ -77,6 +77,8 @@ export interface ProblemsProps {
   report: ValidationReport | null;
   openError?: SessionInfo['openError'];
   running: boolean;
+  /** The last run was stopped by the user before it finished. */
+  cancelled: boolean;
   progress: { done: number; total?: number } | null;
   canValidate: boolean;
   remote: boolean;
@@ -87,6 +89,7 @@ export interface ProblemsProps {
 
 export function ProblemsPanel(props: ProblemsProps) {
   const { report, openError, running, progress } = props;
+  const percent = progress?.total ? Math.floor((100 * progress.done) / progress.total) : undefined;
   // Problems have no identity but their place in the report.
   const items: Array<{ problem: Problem; level: 'error' | 'warning'; id: string }> = [
     ...(report?.errors ?? []).map((problem, n) => ({ problem, level: 'error' as const, id: `e${n}` })),
@@ -102,11 +105,17 @@ export function ProblemsPanel(props: ProblemsProps) {
         </p>
       )}
       {running && (
-        <p aria-live="polite">
-          validating… {progress?.total ? `${Math.round((100 * progress.done) / progress.total)}%` : ''}{' '}
+        <p className="validating" data-testid="validation-progress" data-percent={percent ?? ''}>
+          <span aria-live="polite">validating…{percent !== undefined && ` ${percent}%`}</span>
+          {percent !== undefined && <progress max={100} value={percent} aria-label="validation progress" />}
           <button type="button" onClick={props.onCancel}>
             cancel
           </button>
+        </p>
+      )}
+      {!running && !report && props.cancelled && (
+        <p className="muted" data-testid="validation-cancelled">
+          validation cancelled
         </p>
       )}
       {!running && !report && props.canValidate && (
