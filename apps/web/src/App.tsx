@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isAbort, ParserClient } from './client';
 import { DataInspector } from './components/DataInspector';
+import { type ByteLocation, ShowBytesContext } from './components/BytesLink';
 import { DataPanel } from './components/DataPanel';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
@@ -215,6 +216,20 @@ export function App() {
     });
   }, [session, cursor, hexFile, pick]);
 
+  /** A data cell's bytes: to the structure tab, its file in the hex view, the range selected. */
+  const showBytes = useCallback(
+    async (location: ByteLocation) => {
+      if (!session) return;
+      setTab('structure');
+      const file = location.file ?? (session.source === 'directory' ? hexFile : session.root?.file);
+      if (file !== hexFile) await showFile(file);
+      setCursor(location.offset);
+      setRange({ start: location.offset, end: location.offset + Math.max(1, location.length) });
+      setScrollRequest({ offset: location.offset, token: ++token.current });
+    },
+    [session, hexFile, showFile],
+  );
+
   const jumpToProblem = (problem: Problem) => {
     if (problem.offset === undefined || !session) return;
     setTab('structure');
@@ -392,7 +407,9 @@ export function App() {
               </div>
             ) : (
               <div id="panel-data" role="tabpanel" aria-labelledby="tab-data" className="data">
-                <DataPanel client={client} session={session} onOpen={adopt} />
+                <ShowBytesContext.Provider value={showBytes}>
+                  <DataPanel client={client} session={session} onOpen={adopt} />
+                </ShowBytesContext.Provider>
               </div>
             )}
           </main>

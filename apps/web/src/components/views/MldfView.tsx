@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ParserClient } from '../../client';
 import type { SerializedError } from '../../protocol';
+import { type ByteLocation, BytesButton } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
 import { ImageCanvas } from './ImageCanvas';
 import { ItemError } from './ItemError';
@@ -20,7 +21,13 @@ interface Samples {
   total: number;
   fields: Array<{ name: string; type: string; ndarray: { dtype: string; shape: number[] } | null }>;
   /** `error`: the sample could not be read whole; its fields were read one by one. */
-  samples: Array<{ index: number; values: Record<string, Value>; error: SerializedError | null }>;
+  samples: Array<{
+    index: number;
+    values: Record<string, Value>;
+    error: SerializedError | null;
+    /** Each value's bytes: its payload, or its metadata struct when it has none (or a bad one). */
+    bytes: Record<string, ByteLocation>;
+  }>;
 }
 
 /** MLDF samples as cards: images drawn from IMAGE_RAW pixels, NDARRAY dtype and shape, scalars, JSON. */
@@ -72,6 +79,7 @@ export function MldfView({ client, sessionId }: { client: ParserClient; sessionI
                   value={sample.values[f.name]}
                   buffers={buffers}
                   sample={sample.index}
+                  bytes={sample.bytes[f.name]}
                 />
               ))}
             </dl>
@@ -87,11 +95,13 @@ function FieldValue({
   value,
   buffers,
   sample,
+  bytes,
 }: {
   name: string;
   value: Value;
   buffers: Record<string, Uint8Array>;
   sample: number;
+  bytes: ByteLocation | undefined;
 }) {
   let body: React.ReactNode;
   switch (value.kind) {
@@ -158,7 +168,10 @@ function FieldValue({
   }
   return (
     <>
-      <dt>{name}</dt>
+      <dt>
+        {name}
+        {bytes && <BytesButton location={bytes} label="bytes" />}
+      </dt>
       <dd>{body}</dd>
     </>
   );

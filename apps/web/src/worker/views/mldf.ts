@@ -20,7 +20,12 @@ export const mldfView: ViewProvider = async (session, query, signal) => {
         ? { kind: 'error', error: failed }
         : describe(field.type, read.values[field.name], key, buffers);
     }
-    rows.push({ index: read.index, values, error: read.error ?? null });
+    rows.push({
+      index: read.index,
+      values,
+      error: read.error ?? null,
+      bytes: await valueBytes(reader, read.index, signal),
+    });
   }
   const fields: Json[] = reader.fields.map((f) => ({
     name: f.name,
@@ -76,4 +81,27 @@ function describe(
       return { kind: 'json', text, truncated };
     }
   }
+}
+
+/**
+ * Where each field's value is: the payload in the data region for fields that have one,
+ * else the field's metadata struct in the sample's row. A value whose pointer is bad has no
+ * payload to show; its metadata struct is shown instead, which is where the defect is.
+ */
+async function valueBytes(reader: MldfReader, index: number, signal: AbortSignal): Promise<Json> {
+  const out: Record<string, Json> = {};
+  for (const field of reader.fields) {
+    const metadata = {
+      offset: reader.header.metadataPtr + index * reader.layout.rowSize + field.metadataOffset,
+      length: field.metadataSize,
+    };
+    try {
+      const info = await reader.valueInfo(index, field.name, { signal });
+      out[field.name] = info.size > 0 ? { offset: info.ptr, length: info.size } : metadata;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      out[field.name] = metadata;
+    }
+  }
+  return out;
 }

@@ -42,7 +42,17 @@ export const scbfView: ViewProvider = async (session, query, signal) => {
   return {
     json: {
       total: reader.rowCount,
-      columns: all.map((c) => ({ name: c.name, type: c.type })),
+      columns: all.map((c) => ({
+        name: c.name,
+        type: c.type,
+        // Where each compressed block is, so a cell can point at the block that holds it.
+        blocks: c.blocks.map((b) => ({
+          role: b.role,
+          offset: b.offset,
+          compressed: b.compressedSize,
+          uncompressed: b.uncompressedSize,
+        })),
+      })),
       selected: selected.map((c) => c.name),
       start,
       rows: cells,
