@@ -47,7 +47,16 @@ export function BytesCell({
 }
 
 /** A "bytes" button for a whole item (a table, a payload) rather than one cell. */
-export function BytesButton({ location, label = 'show bytes' }: { location: ByteLocation; label?: string }) {
+export function BytesButton({
+  location,
+  label = 'show bytes',
+  what,
+}: {
+  location: ByteLocation;
+  label?: string;
+  /** What the bytes are of, for the accessible name when many such buttons share a label. */
+  what?: string;
+}) {
   const show = useContext(ShowBytesContext);
   if (!show) return null;
   return (
@@ -57,6 +66,7 @@ export function BytesButton({ location, label = 'show bytes' }: { location: Byte
       data-testid="bytes-button"
       data-offset={location.offset}
       data-length={location.length}
+      aria-label={what ? `${label} of ${what}` : undefined}
       onClick={() => show(location)}
     >
       {label}

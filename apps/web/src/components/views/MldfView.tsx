@@ -170,7 +170,7 @@ function FieldValue({
     <>
       <dt>
         {name}
-        {bytes && <BytesButton location={bytes} label="bytes" />}
+        {bytes && <BytesButton location={bytes} label="bytes" what={`${name} of sample ${sample}`} />}
       </dt>
       <dd>{body}</dd>
     </>
