@@ -6,12 +6,15 @@ import type { DataDtype } from '@binscope/scdl-h5ad';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { progressBar } from '../progress.js';
 import { printJson } from '../render.js';
 
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
+  zlib?: 'node' | 'python';
   dataDtype: string;
   useX?: boolean;
   neighbors?: string;
@@ -74,6 +77,12 @@ export async function convertCommand(
 ): Promise<ExitCode> {
   if (!fs.existsSync(input)) throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
+  guardOutput({
+    output,
+    inputs: [input],
+    force: options.force,
+    onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+  });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
   let report: Record<string, unknown>;
   try {
@@ -85,6 +94,7 @@ export async function convertCommand(
           csvToScbf(input, output, {
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
+            pythonZlib: options.zlib === 'python',
             onProgress: progress.onProgress,
           }),
         );
@@ -100,8 +110,8 @@ export async function convertCommand(
         break;
       }
       case 'scbf→csv': {
-        if (options.types || options.level !== undefined)
-          throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+        if (options.types || options.level !== undefined || options.zlib)
+          throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
         const detected = await forPath(input, async () => {
           const opened = await openInput(input);
           await opened.close();
@@ -113,8 +123,9 @@ export async function convertCommand(
             EXIT.failed,
           );
         const { scbfToCsv } = await import('@binscope/scbf/node');
-        await forPath(input, () => scbfToCsv(input, output));
-        report = { input, output, conversion, bytes: fs.statSync(output).size };
+        const { warnings } = await forPath(input, () => scbfToCsv(input, output));
+        for (const w of warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
+        report = { input, output, conversion, bytes: fs.statSync(output).size, warnings };
         break;
       }
       case 'h5ad→scdl':
@@ -130,12 +141,11 @@ export async function convertCommand(
 }
 
 /**
- * An existing OUT folder is replaced only with --force, and only when it is an SCDL archive:
- * a typo must never delete an unrelated folder.
+ * An existing OUT folder (which guardOutput let through only with --force) is replaced only
+ * when it is an SCDL archive: a typo must never delete an unrelated folder.
  */
-async function checkArchiveTarget(output: string, force: boolean | undefined): Promise<void> {
+async function checkArchiveTarget(output: string): Promise<void> {
   if (!fs.existsSync(output)) return;
-  if (!force) throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
   const opened = await forPath(output, () => openInput(output));
   await opened.close();
   if (opened.detection.format !== 'scdl') {
@@ -150,9 +160,9 @@ async function convertH5ad(
   options: ConvertOptions,
   onProgress: ProgressCallback,
 ): Promise<Record<string, unknown>> {
-  if (options.types || options.level !== undefined)
-    throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
-  await checkArchiveTarget(output, options.force);
+  if (options.types || options.level !== undefined || options.zlib)
+    throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
+  await checkArchiveTarget(output);
   const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
   const result = await forPath(input, () =>
     convertH5adToScdl(input, output, {
@@ -161,6 +171,9 @@ async function convertH5ad(
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+      // guardOutput checked before converting; a convert running beside this one may put
+      // an archive there meanwhile, which only --force may replace.
+      replace: options.force === true,
     }),
   );
   return {

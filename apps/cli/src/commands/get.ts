@@ -4,12 +4,14 @@ import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { printJson } from '../render.js';
 
 export interface GetOptions extends CommonOptions {
   ext?: string;
   output?: string;
   shards?: string;
+  force?: boolean;
 }
 
 /**
@@ -57,6 +59,14 @@ export async function getCommand(
         return EXIT.failed;
       }
       const set = await reader.shards();
+      if (options.output !== undefined) {
+        const shardFolder = options.shards ?? path.dirname(path.resolve(indexPath));
+        guardOutput({
+          output: options.output,
+          inputs: [indexPath, ...(set?.names ?? []).map((name) => path.join(shardFolder, name))],
+          force: options.force,
+        });
+      }
       const shardName = (fid: number) => set?.names[fid] ?? null;
       if (options.ext === undefined) {
         const doc = {
@@ -101,12 +111,18 @@ export async function getCommand(
           `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
         );
       }
-      // Through the sample, not readMember: the member's tar header is then checked against
-      // the key as well (size, extension and stem), so a rewritten shard is an error, not
-      // another sample's bytes.
-      const data = (await reader.readSample(sample, { ext }))[0].data;
+      // Streamed in bounded chunks (members can be many GiB), with the member's tar header
+      // checked against the sample first (size, extension and stem), so a rewritten shard is an
+      // error, not another sample's bytes.
+      const chunks = reader.streamMember(member, { sample });
       if (options.output !== undefined) {
-        await writeFileAtomic(options.output, data);
+        const hash = createHash('sha256');
+        await writeFileAtomic(options.output, async (file) => {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            await file.write(chunk);
+          }
+        });
         if (options.json) {
           await printJson(ctx.out, {
             index: indexPath,
@@ -117,12 +133,16 @@ export async function getCommand(
             offset: member.offset,
             size: member.size,
             output: options.output,
-            sha256: createHash('sha256').update(data).digest('hex'),
+            sha256: hash.digest('hex'),
             found: true,
           });
-        } else ctx.messages.line(`wrote ${options.output}: ${data.byteLength.toLocaleString('en-US')} bytes`);
+        } else ctx.messages.line(`wrote ${options.output}: ${member.size.toLocaleString('en-US')} bytes`);
       } else {
-        await ctx.out.bytes(data);
+        for await (const chunk of chunks) {
+          await ctx.out.bytes(chunk);
+          // The reader of stdout went away (`| head -c`): stop reading the shard.
+          if (ctx.out.closed) break;
+        }
         await ctx.out.flush();
       }
       return EXIT.ok;
