@@ -82,7 +82,8 @@ export async function validateTaridx(
           `--deep: no ${fold}_*.tar shards beside the index, so none of its ${parsed.header.nRows} rows can be checked`,
           undefined,
         );
-      } else await checkShards(parsed, rows, shards, problems, add, (i) => progress(nRows + i), options.signal);
+      } else
+        await checkShards(parsed, rows, shards, problems, add, (i) => progress(nRows + i), options.signal);
     } catch (error) {
       if (isFormatError(error)) problems.capture(error);
       else if (isSourceError(error))
