@@ -92,6 +92,7 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { percentProgress } from './progress.js';
 export {
   type Candidate,
   createRegistry,
