@@ -2,10 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPresent, launchBrowser } from './browser';
+import { describe, expect, it } from 'vitest';
+import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { distDir, pickFiles, vector, vectorsPresent } from './helpers';
-import { type StaticServer, startStaticServer } from './server';
 
 // The README promises an accessible page: axe-core (WCAG 2 A and AA rules) finds nothing in
 // every view a user reaches first, in both themes.
@@ -36,22 +35,13 @@ async function violations(page: Page): Promise<string[]> {
 }
 
 describe.skipIf(!ready)('accessibility (axe-core)', () => {
-  let site: StaticServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  beforeAll(async () => {
-    site = await startStaticServer(distDir, { spa: true });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
+  const live = useSiteAndBrowser();
 
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`the start page, a file's structure and its data table: no violations (${colorScheme})`, async () => {
-      const page = await browser.context.newPage();
+      const page = await live.browser.context.newPage();
       await page.emulateMedia({ colorScheme });
-      await page.goto(site.url);
+      await page.goto(live.site.url);
       await page.getByTestId('drop-zone').waitFor();
       expect(await violations(page), 'start page').toEqual([]);
 
