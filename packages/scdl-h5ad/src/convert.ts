@@ -35,6 +35,7 @@ import {
   type OutputType,
 } from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
+import { promoteColumnTypes, valueAs } from './column-types.js';
 
 /** Upstream's defaults (bionemo-scdl SingleCellMemMapDataset). */
 export const DEFAULT_NEIGHBOR_KEY = 'next_cell_ids';
@@ -376,35 +377,12 @@ function appendObsBlock(blocks: FeatureBlock[], columns: FeatureColumn[], rows: 
 
 /** numpy.concatenate's type promotion, then pyarrow's inference, for two columns. */
 function concatColumns(a: FeatureColumn, b: FeatureColumn): FeatureColumn {
-  const type = promote(a.type as ColumnType, b.type as ColumnType);
+  const type = promoteColumnTypes(a.type as ColumnType, b.type as ColumnType);
   const convert = (column: FeatureColumn) => {
     const values = Array.from(column.values as ArrayLike<unknown>);
-    if (column.type === type) return values;
-    return values.map((v) => {
-      if (v === null || v === undefined) return null;
-      if (type === 'string') return String(v);
-      if (type === 'int64') return typeof v === 'bigint' ? v : BigInt(Number(v));
-      return Number(v);
-    });
+    return column.type === type ? values : values.map((v) => valueAs(type, v));
   };
   return { name: b.name, type, values: [...convert(a), ...convert(b)] as FeatureColumn['values'] };
-}
-
-function promote(a: ColumnType, b: ColumnType): ColumnType {
-  if (a === b) return a;
-  if (a === 'string' || b === 'string') return 'string';
-  const rank: Record<Exclude<ColumnType, 'string'>, number> = {
-    bool: 0,
-    int32: 1,
-    int64: 2,
-    float32: 3,
-    float64: 4,
-  };
-  const hi = rank[a] > rank[b] ? a : b;
-  const lo = hi === a ? b : a;
-  // int64 + float32 promotes to float64 in numpy.
-  if (hi === 'float32' && (lo === 'int64' || lo === 'int32')) return 'float64';
-  return hi;
 }
 
 /** The cast bytes as the typed array the writer stores without re-encoding. */

@@ -334,9 +334,9 @@ describe('feature indices (C11)', () => {
       'string',
       'int64',
       'float64',
-      'int32',
-      'float64',
+      'int8',
       'int64',
+      'float64',
       'bool',
       'string',
     ]);

@@ -220,6 +220,7 @@ function arrowType(element: {
   if (element.type === 'BOOLEAN') return 'bool';
   if (element.type === 'DOUBLE') return 'double';
   if (element.type === 'FLOAT') return 'float';
+  if (element.type === 'FIXED_LEN_BYTE_ARRAY' && logical === 'FLOAT16') return 'halffloat';
   if (element.type === 'INT32' || element.type === 'INT64') {
     const bits = element.type === 'INT32' ? 32 : 64;
     const converted = element.converted_type ?? '';
