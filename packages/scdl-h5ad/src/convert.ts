@@ -35,6 +35,7 @@ import {
   type OutputType,
 } from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
+import { CastGuard } from './cast-guard.js';
 import { promoteColumnTypes, valueAs } from './column-types.js';
 
 /** Upstream's defaults (bionemo-scdl SingleCellMemMapDataset). */
@@ -63,6 +64,12 @@ export interface ConvertOptions {
   chunkNnz?: number;
   /** Tolerance for the "cast changed values" warning (upstream's data_dtype_tolerance). */
   tolerance?: number;
+  /**
+   * Cast values `dataDtype` cannot hold (NaN, ±inf, fractions or out-of-range numbers for an
+   * unsigned dtype, overflow to infinity for float16/32) as numpy does, instead of refusing
+   * them with `InvalidValue` (C10, the default).
+   */
+  lossyCast?: boolean;
 }
 
 /**
@@ -221,6 +228,9 @@ export async function convertAnnData(
         }
         let changed = 0;
         let inputNnz = 0;
+        const guard = options.lossyCast
+          ? undefined
+          : new CastGuard(file.name, `${label}: ${matrix.path}`, dataDtype);
         const sink: ChunkSink = {
           prepare: (raw) => {
             const n = raw.indices.byteLength / ELEMENT_SIZE[raw.indicesType];
@@ -233,6 +243,7 @@ export async function convertAnnData(
               raw.firstRow,
               scratch?.take(0, n * INDEX_SIZE[colType]),
             );
+            guard?.inspect(raw.data, raw.dataType, raw.firstRow);
             const cast = castElements(
               raw.data,
               raw.dataType,
@@ -244,6 +255,7 @@ export async function convertAnnData(
             return { indices, maxIndex, data: dataView(cast, outType) };
           },
           write: async (indptr, chunk) => {
+            guard?.check(indptr, chunk.indices);
             throwIfAborted(options.signal);
             await writer.appendRows({
               indptr,

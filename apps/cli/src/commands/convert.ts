@@ -14,6 +14,7 @@ export interface ConvertOptions extends CommonOptions {
   level?: number;
   dataDtype: string;
   useX?: boolean;
+  lossyCast?: boolean;
   neighbors?: string;
   force?: boolean;
 }
@@ -158,6 +159,7 @@ async function convertH5ad(
     convertH5adToScdl(input, output, {
       dataDtype: options.dataDtype as DataDtype,
       useX: options.useX,
+      lossyCast: options.lossyCast,
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
