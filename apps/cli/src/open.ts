@@ -11,6 +11,7 @@ import {
 import { openPath } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
 import { loadPlugins } from './plugins.js';
+import { openRemote } from './remote.js';
 
 /** A path the user named, opened and detected. Close it when done. */
 export interface Input {
@@ -55,7 +56,7 @@ export async function openInput(inputPath: string, options: OpenInputOptions = {
       throw new CliError(`--as ${options.as}: no such format (known: ${known})`, EXIT.usage);
     }
   }
-  const target = openPath(inputPath);
+  const target = (await openRemote(inputPath)) ?? openPath(inputPath);
   try {
     const detection = await registry.detect(target);
     let plugin = forced ?? detection.plugin;
@@ -92,6 +93,8 @@ export function unreadable(input: Input): CliError {
     return new CliError(`${input.path}: not a recognised archive directory`, EXIT.failed);
   }
   const hex = input.detection.headHex.slice(0, 32).replace(/(..)(?!$)/g, '$1 ');
+  const near = input.detection.nearMiss;
+  if (near) return new CliError(`${input.path}: ${near.message}`, EXIT.failed);
   return new CliError(
     `${input.path}: unknown format (first bytes: ${hex || 'none, the file is empty'})`,
     EXIT.failed,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tarBytes, tempDir } from '@binscope/testkit';
+import { tarBytes, tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, STACK_LINE } from './helpers.js';
-import { VECTORS, VECTORS_PRESENT, validVectors } from './vectors.js';
+import { VECTORS, VECTORS_NEEDED, validVectors } from './vectors.js';
 
 const scratch = tempDir('binscope-cli-verbs-');
 afterAll(() => scratch.remove());
@@ -19,7 +19,7 @@ function fresh(name: string): string {
   return dir;
 }
 
-describe.skipIf(!VECTORS_PRESENT)(`convert, diff, index and get on the vectors in ${VECTORS}`, () => {
+describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${VECTORS}`, () => {
   describe('convert CSV ⇄ SCBF', () => {
     for (const v of validVectors('scbf').filter((c) => typeof c.expected.source_csv === 'string')) {
       it(`${v.name}: CSV → SCBF → CSV is byte-identical, and the SCBF equals the vector in content`, () => {
@@ -208,7 +208,18 @@ describe.skipIf(!VECTORS_PRESENT)(`convert, diff, index and get on the vectors i
             expect(out.code, out.stderr).toBe(0);
             expect(sha256(out.stdoutBytes)).toBe(first.sha256);
             const file = path.join(dir, `${sample.stem}.${member.ext}`);
-            const saved = cli(['get', v.target, sample.stem, '--ext', member.ext, '-o', file, '--json']);
+            // --force: a sample may hold two members with one extension, saved to one file in turn.
+            const saved = cli([
+              'get',
+              v.target,
+              sample.stem,
+              '--ext',
+              member.ext,
+              '-o',
+              file,
+              '--json',
+              '--force',
+            ]);
             expect(saved.code, saved.stderr).toBe(0);
             expect(JSON.parse(saved.stdout)).toMatchObject({
               output: file,
@@ -260,7 +271,9 @@ describe('demo', () => {
     const v = cli(['validate', '--json', '--deep', ...paths]);
     expect(v.code, v.stdout).toBe(0);
 
-    const human = cli(['demo', dir]);
+    // The folder now holds the samples: writing them again takes --force.
+    expect(cli(['demo', dir]).code).toBe(2);
+    const human = cli(['demo', dir, '--force']);
     expect(human.code).toBe(0);
     for (const f of doc.files) expect(human.stdout).toContain(`${f.path}: ${f.format}`);
   });

@@ -21,6 +21,7 @@ export {
   type CursorOptions,
   decodeUtf8,
   float16ToNumber,
+  encodeFloat16,
   numberToFloat16,
   readU64,
   readU64Big,
@@ -55,8 +56,12 @@ export {
   type ValidationReport,
   withLocation,
 } from './errors.js';
+export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
+export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
 export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';
+export { HttpDirectory, S3Directory } from './remote-directory.js';
+export { isHttpUrl, isS3Url, parseS3Url, S3Client, type S3Location, type S3Settings } from './s3.js';
 export {
   type InspectNode,
   type LazyChildren,
@@ -87,14 +92,18 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { percentProgress } from './progress.js';
 export {
   type Candidate,
   createRegistry,
   type Detection,
   HEAD_WINDOW,
   matchesMagic,
+  type NearMiss,
+  nearMisses,
   rankByMagic,
   type Registry,
+  SPECIFICATION_VERSIONS,
   TAR_SHARD,
 } from './registry.js';
 export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';

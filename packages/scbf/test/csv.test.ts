@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isFormatError, isSourceError } from '@binscope/core';
 import { NodeFileSource } from '@binscope/core/node';
-import { tempDir } from '@binscope/testkit';
+import { tempDir, describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellText, csvLine } from '../src/csv.js';
@@ -12,7 +12,7 @@ import { openScbf } from '../src/read.js';
 import type { Utf8Column } from '../src/utf8.js';
 import { validateScbf } from '../src/validate.js';
 import type { ColumnInput } from '../src/write.js';
-import { tableArbitrary, VECTORS_PRESENT, vectorCases } from './helpers.js';
+import { tableArbitrary, VECTORS_NEEDED, vectorCases } from './helpers.js';
 
 let tmp: { dir: string; remove: () => void };
 beforeEach(() => {
@@ -37,7 +37,7 @@ async function roundTrip(csv: string | Buffer, types?: readonly ScbfType[]) {
   return { result, back: fs.readFileSync(file('back.csv')) };
 }
 
-describe.skipIf(!VECTORS_PRESENT)('vector CSVs', () => {
+describeWith(VECTORS_NEEDED, 'vector CSVs', () => {
   for (const testCase of vectorCases()) {
     it(`${testCase.name}: CSV → SCBF → CSV is byte-identical and keeps the schema`, async () => {
       const types = testCase.expected.types_given_explicitly
@@ -132,6 +132,42 @@ describe('CSV parsing (papaparse, fed in pieces)', () => {
         expect(String((error as Error).message)).toMatch(/quote/i);
       }
     }
+  });
+});
+
+describe('CSV → SCBF: an unterminated quote', () => {
+  const unclosed = () => {
+    const head = 'a,b\n1,2\n3,';
+    // Many lines after the open quote: the old parser read them again for every chunk.
+    const csv = `${head}"never closed\n${'x,y\n'.repeat(1 << 20)}`;
+    return { csv, quoteAt: Buffer.byteLength(head) };
+  };
+
+  it('is reported at the byte where the quote opened, read in one pass', async () => {
+    const { csv, quoteAt } = unclosed();
+    fs.writeFileSync(file('open.csv'), csv);
+    const error = await csvToScbf(file('open.csv'), file('open.scbf')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isFormatError(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'InvalidValue', offset: quoteAt, file: 'open.csv' });
+    expect(String((error as Error).message)).toMatch(
+      new RegExp(`row 3: unterminated quote.*opened at byte ${quoteAt} `),
+    );
+    expect(fs.readdirSync(tmp.dir)).toEqual(['open.csv']);
+  });
+
+  it('stops once the open field passes maxRecordBytes, holding no more than that', async () => {
+    const { csv, quoteAt } = unclosed();
+    const error = await csvToScbf(pieces(csv, 4096), file('open.scbf'), { maxRecordBytes: 1 << 16 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'InvalidValue', offset: quoteAt });
+    expect(String((error as Error).message)).toMatch(
+      new RegExp(`opened at byte ${quoteAt} is still open after \\d+ bytes`),
+    );
   });
 });
 

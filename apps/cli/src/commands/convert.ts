@@ -5,13 +5,18 @@ import type { ScbfType } from '@binscope/scbf';
 import type { DataDtype } from '@binscope/scdl-h5ad';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { ConvertEnds, urlPath } from '../convert-io.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { progressBar } from '../progress.js';
+import { inputKind } from '../remote.js';
 import { printJson } from '../render.js';
 
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
+  zlib?: 'node' | 'python';
   dataDtype: string;
   useX?: boolean;
   lossyCast?: boolean;
@@ -22,7 +27,7 @@ export interface ConvertOptions extends CommonOptions {
 type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl';
 
 function extension(p: string): string {
-  const base = path.basename(p);
+  const base = path.basename(urlPath(p));
   return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
 }
 
@@ -36,8 +41,10 @@ function isDirectory(p: string): boolean {
 
 /** Which conversion IN → OUT asks for, by extension (and, for a folder IN, its .h5ad files). */
 function chooseConversion(input: string, output: string): Conversion {
-  const from = isDirectory(input) ? 'dir' : extension(input);
-  const to = extension(output);
+  // Standard input can only be CSV (the one format read in a single forward pass); `-` as
+  // output takes the other side of the pair.
+  const from = input === '-' ? 'csv' : isDirectory(input) ? 'dir' : extension(input);
+  const to = output === '-' ? ({ csv: 'scbf', scbf: 'csv' }[from] ?? '-') : extension(output);
   if (from === 'csv' && to === 'scbf') return 'csv→scbf';
   if (from === 'scbf' && to === 'csv') return 'scbf→csv';
   if (from === 'h5ad' || from === 'dir') return 'h5ad→scdl';
@@ -73,8 +80,23 @@ export async function convertCommand(
   output: string,
   options: ConvertOptions,
 ): Promise<ExitCode> {
-  if (!fs.existsSync(input)) throw new CliError(`${input}: no such file or directory`, EXIT.usage);
+  if (inputKind(input) === 'path' && !fs.existsSync(input))
+    throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
+  const ends = new ConvertEnds(input, output, ctx.streams);
+  if (ends.toStdout && (options.json || conversion === 'h5ad→scdl'))
+    throw new CliError(
+      'output - (stdout) takes the converted bytes: not with --json, and not for an SCDL folder',
+      EXIT.usage,
+    );
+  // Standard output and inputs by URL or on stdin cannot be overwritten; a local output can.
+  if (!ends.toStdout)
+    guardOutput({
+      output,
+      inputs: inputKind(input) === 'path' ? [input] : [],
+      force: options.force,
+      onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+    });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
   let report: Record<string, unknown>;
   try {
@@ -82,13 +104,16 @@ export async function convertCommand(
       case 'csv→scbf': {
         const { csvToScbf } = await import('@binscope/scbf/node');
         const types = options.types ? parseTypes(options.types) : undefined;
-        const result = await forPath(input, () =>
-          csvToScbf(input, output, {
+        const result = await forPath(input, async () =>
+          csvToScbf(await ends.csvInput(), ends.outputPath('scbf'), {
+            inputName: path.basename(urlPath(input)),
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
+            pythonZlib: options.zlib === 'python',
             onProgress: progress.onProgress,
           }),
         );
+        await ends.deliver(ends.outputPath('scbf'));
         report = {
           input,
           output,
@@ -101,8 +126,8 @@ export async function convertCommand(
         break;
       }
       case 'scbf→csv': {
-        if (options.types || options.level !== undefined)
-          throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+        if (options.types || options.level !== undefined || options.zlib)
+          throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
         const detected = await forPath(input, async () => {
           const opened = await openInput(input);
           await opened.close();
@@ -114,16 +139,30 @@ export async function convertCommand(
             EXIT.failed,
           );
         const { scbfToCsv } = await import('@binscope/scbf/node');
-        await forPath(input, () => scbfToCsv(input, output));
-        report = { input, output, conversion, bytes: fs.statSync(output).size };
+        const { warnings } = await forPath(input, async () =>
+          scbfToCsv((await ends.remoteSource()) ?? input, ends.outputPath('csv')),
+        );
+        for (const w of warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
+        await ends.deliver(ends.outputPath('csv'));
+        report = { input, output, conversion, bytes: fs.statSync(ends.outputPath('csv')).size, warnings };
         break;
       }
       case 'h5ad→scdl':
-        report = await convertH5ad(ctx, input, output, options, progress.onProgress);
+        report = {
+          ...(await convertH5ad(
+            ctx,
+            await forPath(input, () => ends.localInput()),
+            output,
+            options,
+            progress.onProgress,
+          )),
+          input,
+        };
         break;
     }
   } finally {
     progress.stop();
+    ends.cleanup();
   }
   if (options.json) await printJson(ctx.out, report);
   else ctx.messages.line(`wrote ${output} (${conversion})`);
@@ -131,12 +170,11 @@ export async function convertCommand(
 }
 
 /**
- * An existing OUT folder is replaced only with --force, and only when it is an SCDL archive:
- * a typo must never delete an unrelated folder.
+ * An existing OUT folder (which guardOutput let through only with --force) is replaced only
+ * when it is an SCDL archive: a typo must never delete an unrelated folder.
  */
-async function checkArchiveTarget(output: string, force: boolean | undefined): Promise<void> {
+async function checkArchiveTarget(output: string): Promise<void> {
   if (!fs.existsSync(output)) return;
-  if (!force) throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
   const opened = await forPath(output, () => openInput(output));
   await opened.close();
   if (opened.detection.format !== 'scdl') {
@@ -151,9 +189,9 @@ async function convertH5ad(
   options: ConvertOptions,
   onProgress: ProgressCallback,
 ): Promise<Record<string, unknown>> {
-  if (options.types || options.level !== undefined)
-    throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
-  await checkArchiveTarget(output, options.force);
+  if (options.types || options.level !== undefined || options.zlib)
+    throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
+  await checkArchiveTarget(output);
   const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
   const result = await forPath(input, () =>
     convertH5adToScdl(input, output, {
@@ -163,6 +201,9 @@ async function convertH5ad(
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+      // guardOutput checked before converting; a convert running beside this one may put
+      // an archive there meanwhile, which only --force may replace.
+      replace: options.force === true,
     }),
   );
   return {

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Summary } from '@binscope/core';
 import { writeFileAtomic } from '@binscope/core/node';
-import { pack } from 'tar-stream';
+// The workspace's one tar writer (deterministic USTAR), bundled into dist at build time.
+import { tarBytes } from '@binscope/testkit/tar';
 import type { CommonOptions, Context } from '../context.js';
 import { describeError, EXIT, type ExitCode } from '../errors.js';
 import { openInput, withReader } from '../open.js';
@@ -105,36 +106,6 @@ async function writeMldfSample(dir: string): Promise<string> {
   return out;
 }
 
-/** One tar shard in memory (USTAR, fixed mtime and owner, so the bytes are reproducible). */
-function tarBytes(members: Array<{ name: string; data: Uint8Array }>): Promise<Uint8Array> {
-  const archive = pack();
-  const chunks: Buffer[] = [];
-  archive.on('data', (chunk: unknown) => {
-    chunks.push(chunk as Buffer);
-  });
-  const done = new Promise<Uint8Array>((resolve, reject) => {
-    archive.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    archive.on('error', reject);
-  });
-  for (const m of members) {
-    archive.entry(
-      {
-        name: m.name,
-        size: m.data.byteLength,
-        mtime: new Date(1_700_000_000_000),
-        mode: 0o644,
-        uid: 0,
-        gid: 0,
-        uname: '',
-        gname: '',
-      },
-      Buffer.from(m.data),
-    );
-  }
-  archive.finalize();
-  return done;
-}
-
 /** A 6×6 RGB image as binary PPM: a real image payload, tiny. */
 function ppm(seed: number): Uint8Array {
   const rand = random(seed);
@@ -163,7 +134,7 @@ async function writeTarFoldSample(dir: string): Promise<string[]> {
       members.push({ name: `${key}.cls`, data: enc.encode(String((shard * 4 + k) % 3)) });
     }
     const file = path.join(shardDir, `train_${String(shard).padStart(4, '0')}.tar`);
-    await writeFileAtomic(file, await tarBytes(members));
+    await writeFileAtomic(file, tarBytes(members));
     written.push(file);
   }
   const index = await indexFold(shardDir, 'train');
@@ -248,8 +219,15 @@ interface DemoEntry {
 export async function demoCommand(
   ctx: Context,
   dirArg: string | undefined,
-  options: CommonOptions,
+  options: CommonOptions & { force?: boolean },
 ): Promise<ExitCode> {
+  // The samples have fixed names: in a folder that holds files, they could replace the user's.
+  if (dirArg !== undefined && !options.force && folderHoldsFiles(dirArg)) {
+    ctx.messages.line(
+      `binscope: ${dirArg} is not empty; demo writes its samples there: choose a new or empty folder, or pass --force`,
+    );
+    return EXIT.usage;
+  }
   const dir = dirArg ?? fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-demo-'));
   try {
     fs.mkdirSync(dir, { recursive: true });
@@ -303,6 +281,14 @@ export async function demoCommand(
   }
   await ctx.out.flush();
   return code;
+}
+
+function folderHoldsFiles(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** detect, then info, exactly as the verbs do. */

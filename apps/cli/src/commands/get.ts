@@ -1,15 +1,19 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
+import type { Target } from '@binscope/core';
+import { writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
+import { openFolder } from '../remote.js';
 import { printJson } from '../render.js';
 
 export interface GetOptions extends CommonOptions {
   ext?: string;
   output?: string;
   shards?: string;
+  force?: boolean;
 }
 
 /**
@@ -22,7 +26,7 @@ export async function getCommand(
   key: string,
   options: GetOptions,
 ): Promise<ExitCode> {
-  if (options.json && options.ext !== undefined && options.output === undefined) {
+  if (options.json && options.ext !== undefined && (options.output === undefined || options.output === '-')) {
     throw new CliError('--json with --ext needs -o FILE: the payload bytes would go to stdout', EXIT.usage);
   }
   if (options.output !== undefined && options.ext === undefined) {
@@ -30,8 +34,8 @@ export async function getCommand(
   }
   const input = await forPath(indexPath, () => openInput(indexPath));
   const detected = input.detection.format;
-  await input.close();
-  if (detected !== 'taridx') {
+  if (detected !== 'taridx' || input.target.kind !== 'file') {
+    await input.close();
     throw new CliError(
       `${indexPath}: not a .taridx index (detected: ${detected ?? 'unknown format'})`,
       EXIT.failed,
@@ -40,15 +44,13 @@ export async function getCommand(
   const { TaridxReader } = await import('@binscope/taridx');
   const shardDir =
     options.shards !== undefined
-      ? forPath(options.shards, async () => openDirectory(options.shards!))
+      ? forPath(options.shards, async () => openFolder(options.shards!))
       : undefined;
   const shards = await shardDir;
 
   return forPath(indexPath, async () => {
-    const reader = await TaridxReader.open(
-      openFile(indexPath),
-      shards ? { shards } : { shards: openDirectory(path.dirname(path.resolve(indexPath))) },
-    );
+    const { source, siblings } = input.target as Extract<Target, { kind: 'file' }>;
+    const reader = await TaridxReader.open(source, { shards: shards ?? siblings });
     try {
       const sample = await reader.find(key);
       if (!sample) {
@@ -57,6 +59,14 @@ export async function getCommand(
         return EXIT.failed;
       }
       const set = await reader.shards();
+      if (options.output !== undefined && options.output !== '-') {
+        const shardFolder = options.shards ?? path.dirname(path.resolve(indexPath));
+        guardOutput({
+          output: options.output,
+          inputs: [indexPath, ...(set?.names ?? []).map((name) => path.join(shardFolder, name))],
+          force: options.force,
+        });
+      }
       const shardName = (fid: number) => set?.names[fid] ?? null;
       if (options.ext === undefined) {
         const doc = {
@@ -101,12 +111,18 @@ export async function getCommand(
           `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
         );
       }
-      // Through the sample, not readMember: the member's tar header is then checked against
-      // the key as well (size, extension and stem), so a rewritten shard is an error, not
-      // another sample's bytes.
-      const data = (await reader.readSample(sample, { ext }))[0].data;
-      if (options.output !== undefined) {
-        await writeFileAtomic(options.output, data);
+      // Streamed in bounded chunks (members can be many GiB), with the member's tar header
+      // checked against the sample first (size, extension and stem), so a rewritten shard is an
+      // error, not another sample's bytes. `-o -` is standard output, as no -o is.
+      const chunks = reader.streamMember(member, { sample });
+      if (options.output !== undefined && options.output !== '-') {
+        const hash = createHash('sha256');
+        await writeFileAtomic(options.output, async (file) => {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            await file.write(chunk);
+          }
+        });
         if (options.json) {
           await printJson(ctx.out, {
             index: indexPath,
@@ -117,17 +133,22 @@ export async function getCommand(
             offset: member.offset,
             size: member.size,
             output: options.output,
-            sha256: createHash('sha256').update(data).digest('hex'),
+            sha256: hash.digest('hex'),
             found: true,
           });
-        } else ctx.messages.line(`wrote ${options.output}: ${data.byteLength.toLocaleString('en-US')} bytes`);
+        } else ctx.messages.line(`wrote ${options.output}: ${member.size.toLocaleString('en-US')} bytes`);
       } else {
-        await ctx.out.bytes(data);
+        for await (const chunk of chunks) {
+          await ctx.out.bytes(chunk);
+          // The reader of stdout went away (`| head -c`): stop reading the shard.
+          if (ctx.out.closed) break;
+        }
         await ctx.out.flush();
       }
       return EXIT.ok;
     } finally {
       await reader.close();
+      await input.close();
     }
   });
 }

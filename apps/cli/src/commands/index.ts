@@ -3,12 +3,17 @@ import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { indexElsewhere } from '../index-input.js';
+import { guardOutput } from '../output-guard.js';
+import { isRemote } from '../remote.js';
 import { printJson } from '../render.js';
 import { progressBar } from '../progress.js';
 
 export interface IndexCommandOptions extends CommonOptions {
   fold: string;
   output?: string;
+  shardName?: string;
+  force?: boolean;
 }
 
 /** `binscope index DIR --fold NAME [-o OUT]`: the taridx package's indexer, with a progress bar. */
@@ -17,6 +22,7 @@ export async function indexCommand(
   dir: string,
   options: IndexCommandOptions,
 ): Promise<ExitCode> {
+  if (dir === '-' || isRemote(dir)) return indexRemote(ctx, dir, options);
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(dir);
@@ -39,6 +45,11 @@ export async function indexCommand(
   );
   // An index of nothing is almost certainly a typo in --fold: say so, and write nothing.
   if (shards.length === 0) throw new CliError(`${dir}: no shards named ${options.fold}_*.tar`, EXIT.failed);
+  guardOutput({
+    output: options.output ?? path.join(dir, `${options.fold}.taridx`),
+    inputs: shards.map((name) => path.join(dir, name)),
+    force: options.force,
+  });
   const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
   const result = await forPath(dir, async () => {
     try {
@@ -57,6 +68,28 @@ export async function indexCommand(
   else
     ctx.messages.line(
       `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard${result.shards.length === 1 ? '' : 's'} (${result.shards[0]} … ${result.shards[result.shards.length - 1]})`,
+    );
+  return EXIT.ok;
+}
+
+/** Shards under a URL prefix or streamed on stdin (see index-input.ts). */
+async function indexRemote(ctx: Context, where: string, options: IndexCommandOptions): Promise<ExitCode> {
+  // The inputs are remote or a stream: only an existing output is at stake.
+  guardOutput({ output: options.output ?? `${options.fold}.taridx`, inputs: [], force: options.force });
+  const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
+  const result = await indexElsewhere(where, { ...options, onProgress: progress.onProgress }).finally(() =>
+    progress.stop(),
+  );
+  if (options.json)
+    await printJson(ctx.out, {
+      path: result.path,
+      fold: options.fold,
+      rows: result.rows,
+      shards: result.shards,
+    });
+  else
+    ctx.messages.line(
+      `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard(s)`,
     );
   return EXIT.ok;
 }

@@ -1,6 +1,7 @@
-import type { JsonRecord } from '@binscope/core';
+import { ERROR_CODES, type JsonRecord, type Problem } from '@binscope/core';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
+import { type JsonErrorEntry, jsonError } from '../json-errors.js';
 import { withReader } from '../open.js';
 import { type RecordFormat, recordWriter } from '../render.js';
 
@@ -27,29 +28,57 @@ export async function recordsCommand(
     ? 'json'
     : (options.format ?? (ctx.out.isTTY ? 'table' : 'jsonl'));
   const writer = recordWriter(format, ctx.out);
-  let done = false;
+  let failure: JsonErrorEntry | undefined;
+  // Records a format could not read but stood in for (a UDF table that breaks a rule).
+  let unreadable = 0;
   try {
     await forPath(filePath, () =>
       withReader(filePath, { as: options.as }, async (input, reader) => {
         if (options.limit === 0) return;
-        const records = input.plugin.records(reader, {
-          offset: options.offset,
-          limit: options.limit,
-          columns: options.columns,
-        });
-        let count = 0;
-        for await (const record of records as AsyncIterable<JsonRecord>) {
-          await writer.write(record);
-          count++;
-          if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
+        const window = { offset: options.offset, limit: options.limit, columns: options.columns };
+        if (format === 'csv' && input.plugin.csv) {
+          // The format's own CSV dialect, from the code path its converter uses (SCBF: S8).
+          for await (const chunk of input.plugin.csv(reader, window)) {
+            await ctx.out.write(chunk);
+            if (ctx.out.closed) break;
+          }
+        } else {
+          let count = 0;
+          for await (const record of input.plugin.records(reader, window) as AsyncIterable<JsonRecord>) {
+            await writer.write(record);
+            count++;
+            const defect = recordDefect(record);
+            if (defect) {
+              unreadable++;
+              ctx.messages.line(`binscope: ${filePath}: record ${options.offset + count - 1}: ${defect}`);
+            }
+            if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
+          }
         }
+        // What the reader noticed while reading (SCBF S4: an upstream str_uncomp_size), on stderr.
+        for (const w of (reader as { warnings?: readonly Problem[] }).warnings ?? [])
+          ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
       }),
     );
-    done = true;
+  } catch (error) {
+    failure = jsonError(error, filePath);
+    throw error;
   } finally {
-    // Records already read still reach the terminal before the error line; a JSON array is
-    // closed only when complete, so a failed --json run never looks like a whole answer.
-    if (done || format !== 'json') await writer.end();
+    // Records already read still reach the terminal before the error line (on stderr); a
+    // --json array is closed with the error as its last entry, so it parses and says so.
+    await writer.end(format === 'json' ? failure : undefined);
   }
-  return EXIT.ok;
+  return unreadable > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * "Code: message" when a record stands in for one that could not be read: a top-level
+ * `error` of a taxonomy class, as formats that go on past a bad record emit it.
+ */
+function recordDefect(record: JsonRecord): string | undefined {
+  const error = (record as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !(ERROR_CODES as readonly string[]).includes(code)) return undefined;
+  return `${code}: ${typeof message === 'string' ? message : 'unreadable'}`;
 }
