@@ -282,6 +282,23 @@ describe.skipIf(!ready)('the built site in chromium', () => {
       await page.close();
     });
 
+    it('a value the data dtype cannot hold is refused, and converts once the lossy cast is ticked (C10)', async () => {
+      const page = await newPage();
+      await pickFiles(page, [vector('scdl', 'basic_float32_raw', 'source', 'input.h5ad')]);
+      expect(await detectedFormat(page)).toBe('h5ad');
+      await page.getByTestId('h5ad-summary').first().waitFor();
+      await page.getByLabel('data dtype').selectOption('uint8');
+      await page.getByTestId('convert-zip').click();
+      const refusal = (await page.getByTestId('convert-error').textContent()) ?? '';
+      expect(refusal).toContain('value 1.25 cannot be stored as uint8 (not a whole number)');
+      await page.getByTestId('lossy-cast').check();
+      const downloading = page.waitForEvent('download');
+      await page.getByTestId('convert-zip').click();
+      await downloading;
+      await page.getByTestId('convert-done').waitFor();
+      await page.close();
+    });
+
     it('an invalid file shows its error, and the error jumps to its offset', async () => {
       const page = await newPage();
       await pickFiles(page, [vector('scbf', 'invalid', 'corrupt_zlib.scbf')]);

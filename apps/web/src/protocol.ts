@@ -146,6 +146,8 @@ export interface ResponseMap {
 
 export interface H5adConvertOptions {
   dataDtype: string;
+  /** Cast values the data dtype cannot hold as numpy does (C10) instead of refusing them. */
+  lossyCast?: boolean;
   useX: boolean;
   /** obsp key for neighbor files, or '' for none. */
   neighbors: string;

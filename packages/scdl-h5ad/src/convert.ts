@@ -230,7 +230,11 @@ export async function convertAnnData(
         let inputNnz = 0;
         const guard = options.lossyCast
           ? undefined
-          : new CastGuard(file.name, `${label}: ${matrix.path}`, dataDtype);
+          : new CastGuard(
+              file.name,
+              label === file.name ? matrix.path : `${label}: ${matrix.path}`,
+              dataDtype,
+            );
         const sink: ChunkSink = {
           prepare: (raw) => {
             const n = raw.indices.byteLength / ELEMENT_SIZE[raw.indicesType];

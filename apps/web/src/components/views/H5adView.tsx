@@ -44,6 +44,7 @@ export function H5adView({
   const { data, error } = useView<{ files: H5adSummary[] }>(client, session.sessionId, { op: 'describe' });
   const [dataDtype, setDataDtype] = useState('float32');
   const [useX, setUseX] = useState(false);
+  const [lossyCast, setLossyCast] = useState(false);
   const [neighbors, setNeighbors] = useState('');
   const [running, setRunning] = useState<AbortController | null>(null);
   const [progress, setProgress] = useState<{ phase?: string; done: number; total?: number } | null>(null);
@@ -76,7 +77,7 @@ export function H5adView({
         {
           type: 'convertH5ad',
           sessionId: session.sessionId,
-          options: { dataDtype, useX: useX || noRaw, neighbors },
+          options: { dataDtype, useX: useX || noRaw, neighbors, lossyCast },
           directory,
         },
         { signal: controller.signal, onProgress: setProgress },
@@ -171,6 +172,15 @@ export function H5adView({
                 onChange={(e) => setUseX(e.target.checked)}
               />{' '}
               read X instead of raw.X
+            </label>
+            <label title="values the data dtype cannot hold (fractions, NaN, out of range) are refused unless this is on">
+              <input
+                type="checkbox"
+                checked={lossyCast}
+                onChange={(e) => setLossyCast(e.target.checked)}
+                data-testid="lossy-cast"
+              />{' '}
+              cast values the dtype cannot hold, as numpy does (lossy)
             </label>
             <label>
               neighbors from obsp{' '}

@@ -45,6 +45,7 @@ export async function convertH5ad(
   const convertOptions: BrowserConvertOptions = {
     dataDtype: options.dataDtype as BrowserConvertOptions['dataDtype'],
     useX: options.useX,
+    lossyCast: options.lossyCast,
     neighbors: options.neighbors || undefined,
     signal,
     onProgress,
