@@ -55,6 +55,7 @@ export {
   type ValidationReport,
   withLocation,
 } from './errors.js';
+export { crc32 } from './crc32.js';
 export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';
 export {

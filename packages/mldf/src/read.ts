@@ -13,6 +13,7 @@ import {
   readU64,
   toTypedArray,
 } from '@binscope/core';
+import { verifyMldfChecksums } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,
   checkLayout,
@@ -125,6 +126,12 @@ export interface AllocEntry {
 export interface MldfOpenOptions extends ReadOptions {
   /** Bytes of metadata rows kept in memory (default 64 MiB); the table is read in 1 MiB pages on demand. */
   metadataCacheBytes?: number;
+  /**
+   * Recompute the CRC-32s of a FLAG_CHECKSUMMED file's metadata and data regions while
+   * opening (reads both regions once) and throw `InvalidValue` naming the first corrupted
+   * region. Files without checksums open as usual.
+   */
+  verify?: boolean;
 }
 
 export interface SampleOptions extends ReadOptions {
@@ -276,6 +283,10 @@ export class MldfReader implements FormatReader {
     const fields = parseDescriptors(descBytes, header, { file, warnings });
     const layout = checkLayout(header, fields, source.size, { file, warnings });
     const problems = warnings.map((w) => ({ ...w, file, format: FORMAT_ID }));
+    if (options.verify) {
+      const [corrupted] = await verifyMldfChecksums(source, header, layout, options);
+      if (corrupted) throw corrupted;
+    }
     return new MldfReader(source, header, fields, layout, problems, options);
   }
 
