@@ -254,13 +254,18 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .description(`Print records, all of them or the window --offset K -n N. ${recordText}`)
       .argument('<path>', 'a file or archive directory')
       .option('--offset <k>', 'skip the first K records', wholeNumber('--offset'), 0)
-      .option('-n, --lines <n>', 'print at most N records', wholeNumber('-n')),
+      .option('-n, --lines <n>', 'print at most N records', wholeNumber('-n'))
+      .option(
+        '--where <predicate>',
+        'SCBF: only rows matching e.g. "score >= 2.5 and name != \'x\'" (blocks its statistics exclude are skipped)',
+      ),
   )
     .addHelpText(
       'after',
       examples(
         '$ binscope cat table.scbf --format csv > table.csv',
         '$ binscope cat archive/ --offset 1000 -n 10 | jq .indices',
+        '$ binscope cat table.scbf --where "id >= 100 and city = \'Oslo\'"',
       ),
     )
     .action(
@@ -291,6 +296,10 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         'CSV → SCBF: column types, e.g. "id:int32,price:float64,name:utf8" (others inferred)',
       )
       .option('--level <n>', 'CSV → SCBF: zlib compression level 0-9 (default 6)', wholeNumber('--level'))
+      .option(
+        '--extensions',
+        'CSV → SCBF: append the extension footer (block checksums, column statistics); upstream readers ignore it',
+      )
       .addOption(
         new Option('--data-dtype <dtype>', '.h5ad → SCDL: dtype of the data array')
           .choices(['float32', 'float16', 'float64', 'uint8', 'uint16', 'uint32', 'uint64'])
@@ -403,6 +412,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
 }
 
 interface RecordCliOptions extends CommonOptions {
+  where?: string;
   as?: string;
   lines?: number;
   offset: number;

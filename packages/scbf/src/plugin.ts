@@ -12,6 +12,7 @@ import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
 import { validateScbf } from './validate.js';
+import { withExtensions } from './extensions-info.js';
 
 function fileSource(target: Target) {
   if (target.kind !== 'file') throw new SourceError('SCBF is a single file, not a directory');
@@ -73,7 +74,7 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
 export const scbfPlugin = definePlugin<ScbfReader>({
   ...scbfFormat,
   open: (target, options) => openScbf(fileSource(target), options),
-  info: async (reader) => summarize(reader),
+  info: async (reader) => withExtensions(summarize(reader), reader),
   inspect: async (reader) => inspectScbf(reader),
   validate: (target, options) => validateScbf(fileSource(target), options),
   records,

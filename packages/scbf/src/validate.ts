@@ -7,6 +7,7 @@ import {
 } from '@binscope/core';
 import { type Finding, FORMAT, parseLayout, Phase, type ScbfColumn, sortFindings } from './layout.js';
 import { ScbfReader } from './read.js';
+import { checkExtensions } from './extensions-check.js';
 import { columnDecoder } from './stream.js';
 import { schemaJson } from './write.js';
 
@@ -52,6 +53,8 @@ export async function validateScbf(
     });
   }
   for (const finding of sortFindings(findings)) problems.capture(finding.error);
+  // Checked even after payload errors: a block checksum names the block that went bad.
+  const footer = await checkExtensions(reader, problems, options);
 
   // Legal but worth knowing.
   const { header, columns } = layout;
@@ -68,7 +71,7 @@ export async function validateScbf(
   let dataEnd = header.metaTableEnd;
   for (const column of columns)
     for (const block of column.blocks) dataEnd = Math.max(dataEnd, block.offset + block.compressedSize);
-  if (problems.errors.length === 0 && dataEnd < source.size) {
+  if (problems.errors.length === 0 && dataEnd < source.size && !footer) {
     problems.warn('TrailingBytes', `${source.size - dataEnd} bytes after the last block are ignored (S5)`, {
       offset: dataEnd,
     });

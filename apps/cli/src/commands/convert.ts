@@ -8,6 +8,7 @@ import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
 import { progressBar } from '../progress.js';
 import { printJson } from '../render.js';
+import { addScbfExtensions } from './convert-extensions.js';
 
 export interface ConvertOptions extends CommonOptions {
   types?: string;
@@ -16,6 +17,7 @@ export interface ConvertOptions extends CommonOptions {
   useX?: boolean;
   neighbors?: string;
   force?: boolean;
+  extensions?: boolean;
 }
 
 type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl';
@@ -88,10 +90,12 @@ export async function convertCommand(
             onProgress: progress.onProgress,
           }),
         );
+        if (options.extensions) await addScbfExtensions(output);
         report = {
           input,
           output,
           conversion,
+          extensions: options.extensions === true,
           rows: result.rows,
           columns: result.columns,
           csvBytes: result.csvBytes,

@@ -3,6 +3,7 @@ import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import { withReader } from '../open.js';
 import { type RecordFormat, recordWriter } from '../render.js';
+import { whereRecords } from './where.js';
 
 export interface RecordsOptions extends CommonOptions {
   as?: string;
@@ -11,6 +12,8 @@ export interface RecordsOptions extends CommonOptions {
   limit?: number;
   format?: RecordFormat;
   columns?: string[];
+  /** SCBF only: a row predicate (see @binscope/scbf's where.ts). */
+  where?: string;
 }
 
 /**
@@ -32,11 +35,11 @@ export async function recordsCommand(
     await forPath(filePath, () =>
       withReader(filePath, { as: options.as }, async (input, reader) => {
         if (options.limit === 0) return;
-        const records = input.plugin.records(reader, {
-          offset: options.offset,
-          limit: options.limit,
-          columns: options.columns,
-        });
+        const window = { offset: options.offset, limit: options.limit, columns: options.columns };
+        const records =
+          options.where === undefined
+            ? input.plugin.records(reader, window)
+            : await whereRecords(ctx, input.detection.format, reader, options.where, window);
         let count = 0;
         for await (const record of records as AsyncIterable<JsonRecord>) {
           await writer.write(record);

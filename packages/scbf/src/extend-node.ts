@@ -1,0 +1,44 @@
+import { type ReadOptions, readExact } from '@binscope/core';
+import { AtomicFile, NodeFileSource } from '@binscope/core/node';
+import * as path from 'node:path';
+import { type ExtensionChoice, scbfExtensionFooter } from './extend.js';
+import { blocksEnd } from './extensions.js';
+import { FORMAT } from './layout.js';
+import { openScbf } from './read.js';
+
+const COPY_CHUNK = 4 << 20;
+
+/**
+ * Gives the SCBF file at `input` an extension footer (checksums, statistics) and writes the
+ * result to `output` (which may be `input`) atomically: header, table and blocks are copied
+ * unchanged, anything after the last block is replaced by the new footer.
+ */
+export async function extendScbfFile(
+  input: string,
+  output: string,
+  choice: ExtensionChoice = {},
+  options: ReadOptions = {},
+): Promise<{ bytes: number; footerBytes: number }> {
+  const source = NodeFileSource.open(input, path.basename(input));
+  let out: AtomicFile | undefined;
+  try {
+    const reader = await openScbf(source, options);
+    const footer = await scbfExtensionFooter(reader, choice, options);
+    const end = blocksEnd(reader.columns, reader.header.metaTableEnd);
+    out = AtomicFile.create(output);
+    for (let pos = 0; pos < end; pos += COPY_CHUNK) {
+      const n = Math.min(COPY_CHUNK, end - pos);
+      await out.write(
+        await readExact(source, pos, n, { format: FORMAT, what: 'SCBF file', signal: options.signal }),
+      );
+    }
+    await out.write(footer);
+    await out.commit();
+    return { bytes: end + footer.byteLength, footerBytes: footer.byteLength };
+  } catch (error) {
+    out?.abort();
+    throw error;
+  } finally {
+    await source.close();
+  }
+}

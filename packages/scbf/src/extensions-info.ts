@@ -1,0 +1,60 @@
+import type { JsonValue, Summary } from '@binscope/core';
+import { extensionsOf } from './extend.js';
+import type { FooterWarning } from './extensions.js';
+import type { ScbfReader } from './read.js';
+import type { ColumnStatistics } from './statistics.js';
+
+function describe(s: ColumnStatistics): string {
+  const parts = [`nulls ${s.nullCount}`, `~${s.distinct} distinct`];
+  if (s.type === 'utf8') {
+    if (s.minText !== undefined)
+      parts.unshift(
+        `min ${JSON.stringify(s.minText)}`,
+        `max ${JSON.stringify(s.maxText)}`,
+        `length ${s.minLength}..${s.maxLength} bytes`,
+      );
+  } else if (s.min !== undefined) parts.unshift(`min ${s.min}`, `max ${s.max}`);
+  return parts.join(', ');
+}
+
+/**
+ * `info` with the extension footer: which extensions the file carries and each column's
+ * statistics. An unreadable footer is reported as such here; validate says why.
+ */
+export async function withExtensions(summary: Summary, reader: ScbfReader): Promise<Summary> {
+  const warnings: FooterWarning[] = [];
+  let footer: Awaited<ReturnType<typeof extensionsOf>>;
+  try {
+    footer = await extensionsOf(reader, warnings);
+  } catch (error) {
+    summary.properties.push(['extensions', `unreadable footer (${(error as Error).message}); run validate`]);
+    return summary;
+  }
+  if (!footer) {
+    summary.properties.push(['extensions', 'none']);
+    return summary;
+  }
+  const names = [
+    footer.checksums
+      ? `block checksums (CRC32, ${footer.checksums.length} blocks; validate verifies)`
+      : undefined,
+    footer.statistics ? 'statistics' : undefined,
+    ...footer.skipped.map((r) => `unknown kind ${r.kind} v${r.version} (ignored)`),
+  ].filter(Boolean);
+  summary.properties.push(['extensions', `footer v${footer.footerVersion}: ${names.join(', ') || 'empty'}`]);
+  const stats: JsonValue[] = [];
+  footer.statistics?.forEach((s, i) => {
+    const name = reader.columns[i].name;
+    summary.properties.push([`stats ${name}`, describe(s)]);
+    stats.push({ column: name, ...(JSON.parse(JSON.stringify(s)) as Record<string, JsonValue>) });
+  });
+  const details = (summary.details ?? {}) as Record<string, JsonValue>;
+  details.extensions = {
+    footerVersion: footer.footerVersion,
+    checksums: footer.checksums ? footer.checksums.length : null,
+    statistics: stats,
+    skipped: footer.skipped.map((r) => ({ kind: r.kind, version: r.version })),
+  };
+  summary.details = details;
+  return summary;
+}
