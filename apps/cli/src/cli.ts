@@ -282,7 +282,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
   withCommon(
     program
       .command('convert')
-      .summary('convert CSV ↔ SCBF, and AnnData .h5ad → SCDL')
+      .summary('convert CSV ↔ SCBF, tar shards → MLDF, and AnnData .h5ad → SCDL')
       .description(
         'Convert by extension: IN.csv → OUT.scbf (types inferred, or given with --types); IN.scbf → OUT.csv ' +
           '(the exact CSV dialect, so CSV → SCBF → CSV is byte-identical); IN.h5ad, or a folder of .h5ad files, ' +
@@ -307,7 +307,10 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       )
       .option('--use-x', '.h5ad → SCDL: read X instead of raw.X')
       .option('--neighbors <key>', '.h5ad → SCDL: write neighbor files from obsp[KEY]')
-      .option('-f, --force', 'replace an existing SCDL archive at OUT (other folders are never replaced)'),
+      .option('-f, --force', 'replace an existing SCDL archive at OUT (other folders are never replaced)')
+      .option('--fold <name>', 'shard folder → MLDF: the fold whose NAME_*.tar shards to convert')
+      .option('--keep-encoded', '.taridx → MLDF: store .jpg/.png as BYTES instead of decoding to IMAGE_RAW')
+      .option('--checksum', '→ MLDF: store CRC-32s of the data and metadata regions (FLAG_CHECKSUMMED)'),
   )
     .addHelpText(
       'after',
@@ -316,6 +319,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         '$ binscope convert sales.scbf roundtrip.csv',
         '$ binscope convert pbmc.h5ad pbmc_scdl --data-dtype float16 --neighbors connectivities',
         '$ binscope convert h5ads/ collection_scdl --use-x',
+        '$ binscope convert data/train.taridx train.mldf --checksum',
+        '$ binscope convert shards/ train.mldf --fold train --keep-encoded',
       ),
     )
     .action(run((input: string, output: string, options) => convertCommand(ctx, input, output, options)));

@@ -8,6 +8,7 @@ import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
 import { progressBar } from '../progress.js';
 import { printJson } from '../render.js';
+import { convertShards } from './convert-shards.js';
 import { addScbfExtensions } from './convert-extensions.js';
 
 export interface ConvertOptions extends CommonOptions {
@@ -18,9 +19,12 @@ export interface ConvertOptions extends CommonOptions {
   neighbors?: string;
   force?: boolean;
   extensions?: boolean;
+  fold?: string;
+  keepEncoded?: boolean;
+  checksum?: boolean;
 }
 
-type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl';
+type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl' | 'taridx→mldf';
 
 function extension(p: string): string {
   const base = path.basename(p);
@@ -39,11 +43,12 @@ function isDirectory(p: string): boolean {
 function chooseConversion(input: string, output: string): Conversion {
   const from = isDirectory(input) ? 'dir' : extension(input);
   const to = extension(output);
+  if (to === 'mldf' && (from === 'taridx' || from === 'dir')) return 'taridx→mldf';
   if (from === 'csv' && to === 'scbf') return 'csv→scbf';
   if (from === 'scbf' && to === 'csv') return 'scbf→csv';
   if (from === 'h5ad' || from === 'dir') return 'h5ad→scdl';
   throw new CliError(
-    `cannot convert ${input} → ${output}: binscope converts .csv → .scbf, .scbf → .csv, and .h5ad (or a folder of .h5ad files) → an SCDL archive folder`,
+    `cannot convert ${input} → ${output}: binscope converts .csv → .scbf, .scbf → .csv, .taridx (or a shard folder with --fold) → .mldf, and .h5ad (or a folder of .h5ad files) → an SCDL archive folder`,
     EXIT.usage,
   );
 }
@@ -123,6 +128,9 @@ export async function convertCommand(
       }
       case 'h5ad→scdl':
         report = await convertH5ad(ctx, input, output, options, progress.onProgress);
+        break;
+      case 'taridx→mldf':
+        report = await convertShards(input, output, options, progress.onProgress);
         break;
     }
   } finally {
