@@ -124,6 +124,20 @@ describe('tar shards → MLDF', () => {
     expect(cli(['convert', dir, path.join(dir, 'x.mldf')]).code).toBe(2);
   });
 
+  it('--checksum: info shows the CRCs, validate names a corrupted region', async () => {
+    const out = path.join(dir, 'summed.mldf');
+    expect(cli(['convert', dir, out, '--fold', 'train', '--checksum']).code).toBe(0);
+    expect(cli(['info', out]).stdout).toMatch(/checksums: CRC32 data 0x[0-9a-f]{8}, metadata 0x[0-9a-f]{8}/);
+    expect(cli(['validate', out]).code).toBe(0);
+    const mldf = await openMldf(new MemorySource(new Uint8Array(fs.readFileSync(out)), 'summed.mldf'));
+    const bytes = fs.readFileSync(out);
+    bytes[mldf.header.dataPtr + 100] ^= 1;
+    fs.writeFileSync(out, bytes);
+    const r = cli(['validate', out]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/InvalidValue.*data region \[\d+, \d+\) is corrupted/);
+  });
+
   it('a broken member fails with its sample and shard named; nothing is left at the output', async () => {
     const bad = fs.mkdtempSync(path.join(dir, 'bad-'));
     fs.writeFileSync(
