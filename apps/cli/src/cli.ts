@@ -300,6 +300,10 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         '--extensions',
         'CSV → SCBF: append the extension footer (block checksums, column statistics); upstream readers ignore it',
       )
+      .option(
+        '--nulls',
+        'CSV → SCBF: empty cells in otherwise int32/float64 columns become nulls (null bitmap extension) instead of making the column utf8',
+      )
       .addOption(
         new Option('--data-dtype <dtype>', '.h5ad → SCDL: dtype of the data array')
           .choices(['float32', 'float16', 'float64', 'uint8', 'uint16', 'uint32', 'uint64'])

@@ -48,6 +48,27 @@ describe('SCBF extensions through the CLI', () => {
     expect(cli(['cat', extended, '--where', 'id >']).code).toBe(2);
   });
 
+  it('convert --nulls: empty numeric cells are nulls, shown as null, and the CSV round trip holds', () => {
+    const sparse = path.join(scratch.dir, 'sparse.csv');
+    const csvText = 'id,score\n1,2.5\n,\n3,0.25\n';
+    fs.writeFileSync(sparse, csvText);
+    const out = path.join(scratch.dir, 'sparse.scbf');
+    const r = cli(['convert', sparse, out, '--nulls', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).nullColumns).toEqual(['id', 'score']);
+    expect(cli(['info', out]).stdout).toMatch(
+      /schema: id: int32, score: float64[\s\S]*null bitmaps \(id, score\)/,
+    );
+    const rows = cli(['cat', out, '--format', 'jsonl'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows[1]).toEqual({ id: null, score: null });
+    const back = path.join(scratch.dir, 'sparse-back.csv');
+    expect(cli(['convert', out, back]).code).toBe(0);
+    expect(fs.readFileSync(back, 'utf8')).toBe(csvText);
+  });
+
   it('validate names a corrupted block', () => {
     const extended = path.join(scratch.dir, 'ext.scbf');
     const bad = path.join(scratch.dir, 'bad.scbf');

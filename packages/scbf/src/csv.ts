@@ -1,6 +1,7 @@
 import type { ScbfType } from './layout.js';
 import { isCanonicalFloat, isCanonicalInt32, pyFloatRepr } from './python.js';
 import type { RowOptions, ScbfReader } from './read.js';
+import { blankNulls, nullBitmaps } from './nulls.js';
 import { Utf8Column } from './utf8.js';
 
 /**
@@ -77,12 +78,15 @@ export async function* scbfToCsvChunks(reader: ScbfReader, options: RowOptions =
   const columns = options.columns ? options.columns.map((k) => reader.column(k)) : [...reader.columns];
   yield csvLine(columns.map((c) => c.name));
   const single = columns.length === 1;
+  const nulls = await nullBitmaps(reader);
   for await (const batch of reader.batches({
     ...options,
     columns: columns.map((c) => c.index),
     batchRows: options.batchRows ?? 16384,
   })) {
     const texts: string[][] = batch.values.map((values, c) => columnTexts(values, columns[c].type));
+    // A null cell (null bitmap extension) was an empty CSV cell.
+    for (const [c, column] of columns.entries()) blankNulls(texts[c], nulls.get(column.index), batch.start);
     const lines = new Array<string>(batch.length);
     for (let r = 0; r < batch.length; r++) {
       if (single) {

@@ -1,10 +1,12 @@
 import { type ReadOptions, readExact } from '@binscope/core';
-import { AtomicFile, NodeFileSource } from '@binscope/core/node';
+import { AtomicFile, NodeFileSource, writeFileAtomic } from '@binscope/core/node';
 import * as path from 'node:path';
 import { type ExtensionChoice, scbfExtensionFooter } from './extend.js';
 import { blocksEnd } from './extensions.js';
 import { FORMAT } from './layout.js';
+import { nullableColumns } from './nulls.js';
 import { openScbf } from './read.js';
+import { writeScbf } from './write.js';
 
 const COPY_CHUNK = 4 << 20;
 
@@ -38,6 +40,24 @@ export async function extendScbfFile(
   } catch (error) {
     out?.abort();
     throw error;
+  } finally {
+    await source.close();
+  }
+}
+
+/**
+ * Rewrites the SCBF file at `input` to `output` (atomically; may be the same path) with
+ * empty-cell nulls: utf8 columns that are numeric but for their empty cells become int32 /
+ * float64 with a null bitmap, plus block checksums and statistics. Holds the decoded
+ * columns in memory, as the in-memory writer does.
+ */
+export async function nullableScbfFile(input: string, output: string): Promise<{ nullColumns: string[] }> {
+  const source = NodeFileSource.open(input, path.basename(input));
+  try {
+    const reader = await openScbf(source);
+    const { columns, nulls } = await nullableColumns(reader);
+    await writeFileAtomic(output, (sink) => writeScbf(sink, columns, { extensions: { nulls } }));
+    return { nullColumns: [...nulls.keys()].map((i) => columns[i].name) };
   } finally {
     await source.close();
   }

@@ -16,15 +16,21 @@ export interface ExtensionChoice {
   checksums?: boolean;
   /** Per-column min/max/null count/distinct estimate (default true). */
   statistics?: boolean;
+  /**
+   * Null bitmaps to store, by column index (int32/float64 columns; see `splitNulls`). The
+   * column's block must hold a placeholder (0) at each null row.
+   */
+  nulls?: ReadonlyMap<number, Uint8Array>;
 }
 
 /** Statistics of one column's values, as the writer and `extendScbf` compute them. */
 export function statisticsOf(
   values: Int32Array | Float64Array | Utf8Column,
   type: 'int32' | 'float64' | 'utf8',
+  nulls?: Uint8Array,
 ): ColumnStatistics {
   if (values instanceof Utf8Column) return utf8Statistics(values);
-  return numericStatistics(type as 'int32' | 'float64', values);
+  return numericStatistics(type as 'int32' | 'float64', values, nulls);
 }
 
 /**
@@ -40,6 +46,8 @@ export async function scbfExtensionFooter(
 ): Promise<Uint8Array> {
   let checksums: number[] | undefined;
   let statistics: ColumnStatistics[] | undefined;
+  // Null bitmaps describe the blocks' content: a new footer keeps them.
+  const nulls = (await extensionsOf(reader, [], options))?.nulls;
   if (choice.checksums !== false) {
     checksums = [];
     for (const { block, column } of blocksInOrder(reader.columns)) {
@@ -54,9 +62,11 @@ export async function scbfExtensionFooter(
   if (choice.statistics !== false) {
     statistics = [];
     for (const column of reader.columns)
-      statistics.push(statisticsOf(await reader.readColumn(column.index, options), column.type));
+      statistics.push(
+        statisticsOf(await reader.readColumn(column.index, options), column.type, nulls?.get(column.index)),
+      );
   }
-  return encodeFooter({ checksums, statistics });
+  return encodeFooter({ checksums, statistics, nulls });
 }
 
 /** The file's extension footer, if any (warnings such as unknown records go to `warnings`). */
@@ -110,6 +120,7 @@ export function footerForBlocks(
   compressed: readonly Uint8Array[][],
   choice: ExtensionChoice = {},
 ): Uint8Array {
+  const nulls = choice.nulls;
   const checksums = choice.checksums === false ? undefined : compressed.flat().map((bytes) => crc32(bytes));
   const statistics =
     choice.statistics === false
@@ -124,7 +135,7 @@ export function footerForBlocks(
             type === 'int32'
               ? new Int32Array(first.buffer, first.byteOffset, first.byteLength / 4)
               : new Float64Array(first.buffer, first.byteOffset, first.byteLength / 8);
-          return numericStatistics(type, values);
+          return numericStatistics(type, values, nulls?.get(i));
         });
-  return encodeFooter({ checksums, statistics });
+  return encodeFooter({ checksums, statistics, nulls });
 }

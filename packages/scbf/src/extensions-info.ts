@@ -39,6 +39,9 @@ export async function withExtensions(summary: Summary, reader: ScbfReader): Prom
       ? `block checksums (CRC32, ${footer.checksums.length} blocks; validate verifies)`
       : undefined,
     footer.statistics ? 'statistics' : undefined,
+    footer.nulls?.size
+      ? `null bitmaps (${[...footer.nulls.keys()].map((i) => reader.columns[i].name).join(', ')})`
+      : undefined,
     ...footer.skipped.map((r) => `unknown kind ${r.kind} v${r.version} (ignored)`),
   ].filter(Boolean);
   summary.properties.push(['extensions', `footer v${footer.footerVersion}: ${names.join(', ') || 'empty'}`]);

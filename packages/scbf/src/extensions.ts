@@ -18,7 +18,7 @@ export const TRAILER_LENGTH = 16;
 export const FOOTER_VERSION = 1;
 export const RECORD_HEADER = 8;
 
-export const EXTENSION_KINDS = { checksums: 1, statistics: 2 } as const;
+export const EXTENSION_KINDS = { checksums: 1, statistics: 2, nulls: 3 } as const;
 const CHECKSUM_CRC32 = 1;
 
 export interface ScbfExtensions {
@@ -29,6 +29,11 @@ export interface ScbfExtensions {
   checksums?: Uint32Array;
   /** One entry per column, in column order. */
   statistics?: ColumnStatistics[];
+  /**
+   * Null bitmaps by column index (kind 3): bit r (byte r >> 3, least significant bit first)
+   * set when row r is null; the column block holds a placeholder 0 there.
+   */
+  nulls?: Map<number, Uint8Array>;
   /** Records this reader skipped (unknown kind or version). */
   skipped: Array<{ kind: number; version: number; offset: number; length: number }>;
 }
@@ -126,6 +131,7 @@ function encodeStatistics(stats: readonly ColumnStatistics[]): Uint8Array {
 export function encodeFooter(ext: {
   checksums?: ArrayLike<number>;
   statistics?: readonly ColumnStatistics[];
+  nulls?: ReadonlyMap<number, Uint8Array>;
 }): Uint8Array {
   const records: Array<[kind: number, payload: Uint8Array]> = [];
   if (ext.checksums) {
@@ -138,6 +144,16 @@ export function encodeFooter(ext: {
     records.push([EXTENSION_KINDS.checksums, payload.done()]);
   }
   if (ext.statistics) records.push([EXTENSION_KINDS.statistics, encodeStatistics(ext.statistics)]);
+  if (ext.nulls && ext.nulls.size > 0) {
+    const payload = new Growable();
+    payload.u32(ext.nulls.size);
+    for (const [column, bitmap] of [...ext.nulls].sort((a, b) => a[0] - b[0])) {
+      payload.u32(column);
+      payload.u32(bitmap.length);
+      payload.raw(bitmap);
+    }
+    records.push([EXTENSION_KINDS.nulls, payload.done()]);
+  }
   const out = new Growable();
   for (const [kind, payload] of records) {
     out.u16(kind);
@@ -219,7 +235,10 @@ export async function readExtensions(
     if (pos + RECORD_HEADER + length > bodyLength)
       throw fail('Truncated', `record ${r} (kind ${kind}) runs past the footer body`, at - RECORD_HEADER);
     const payload = body.subarray(pos + RECORD_HEADER, pos + RECORD_HEADER + length);
-    const known = kind === EXTENSION_KINDS.checksums || kind === EXTENSION_KINDS.statistics;
+    const known =
+      kind === EXTENSION_KINDS.checksums ||
+      kind === EXTENSION_KINDS.statistics ||
+      kind === EXTENSION_KINDS.nulls;
     if (!known || version !== 1) {
       out.skipped.push({ kind, version, offset: at - RECORD_HEADER, length });
       warnings.push({
@@ -229,8 +248,10 @@ export async function readExtensions(
       });
     } else if (kind === EXTENSION_KINDS.checksums) {
       out.checksums = decodeChecksums(payload, blocksInOrder(columns).length, at, fail);
-    } else {
+    } else if (kind === EXTENSION_KINDS.statistics) {
       out.statistics = decodeStatistics(payload, columns, at, source.name);
+    } else {
+      out.nulls = decodeNulls(payload, columns, at, source.name);
     }
     pos += RECORD_HEADER + length;
   }
@@ -311,6 +332,56 @@ function decodeStatistics(
       'CountMismatch',
       `statistics record has ${payload.length - cursor.pos} bytes left over`,
       { offset: at + cursor.pos, file, format: FORMAT },
+    );
+  return out;
+}
+
+function decodeNulls(
+  payload: Uint8Array,
+  columns: readonly ScbfColumn[],
+  at: number,
+  file: string,
+): Map<number, Uint8Array> {
+  const cursor = new Cursor(payload, { format: FORMAT, file, base: at });
+  const where = (offset: number) => ({ offset, file, format: FORMAT });
+  const count = cursor.u32();
+  const out = new Map<number, Uint8Array>();
+  for (let i = 0; i < count; i++) {
+    const columnAt = cursor.offset;
+    const index = cursor.u32();
+    const column = columns[index];
+    if (!column)
+      throw new FormatError(
+        'OutOfBounds',
+        `null bitmap for column ${index}, the file has ${columns.length}`,
+        where(columnAt),
+      );
+    if (column.type === 'utf8')
+      throw new FormatError(
+        'SchemaMismatch',
+        `null bitmap for utf8 column "${column.name}" (nulls are for int32/float64)`,
+        where(columnAt),
+      );
+    if (out.has(index))
+      throw new FormatError(
+        'InvalidValue',
+        `second null bitmap for column "${column.name}"`,
+        where(columnAt),
+      );
+    const length = cursor.u32();
+    if (length !== Math.ceil(column.count / 8))
+      throw new FormatError(
+        'CountMismatch',
+        `null bitmap of column "${column.name}" has ${length} bytes, ${column.count} rows need ${Math.ceil(column.count / 8)}`,
+        where(columnAt + 4),
+      );
+    out.set(index, cursor.bytesView(length).slice());
+  }
+  if (cursor.remaining !== 0)
+    throw new FormatError(
+      'CountMismatch',
+      `null bitmap record has ${cursor.remaining} bytes left over`,
+      where(cursor.offset),
     );
   return out;
 }

@@ -56,3 +56,4 @@ export {
   type WhereOptions,
   WhereSyntaxError,
 } from './where.js';
+export { isNullAt, nullableColumns, nullBitmaps, splitNulls } from './nulls.js';

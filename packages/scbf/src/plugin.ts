@@ -12,6 +12,7 @@ import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
 import { validateScbf } from './validate.js';
+import { nullBitmaps, setNulls } from './nulls.js';
 import { withExtensions } from './extensions-info.js';
 
 function fileSource(target: Target) {
@@ -58,6 +59,8 @@ function summarize(reader: ScbfReader): Summary {
 
 async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
   const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
+  const nulls = await nullBitmaps(reader);
+  let index = Math.max(0, options.offset ?? 0);
   for await (const row of reader.rows({
     columns: options.columns,
     offset: options.offset,
@@ -66,7 +69,10 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
   })) {
     if (floats.size)
       for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
-    yield row;
+    const record: JsonRecord = row;
+    if (nulls.size) setNulls(record, reader, nulls, index);
+    index++;
+    yield record;
   }
 }
 

@@ -73,12 +73,22 @@ function hashNumber(value: number): number {
   return hashBytes(scratchBytes);
 }
 
-export function numericStatistics(type: 'int32' | 'float64', values: ArrayLike<number>): ColumnStatistics {
+/** Null rows (bit set in `nulls`, see the null bitmap extension) count as nulls, not values. */
+export function numericStatistics(
+  type: 'int32' | 'float64',
+  values: ArrayLike<number>,
+  nulls?: Uint8Array,
+): ColumnStatistics {
   const sketch = new DistinctSketch();
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   let seen = false;
+  let nullCount = 0;
   for (let i = 0; i < values.length; i++) {
+    if (nulls && (nulls[i >> 3] >> (i & 7)) & 1) {
+      nullCount++;
+      continue;
+    }
     const v = values[i];
     sketch.add(hashNumber(v));
     if (Number.isNaN(v)) continue;
@@ -86,7 +96,7 @@ export function numericStatistics(type: 'int32' | 'float64', values: ArrayLike<n
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  const out: ColumnStatistics = { type, nullCount: 0, distinct: sketch.estimate() };
+  const out: ColumnStatistics = { type, nullCount, distinct: sketch.estimate() };
   if (seen) {
     out.min = min;
     out.max = max;

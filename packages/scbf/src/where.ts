@@ -1,5 +1,6 @@
 import { type JsonRecord, type ReadOptions, toJsonValue } from '@binscope/core';
 import { extensionsOf } from './extend.js';
+import { nullBitmaps, setNulls } from './nulls.js';
 import type { ScbfReader } from './read.js';
 import { type ColumnStatistics, compareBytes } from './statistics.js';
 
@@ -101,8 +102,11 @@ function holds(op: WhereOp, order: number): boolean {
   }
 }
 
+/** A null cell satisfies no comparison (as in SQL). */
 export function rowMatches(conditions: readonly WhereCondition[], row: Record<string, unknown>): boolean {
-  return conditions.every((c) => holds(c.op, compare(row[c.column] as number | string, c.value)));
+  return conditions.every(
+    (c) => row[c.column] !== null && holds(c.op, compare(row[c.column] as number | string, c.value)),
+  );
 }
 
 /**
@@ -171,7 +175,11 @@ export async function* scbfWhereRecords(
   let skip = Math.max(0, options.offset ?? 0);
   let left = options.limit ?? Number.POSITIVE_INFINITY;
   if (left <= 0) return;
+  const nulls = await nullBitmaps(reader);
+  let index = -1;
   for await (const row of reader.rows({ columns: needed, signal: options.signal })) {
+    index++;
+    if (nulls.size) setNulls(row as Record<string, unknown>, reader, nulls, index);
     if (!rowMatches(conditions, row)) continue;
     if (skip > 0) {
       skip--;
@@ -179,7 +187,8 @@ export async function* scbfWhereRecords(
     }
     const out: JsonRecord = {};
     for (const name of wanted)
-      out[name] = floats.has(name) ? (toJsonValue(row[name]) as number | string) : row[name];
+      out[name] =
+        floats.has(name) && row[name] !== null ? (toJsonValue(row[name]) as number | string) : row[name];
     yield out;
     if (--left <= 0) return;
   }

@@ -19,6 +19,7 @@ export interface ConvertOptions extends CommonOptions {
   neighbors?: string;
   force?: boolean;
   extensions?: boolean;
+  nulls?: boolean;
   fold?: string;
   keepEncoded?: boolean;
   checksum?: boolean;
@@ -95,12 +96,13 @@ export async function convertCommand(
             onProgress: progress.onProgress,
           }),
         );
-        if (options.extensions) await addScbfExtensions(output);
+        const nullColumns = await addScbfExtensions(output, options);
         report = {
           input,
           output,
           conversion,
-          extensions: options.extensions === true,
+          extensions: options.extensions === true || options.nulls === true,
+          ...(nullColumns ? { nullColumns } : {}),
           rows: result.rows,
           columns: result.columns,
           csvBytes: result.csvBytes,

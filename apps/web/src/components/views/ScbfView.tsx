@@ -75,7 +75,9 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
                     {data.start + r}
                   </th>
                   {row.map((cell, c) => (
-                    <td key={data.selected[c]}>{displayValue(cell)}</td>
+                    <td key={data.selected[c]}>
+                      {cell === null ? <span className="muted">null</span> : displayValue(cell)}
+                    </td>
                   ))}
                 </tr>
               ))}

@@ -1,5 +1,5 @@
 import { toJsonValue } from '@binscope/core';
-import type { ColumnValues, ScbfReader } from '@binscope/scbf';
+import { type ColumnValues, isNullAt, nullBitmaps, type ScbfReader } from '@binscope/scbf';
 import type { ViewProvider } from '../views';
 import { type Json, pageOf } from './common';
 
@@ -48,6 +48,12 @@ export const scbfView: ViewProvider = async (session, query, signal) => {
       }
     }
   }
+  // Null bitmap extension: the blocks hold a placeholder 0 where the footer says null.
+  const nulls = await nullBitmaps(reader);
+  selected.forEach((column, k) => {
+    const bitmap = nulls.get(column.index);
+    if (bitmap) for (let r = start; r < end; r++) if (isNullAt(bitmap, r)) cells[r - start][k] = null;
+  });
   return {
     json: {
       total: reader.rowCount,
