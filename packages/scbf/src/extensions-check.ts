@@ -1,7 +1,10 @@
-import type { ProblemList, ReadOptions } from '@binscope/core';
+import { FormatError, type ProblemList, type ReadOptions } from '@binscope/core';
 import { extensionsOf, verifyBlockChecksums } from './extend.js';
 import type { FooterWarning, ScbfExtensions } from './extensions.js';
+import { FORMAT } from './layout.js';
 import type { ScbfReader } from './read.js';
+import { StatisticsBuilder, statisticsDiffer } from './statistics.js';
+import { Utf8Column } from './utf8.js';
 
 /**
  * validate's part for the extension footer: its structure, every block checksum (each
@@ -26,5 +29,38 @@ export async function checkExtensions(
     for (const corrupted of await verifyBlockChecksums(reader, footer.checksums, options))
       problems.capture(corrupted);
   }
+  if (footer?.statistics && problems.errors.length === 0)
+    await checkStatistics(reader, footer, problems, options);
   return footer;
+}
+
+/**
+ * Statistics that lie would make `cat --where` skip rows that match: recompute each
+ * column's, streaming it batch by batch, and compare with what the footer stores.
+ */
+async function checkStatistics(
+  reader: ScbfReader,
+  footer: ScbfExtensions,
+  problems: ProblemList,
+  options: ReadOptions,
+): Promise<void> {
+  for (const column of reader.columns) {
+    const stored = footer.statistics![column.index];
+    const builder = new StatisticsBuilder(column.type, footer.nulls?.get(column.index));
+    for await (const batch of reader.batches({ columns: [column.index], signal: options.signal })) {
+      const values = batch.values[0];
+      if (values instanceof Utf8Column) builder.addStrings(values);
+      else builder.addNumbers(values);
+    }
+    const actual = builder.result();
+    const field = statisticsDiffer(stored, actual);
+    if (field === undefined) continue;
+    problems.capture(
+      new FormatError(
+        'InvalidValue',
+        `statistics of column "${column.name}" do not match its data: ${field} is ${JSON.stringify(stored[field])} in the footer, ${JSON.stringify(actual[field])} in the column`,
+        { offset: footer.bodyOffset, file: reader.source.name, format: FORMAT },
+      ),
+    );
+  }
 }

@@ -73,37 +73,6 @@ function hashNumber(value: number): number {
   return hashBytes(scratchBytes);
 }
 
-/** Null rows (bit set in `nulls`, see the null bitmap extension) count as nulls, not values. */
-export function numericStatistics(
-  type: 'int32' | 'float64',
-  values: ArrayLike<number>,
-  nulls?: Uint8Array,
-): ColumnStatistics {
-  const sketch = new DistinctSketch();
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  let seen = false;
-  let nullCount = 0;
-  for (let i = 0; i < values.length; i++) {
-    if (nulls && (nulls[i >> 3] >> (i & 7)) & 1) {
-      nullCount++;
-      continue;
-    }
-    const v = values[i];
-    sketch.add(hashNumber(v));
-    if (Number.isNaN(v)) continue;
-    seen = true;
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  const out: ColumnStatistics = { type, nullCount, distinct: sketch.estimate() };
-  if (seen) {
-    out.min = min;
-    out.max = max;
-  }
-  return out;
-}
-
 /** Compares two byte strings as unsigned bytes (UTF-8 byte order = code point order). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
@@ -111,29 +80,115 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
-export function utf8Statistics(column: Utf8Column): ColumnStatistics {
-  const sketch = new DistinctSketch();
-  const n = column.length;
-  const out: ColumnStatistics = { type: 'utf8', nullCount: 0, distinct: 0 };
-  if (n === 0) return out;
-  let minIndex = 0;
-  let maxIndex = 0;
-  let minLength = Number.POSITIVE_INFINITY;
-  let maxLength = 0;
-  for (let i = 0; i < n; i++) {
-    const from = column.offsets[i];
-    const to = column.offsets[i + 1];
-    sketch.add(hashBytes(column.bytes, from, to));
-    minLength = Math.min(minLength, to - from);
-    maxLength = Math.max(maxLength, to - from);
-    const raw = column.rawBytes(i);
-    if (compareBytes(raw, column.rawBytes(minIndex)) < 0) minIndex = i;
-    if (compareBytes(raw, column.rawBytes(maxIndex)) > 0) maxIndex = i;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Statistics built batch by batch (rows in order), so a column never has to be whole in
+ * memory: the writer feeds it one block, validate one streamed batch at a time. Null rows
+ * (bit set in `nulls`, see the null bitmap extension) count as nulls, not values.
+ */
+export class StatisticsBuilder {
+  private readonly sketch = new DistinctSketch();
+  private row = 0;
+  private nullCount = 0;
+  private min = Number.POSITIVE_INFINITY;
+  private max = Number.NEGATIVE_INFINITY;
+  private seen = false;
+  private minBytes: Uint8Array | undefined;
+  private maxBytes: Uint8Array | undefined;
+  private minLength = Number.POSITIVE_INFINITY;
+  private maxLength = 0;
+
+  constructor(
+    readonly type: 'int32' | 'float64' | 'utf8',
+    private readonly nulls?: Uint8Array,
+  ) {}
+
+  private isNull(): boolean {
+    const r = this.row;
+    return this.nulls !== undefined && ((this.nulls[r >> 3] >> (r & 7)) & 1) === 1;
   }
-  out.distinct = sketch.estimate();
-  out.minText = column.get(minIndex);
-  out.maxText = column.get(maxIndex);
-  out.minLength = minLength;
-  out.maxLength = maxLength;
-  return out;
+
+  addNumbers(values: ArrayLike<number>): void {
+    for (let i = 0; i < values.length; i++, this.row++) {
+      if (this.isNull()) {
+        this.nullCount++;
+        continue;
+      }
+      const v = values[i];
+      this.sketch.add(hashNumber(v));
+      if (Number.isNaN(v)) continue;
+      this.seen = true;
+      if (v < this.min) this.min = v;
+      if (v > this.max) this.max = v;
+    }
+  }
+
+  addStrings(column: Utf8Column): void {
+    for (let i = 0; i < column.length; i++, this.row++) {
+      const from = column.offsets[i];
+      const to = column.offsets[i + 1];
+      this.sketch.add(hashBytes(column.bytes, from, to));
+      this.minLength = Math.min(this.minLength, to - from);
+      this.maxLength = Math.max(this.maxLength, to - from);
+      const raw = column.bytes.subarray(from, to);
+      // Copies only when a new extreme is found: the batch's buffer is not ours to keep.
+      if (this.minBytes === undefined || compareBytes(raw, this.minBytes) < 0) this.minBytes = raw.slice();
+      if (this.maxBytes === undefined || compareBytes(raw, this.maxBytes) > 0) this.maxBytes = raw.slice();
+    }
+  }
+
+  result(): ColumnStatistics {
+    const out: ColumnStatistics = {
+      type: this.type,
+      nullCount: this.nullCount,
+      distinct: this.sketch.estimate(),
+    };
+    if (this.type === 'utf8') {
+      if (this.minBytes && this.maxBytes) {
+        out.minText = utf8.decode(this.minBytes);
+        out.maxText = utf8.decode(this.maxBytes);
+        out.minLength = this.minLength;
+        out.maxLength = this.maxLength;
+      }
+    } else if (this.seen) {
+      out.min = this.min;
+      out.max = this.max;
+    }
+    return out;
+  }
+}
+
+export function numericStatistics(
+  type: 'int32' | 'float64',
+  values: ArrayLike<number>,
+  nulls?: Uint8Array,
+): ColumnStatistics {
+  const builder = new StatisticsBuilder(type, nulls);
+  builder.addNumbers(values);
+  return builder.result();
+}
+
+export function utf8Statistics(column: Utf8Column): ColumnStatistics {
+  const builder = new StatisticsBuilder('utf8');
+  builder.addStrings(column);
+  return builder.result();
+}
+
+/** Where two statistics disagree (the field name), or undefined when they are the same. */
+export function statisticsDiffer(
+  stored: ColumnStatistics,
+  actual: ColumnStatistics,
+): keyof ColumnStatistics | undefined {
+  const keys = [
+    'nullCount',
+    'distinct',
+    'min',
+    'max',
+    'minText',
+    'maxText',
+    'minLength',
+    'maxLength',
+  ] as const;
+  return keys.find((k) => !Object.is(stored[k], actual[k]));
 }

@@ -107,6 +107,19 @@ describe('SCBF extension footer', () => {
     expect(footer?.skipped).toEqual([{ kind: 99, version: 1, offset: plain.length, length: 3 }]);
   });
 
+  it('statistics that do not match the data are an error (they would make --where skip matches)', async () => {
+    const bytes = await encodeScbf(columns, { extensions: true });
+    const reader = await openScbf(src(bytes));
+    const stats = (await extensionsOf(reader))!.statistics!;
+    const lying = encodeFooter({ statistics: stats.map((s, i) => (i === 0 ? { ...s, max: 1000 } : s)) });
+    const plainLength = (await extensionsOf(reader))!.bodyOffset;
+    const file = new Uint8Array([...bytes.subarray(0, plainLength), ...lying]);
+    const report = await validateScbf(src(file));
+    expect(report.errors.map((e) => e.message)).toEqual([
+      'statistics of column "id" do not match its data: max is 1000 in the footer, 1297 in the column',
+    ]);
+  });
+
   it('a footer whose body would reach into the blocks is OutOfBounds', async () => {
     const bytes = await encodeScbf(columns, { extensions: true });
     const bad = bytes.slice();
