@@ -214,3 +214,40 @@ describe('extendScbfFile (Node)', () => {
     }
   });
 });
+
+describe('property: a mutated footer never escapes the error taxonomy', () => {
+  it('validate, info and records either work or fail with a FormatError', async () => {
+    const fc = (await import('fast-check')).default;
+    const { ERROR_CODES, isFormatError } = await import('@binscope/core');
+    const { splitNulls } = await import('../src/index.js');
+    const split = splitNulls([
+      { name: 'n', type: 'int32', values: [1, null, 3, null, 5, 6, 7, 8, 9] },
+      { name: 's', type: 'utf8', values: ['a', 'bb', '', 'd', 'e', 'f', 'g', 'h', 'i'] },
+    ]);
+    const bytes = await encodeScbf(split.columns, { extensions: { nulls: split.nulls } });
+    const footerAt = (await extensionsOf(await openScbf(src(bytes))))!.bodyOffset;
+    const span = bytes.length - footerAt;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat(span - 1), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 6,
+        }),
+        async (edits) => {
+          const copy = bytes.slice();
+          for (const [at, value] of edits) copy[footerAt + at] = value;
+          const report = await validateScbf(src(copy));
+          for (const e of report.errors) expect(ERROR_CODES).toContain(e.code);
+          try {
+            const reader = await openScbf(src(copy));
+            await scbfPlugin.info(reader);
+            for await (const _ of scbfPlugin.records(reader)) void _;
+          } catch (error) {
+            if (!isFormatError(error)) throw error;
+          }
+        },
+      ),
+      { numRuns: 300, seed: 25 },
+    );
+  });
+});
