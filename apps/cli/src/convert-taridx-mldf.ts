@@ -1,4 +1,4 @@
-import type { ProgressCallback } from '@binscope/core';
+import { type ProgressCallback, readExact } from '@binscope/core';
 import type { FieldSpec } from '@binscope/mldf';
 import type { TaridxReader, TaridxSample } from '@binscope/taridx';
 import {
@@ -97,10 +97,11 @@ async function sampleInput(
   byExt: ReadonlyMap<string, FieldPlan>,
   signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
-  const key = (await reader.key(sample)) ?? '';
-  const input: Record<string, unknown> = { [KEY_FIELD]: key };
   const shards = await reader.shards();
-  for (const member of await reader.readSample(sample, { signal })) {
+  const members = await reader.readSample(sample, { signal });
+  const key = await keyOf(reader, sample, shards);
+  const input: Record<string, unknown> = { [KEY_FIELD]: key };
+  for (const member of members) {
     // A repeated extension within one sample keeps its first member, as WebDataset loaders do.
     if (member.ext in input) continue;
     const place: MemberPlace = {
@@ -112,4 +113,30 @@ async function sampleInput(
     input[member.ext] = memberValue(byExt.get(member.ext)!, member.data, place);
   }
   return input;
+}
+
+const nameDecoder = new TextDecoder('utf-8');
+
+/**
+ * The sample's key: the stem in its first member's 100-byte tar name (T2). `reader.key()`
+ * says the same but also resolves the member's full path, reading the members before it;
+ * here only the name matters, and `readSample` (verify on) has already checked every
+ * member's stem against the sample's key hash.
+ */
+async function keyOf(
+  reader: TaridxReader,
+  sample: TaridxSample,
+  shards: Awaited<ReturnType<TaridxReader['shards']>>,
+): Promise<string> {
+  if (sample.key !== undefined) return sample.key;
+  const first = sample.members[0];
+  if (!shards || !first) return (await reader.key(sample)) ?? '';
+  const source = await shards.open(first.fid);
+  const block = await readExact(source, first.offset, 512, { format: 'taridx', what: 'tar header' });
+  let end = block.subarray(0, 100).indexOf(0);
+  if (end < 0) end = 100;
+  const name = nameDecoder.decode(block.subarray(0, end));
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.indexOf('.');
+  return dot < 0 ? base : base.slice(0, dot);
 }

@@ -49,7 +49,7 @@ function writeFold(dir: string, fold: string, mixedNpy: boolean) {
   const entries = samples.map((s) =>
     [
       s.key === 'k2' ? undefined : { name: `${s.key}.png`, data: s.png.bytes },
-      { name: `${s.key}.json`, data: enc.encode(JSON.stringify(s.json)) },
+      { name: `sub/dir/${s.key}.json`, data: enc.encode(JSON.stringify(s.json)) },
       { name: `${s.key}.txt`, data: enc.encode(s.txt) },
       s.key === 'k2' ? undefined : { name: `${s.key}.cls`, data: enc.encode(`${s.cls}\n`) },
       { name: `${s.key}.npy`, data: s.npy },
