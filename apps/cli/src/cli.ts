@@ -305,6 +305,14 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         'CSV → SCBF: empty cells in otherwise int32/float64 columns become nulls (null bitmap extension) instead of making the column utf8',
       )
       .addOption(
+        new Option(
+          '--dictionary <mode>',
+          'CSV → SCBF: auto dictionary-encodes utf8 columns with few distinct values (extension footer); upstream readers then see int32 codes instead of the text',
+        )
+          .choices(['auto', 'off'])
+          .default('off'),
+      )
+      .addOption(
         new Option('--data-dtype <dtype>', '.h5ad → SCDL: dtype of the data array')
           .choices(['float32', 'float16', 'float64', 'uint8', 'uint16', 'uint32', 'uint64'])
           .default('float32'),

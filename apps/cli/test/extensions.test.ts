@@ -84,4 +84,26 @@ describe('SCBF extensions through the CLI', () => {
     expect(report.code).toBe(1);
     expect(report.stdout).toMatch(/column \\"score\\" values block \(block 3\) is corrupted/);
   });
+
+  it('convert --dictionary auto: info says so, validate warns about upstream, CSV round trip holds', () => {
+    const repetitive = path.join(scratch.dir, 'repetitive.csv');
+    const lines = ['n,city'];
+    for (let i = 0; i < 12; i++) lines.push(`${i},${['Oslo', 'Rome', 'Lima'][i % 3]}`);
+    const csvText = `${lines.join('\n')}\n`;
+    fs.writeFileSync(repetitive, csvText);
+    const out = path.join(scratch.dir, 'repetitive.scbf');
+    const r = cli(['convert', repetitive, out, '--dictionary', 'auto', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).dictionaryColumns).toEqual(['city']);
+    expect(cli(['info', out]).stdout).toMatch(/dictionary encoding \(city: .*upstream/);
+    const report = cli(['validate', out]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/upstream SCBF readers cannot read its text/);
+    const hit = cli(['cat', out, '--where', "city = 'Lima'", '--format', 'jsonl']);
+    expect(hit.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual([2, 5, 8, 11]);
+    const back = path.join(scratch.dir, 'repetitive-back.csv');
+    expect(cli(['convert', out, back]).code).toBe(0);
+    expect(fs.readFileSync(back, 'utf8')).toBe(csvText);
+    expect(cli(['convert', repetitive, out, '--dictionary', 'sometimes']).code).toBe(2);
+  });
 });

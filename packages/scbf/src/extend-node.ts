@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { type ExtensionChoice, scbfExtensionFooter } from './extend.js';
 import { blocksEnd } from './extensions.js';
 import { FORMAT } from './layout.js';
+import { dictionaryColumns } from './dictionary.js';
 import { nullableColumns } from './nulls.js';
 import { openScbf } from './read.js';
 import { writeScbf } from './write.js';
@@ -45,20 +46,53 @@ export async function extendScbfFile(
   }
 }
 
+/** What `rewriteScbfFile` changes about the columns. */
+export interface RewriteChoice {
+  /** Retype utf8 columns that are numeric but for their empty cells, those cells null. */
+  nulls?: boolean;
+  /**
+   * `auto`: dictionary-encode utf8 columns with few distinct values (upstream readers then
+   * see int32 codes, not the strings); `off` (default): store every utf8 column as text.
+   */
+  dictionary?: 'auto' | 'off';
+}
+
 /**
- * Rewrites the SCBF file at `input` to `output` (atomically; may be the same path) with
- * empty-cell nulls: utf8 columns that are numeric but for their empty cells become int32 /
- * float64 with a null bitmap, plus block checksums and statistics. Holds the decoded
- * columns in memory, as the in-memory writer does.
+ * Rewrites the SCBF file at `input` to `output` (atomically; may be the same path) with the
+ * chosen cell extensions, plus block checksums and statistics. Existing nulls and
+ * dictionaries are decoded first, so a rewrite never stacks them. Holds the decoded columns
+ * in memory, as the in-memory writer does.
  */
-export async function nullableScbfFile(input: string, output: string): Promise<{ nullColumns: string[] }> {
+export async function rewriteScbfFile(
+  input: string,
+  output: string,
+  choice: RewriteChoice = {},
+): Promise<{ nullColumns: string[]; dictionaryColumns: string[] }> {
   const source = NodeFileSource.open(input, path.basename(input));
   try {
     const reader = await openScbf(source);
-    const { columns, nulls } = await nullableColumns(reader);
-    await writeFileAtomic(output, (sink) => writeScbf(sink, columns, { extensions: { nulls } }));
-    return { nullColumns: [...nulls.keys()].map((i) => columns[i].name) };
+    const nullable = await nullableColumns(reader, { retype: choice.nulls === true });
+    const { columns, dictionaries } =
+      choice.dictionary === 'auto'
+        ? dictionaryColumns(nullable.columns)
+        : { columns: nullable.columns, dictionaries: new Map<number, string[]>() };
+    const { nulls } = nullable;
+    await writeFileAtomic(output, (sink) =>
+      writeScbf(sink, columns, { extensions: { nulls, dictionaries } }),
+    );
+    const names = (indices: Iterable<number>) => [...indices].map((i) => columns[i].name);
+    return { nullColumns: names(nulls.keys()), dictionaryColumns: names(dictionaries.keys()) };
   } finally {
     await source.close();
   }
+}
+
+/**
+ * Rewrites the SCBF file at `input` to `output` (atomically; may be the same path) with
+ * empty-cell nulls: utf8 columns that are numeric but for their empty cells become int32 /
+ * float64 with a null bitmap, plus block checksums and statistics.
+ */
+export async function nullableScbfFile(input: string, output: string): Promise<{ nullColumns: string[] }> {
+  const { nullColumns } = await rewriteScbfFile(input, output, { nulls: true });
+  return { nullColumns };
 }

@@ -21,6 +21,8 @@ export interface ExtensionChoice {
    * column's block must hold a placeholder (0) at each null row.
    */
   nulls?: ReadonlyMap<number, Uint8Array>;
+  /** Dictionaries of int32 code columns, by column index (see dictionary.ts). */
+  dictionaries?: ReadonlyMap<number, readonly string[]>;
 }
 
 /** Statistics of one column's values, as the writer and `extendScbf` compute them. */
@@ -47,7 +49,8 @@ export async function scbfExtensionFooter(
   let checksums: number[] | undefined;
   let statistics: ColumnStatistics[] | undefined;
   // Null bitmaps describe the blocks' content: a new footer keeps them.
-  const nulls = (await extensionsOf(reader, [], options))?.nulls;
+  const existing = await extensionsOf(reader, [], options);
+  const nulls = existing?.nulls;
   if (choice.checksums !== false) {
     checksums = [];
     for (const { block, column } of blocksInOrder(reader.columns)) {
@@ -66,7 +69,7 @@ export async function scbfExtensionFooter(
         statisticsOf(await reader.readColumn(column.index, options), column.type, nulls?.get(column.index)),
       );
   }
-  return encodeFooter({ checksums, statistics, nulls });
+  return encodeFooter({ checksums, statistics, nulls, dictionaries: existing?.dictionaries });
 }
 
 /** The file's extension footer, if any (warnings such as unknown records go to `warnings`). */
@@ -137,5 +140,5 @@ export function footerForBlocks(
               : new Float64Array(first.buffer, first.byteOffset, first.byteLength / 8);
           return numericStatistics(type, values, nulls?.get(i));
         });
-  return encodeFooter({ checksums, statistics, nulls });
+  return encodeFooter({ checksums, statistics, nulls, dictionaries: choice.dictionaries });
 }

@@ -1,4 +1,5 @@
 import { FormatError, type ProblemList, type ReadOptions } from '@binscope/core';
+import { firstBadCode } from './dictionary.js';
 import { extensionsOf, verifyBlockChecksums } from './extend.js';
 import type { FooterWarning, ScbfExtensions } from './extensions.js';
 import { FORMAT } from './layout.js';
@@ -29,6 +30,7 @@ export async function checkExtensions(
     for (const corrupted of await verifyBlockChecksums(reader, footer.checksums, options))
       problems.capture(corrupted);
   }
+  if (footer?.dictionaries?.size) await checkDictionaries(reader, footer.dictionaries, problems, options);
   if (footer?.statistics && problems.errors.length === 0)
     await checkStatistics(reader, footer, problems, options);
   return footer;
@@ -62,5 +64,40 @@ async function checkStatistics(
         { offset: footer.bodyOffset, file: reader.source.name, format: FORMAT },
       ),
     );
+  }
+}
+
+/**
+ * Dictionary columns read as int32 codes by every reader without the extension: warn, since
+ * the file is valid SCBF but its text is not where upstream looks. Then every code must
+ * index its dictionary (streamed, batch by batch).
+ */
+async function checkDictionaries(
+  reader: ScbfReader,
+  dictionaries: ReadonlyMap<number, readonly string[]>,
+  problems: ProblemList,
+  options: ReadOptions,
+): Promise<void> {
+  for (const [index, dictionary] of dictionaries) {
+    const column = reader.columns[index];
+    problems.warn(
+      'DictionaryEncoded',
+      `column "${column.name}" is dictionary-encoded (extension kind 4): upstream SCBF readers cannot read its text, they return int32 codes`,
+      { offset: column.blocks[0].offset },
+    );
+    // A block already reported as damaged is not read again.
+    if (problems.errors.length > 0) continue;
+    for await (const batch of reader.batches({ columns: [index], signal: options.signal })) {
+      const bad = firstBadCode(batch.values[0] as Int32Array, dictionary.length, batch.start);
+      if (!bad) continue;
+      problems.capture(
+        new FormatError(
+          'OutOfBounds',
+          `column "${column.name}" row ${bad[0]}: code ${bad[1]} is past its dictionary of ${dictionary.length}`,
+          { offset: column.blocks[0].offset, file: reader.source.name, format: FORMAT },
+        ),
+      );
+      break;
+    }
   }
 }

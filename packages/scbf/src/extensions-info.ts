@@ -1,4 +1,5 @@
 import type { JsonValue, Summary } from '@binscope/core';
+import { dictionaryRange } from './dictionary.js';
 import { extensionsOf } from './extend.js';
 import type { FooterWarning } from './extensions.js';
 import type { ScbfReader } from './read.js';
@@ -15,6 +16,16 @@ function describe(s: ColumnStatistics): string {
       );
   } else if (s.min !== undefined) parts.unshift(`min ${s.min}`, `max ${s.max}`);
   return parts.join(', ');
+}
+
+/** A dictionary column: its strings' range, then what the footer says about its codes. */
+function describeDictionary(dictionary: readonly string[], codes: ColumnStatistics): string {
+  const range = dictionaryRange(dictionary);
+  const text =
+    range.minText === undefined
+      ? 'empty'
+      : `min ${JSON.stringify(range.minText)}, max ${JSON.stringify(range.maxText)}`;
+  return `dictionary of ${dictionary.length} strings (${text}); codes: ${describe(codes)}`;
 }
 
 /**
@@ -42,13 +53,17 @@ export async function withExtensions(summary: Summary, reader: ScbfReader): Prom
     footer.nulls?.size
       ? `null bitmaps (${[...footer.nulls.keys()].map((i) => reader.columns[i].name).join(', ')})`
       : undefined,
+    footer.dictionaries?.size
+      ? `dictionary encoding (${[...footer.dictionaries.keys()].map((i) => reader.columns[i].name).join(', ')}: stored as int32 codes, which upstream readers return instead of the strings)`
+      : undefined,
     ...footer.skipped.map((r) => `unknown kind ${r.kind} v${r.version} (ignored)`),
   ].filter(Boolean);
   summary.properties.push(['extensions', `footer v${footer.footerVersion}: ${names.join(', ') || 'empty'}`]);
   const stats: JsonValue[] = [];
   footer.statistics?.forEach((s, i) => {
     const name = reader.columns[i].name;
-    summary.properties.push([`stats ${name}`, describe(s)]);
+    const dictionary = footer.dictionaries?.get(i);
+    summary.properties.push([`stats ${name}`, dictionary ? describeDictionary(dictionary, s) : describe(s)]);
     stats.push({ column: name, ...(JSON.parse(JSON.stringify(s)) as Record<string, JsonValue>) });
   });
   const details = (summary.details ?? {}) as Record<string, JsonValue>;
@@ -56,6 +71,10 @@ export async function withExtensions(summary: Summary, reader: ScbfReader): Prom
     footerVersion: footer.footerVersion,
     checksums: footer.checksums ? footer.checksums.length : null,
     statistics: stats,
+    dictionaries: [...(footer.dictionaries ?? new Map<number, string[]>())].map(([i, entries]) => ({
+      column: reader.columns[i].name,
+      entries: entries.length,
+    })),
     skipped: footer.skipped.map((r) => ({ kind: r.kind, version: r.version })),
   };
   summary.details = details;

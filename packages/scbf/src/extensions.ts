@@ -1,5 +1,6 @@
 import { type ByteSource, Cursor, FormatError, type ReadOptions, readExact } from '@binscope/core';
 import { FORMAT, type ScbfColumn, type ScbfType, TYPE_CODES, TYPE_NAMES } from './layout.js';
+import { decodeDictionaries, type Dictionaries, encodeDictionaries } from './dictionary.js';
 import type { ColumnStatistics } from './statistics.js';
 
 /**
@@ -18,7 +19,7 @@ export const TRAILER_LENGTH = 16;
 export const FOOTER_VERSION = 1;
 export const RECORD_HEADER = 8;
 
-export const EXTENSION_KINDS = { checksums: 1, statistics: 2, nulls: 3 } as const;
+export const EXTENSION_KINDS = { checksums: 1, statistics: 2, nulls: 3, dictionaries: 4 } as const;
 const CHECKSUM_CRC32 = 1;
 
 export interface ScbfExtensions {
@@ -34,6 +35,8 @@ export interface ScbfExtensions {
    * set when row r is null; the column block holds a placeholder 0 there.
    */
   nulls?: Map<number, Uint8Array>;
+  /** Dictionaries by column index (kind 4, dictionary.ts): the int32 codes index them. */
+  dictionaries?: Map<number, string[]>;
   /** Records this reader skipped (unknown kind or version). */
   skipped: Array<{ kind: number; version: number; offset: number; length: number }>;
 }
@@ -132,6 +135,7 @@ export function encodeFooter(ext: {
   checksums?: ArrayLike<number>;
   statistics?: readonly ColumnStatistics[];
   nulls?: ReadonlyMap<number, Uint8Array>;
+  dictionaries?: Dictionaries;
 }): Uint8Array {
   const records: Array<[kind: number, payload: Uint8Array]> = [];
   if (ext.checksums) {
@@ -154,6 +158,8 @@ export function encodeFooter(ext: {
     }
     records.push([EXTENSION_KINDS.nulls, payload.done()]);
   }
+  if (ext.dictionaries && ext.dictionaries.size > 0)
+    records.push([EXTENSION_KINDS.dictionaries, encodeDictionaries(ext.dictionaries)]);
   const out = new Growable();
   for (const [kind, payload] of records) {
     out.u16(kind);
@@ -238,7 +244,8 @@ export async function readExtensions(
     const known =
       kind === EXTENSION_KINDS.checksums ||
       kind === EXTENSION_KINDS.statistics ||
-      kind === EXTENSION_KINDS.nulls;
+      kind === EXTENSION_KINDS.nulls ||
+      kind === EXTENSION_KINDS.dictionaries;
     if (!known || version !== 1) {
       out.skipped.push({ kind, version, offset: at - RECORD_HEADER, length });
       warnings.push({
@@ -250,8 +257,10 @@ export async function readExtensions(
       out.checksums = decodeChecksums(payload, blocksInOrder(columns).length, at, fail);
     } else if (kind === EXTENSION_KINDS.statistics) {
       out.statistics = decodeStatistics(payload, columns, at, source.name);
-    } else {
+    } else if (kind === EXTENSION_KINDS.nulls) {
       out.nulls = decodeNulls(payload, columns, at, source.name);
+    } else {
+      out.dictionaries = decodeDictionaries(payload, columns, at, source.name);
     }
     pos += RECORD_HEADER + length;
   }

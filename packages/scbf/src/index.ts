@@ -57,3 +57,11 @@ export {
   WhereSyntaxError,
 } from './where.js';
 export { isNullAt, nullableColumns, nullBitmaps, splitNulls } from './nulls.js';
+export { applyCells, type CellExtensions, cellExtensions } from './cells.js';
+export {
+  decodeCodes,
+  type Dictionaries,
+  dictionaryColumns,
+  dictionaryRange,
+  plainColumns,
+} from './dictionary.js';

@@ -24,7 +24,7 @@ import {
 } from './write.js';
 
 export { scbfPlugin } from './plugin.js';
-export { extendScbfFile, nullableScbfFile } from './extend-node.js';
+export { extendScbfFile, nullableScbfFile, type RewriteChoice, rewriteScbfFile } from './extend-node.js';
 
 /** Opens an SCBF file on disk lazily (positional reads; never the whole file). */
 export async function openScbfFile(filePath: string): Promise<ScbfReader> {

@@ -1,7 +1,7 @@
 import { isCanonicalFloat, isCanonicalInt32 } from './python.js';
 import type { ScbfReader } from './read.js';
 import { extensionsOf } from './extend.js';
-import { Utf8Column } from './utf8.js';
+import { plainColumns } from './dictionary.js';
 import type { ColumnInput } from './write.js';
 import type { ScbfType } from './layout.js';
 
@@ -45,16 +45,16 @@ export function splitNulls(
 }
 
 /** The type a utf8 column of CSV cells gets once empty cells may be null; utf8 when it stays text. */
-function nullableType(cells: Utf8Column): ScbfType {
+function nullableType(cells: readonly string[]): ScbfType {
   let empty = 0;
   let int = true;
   let float = true;
   for (let i = 0; i < cells.length && (int || float); i++) {
-    if (cells.byteLength(i) === 0) {
+    const text = cells[i];
+    if (text === '') {
       empty++;
       continue;
     }
-    const text = cells.get(i);
     if (int && !isCanonicalInt32(text)) int = false;
     if (float && !isCanonicalFloat(text)) float = false;
   }
@@ -66,30 +66,30 @@ function nullableType(cells: Utf8Column): ScbfType {
 /**
  * A CSV-derived file's columns with S6's utf8 fallback undone where only empty cells caused
  * it: those columns come back numeric with their empty cells null. Other columns are
- * returned as read. Holds the file's decoded columns in memory.
+ * returned as read (existing nulls kept, dictionary columns as their strings). Holds the
+ * file's decoded columns in memory.
  */
 export async function nullableColumns(
   reader: ScbfReader,
+  options: { retype?: boolean } = {},
 ): Promise<{ columns: ColumnInput[]; nulls: Map<number, Uint8Array> }> {
-  const columns: (Omit<ColumnInput, 'values'> & { values: ColumnInput['values'] | NullableValues })[] = [];
-  const existing = await nullBitmaps(reader);
-  for (const column of reader.columns) {
-    const values = await reader.readColumn(column.index);
-    if (!(values instanceof Utf8Column)) {
-      const bitmap = existing.get(column.index);
-      const kept = bitmap ? Array.from(values, (v, r) => (isNullAt(bitmap, r) ? null : v)) : values;
-      columns.push({ name: column.name, type: column.type, values: kept });
-      continue;
+  const footer = await extensionsOf(reader);
+  const existing = footer?.nulls ?? new Map<number, Uint8Array>();
+  const plain = await plainColumns(reader, footer?.dictionaries ?? new Map());
+  const columns = plain.map((column, index) => {
+    if (column.type !== 'utf8') {
+      const bitmap = existing.get(index);
+      if (!bitmap) return column;
+      return {
+        ...column,
+        values: Array.from(column.values as ArrayLike<number>, (v, r) => (isNullAt(bitmap, r) ? null : v)),
+      };
     }
-    const type = nullableType(values);
-    if (type === 'utf8') columns.push({ name: column.name, type, values: values.toArray() });
-    else
-      columns.push({
-        name: column.name,
-        type,
-        values: values.toArray().map((t) => (t === '' ? null : Number(t))),
-      });
-  }
+    const texts = column.values as string[];
+    const type = options.retype === false ? 'utf8' : nullableType(texts);
+    if (type === 'utf8') return column;
+    return { name: column.name, type, values: texts.map((t) => (t === '' ? null : Number(t))) };
+  });
   return splitNulls(columns);
 }
 
@@ -102,17 +102,4 @@ export async function nullBitmaps(reader: ScbfReader): Promise<ReadonlyMap<numbe
 export function blankNulls(texts: string[], bitmap: Uint8Array | undefined, start: number): void {
   if (!bitmap) return;
   for (let r = 0; r < texts.length; r++) if (isNullAt(bitmap, start + r)) texts[r] = '';
-}
-
-/** Sets the record's null cells (row `row`) to JSON null. */
-export function setNulls(
-  record: Record<string, unknown>,
-  reader: ScbfReader,
-  nulls: ReadonlyMap<number, Uint8Array>,
-  row: number,
-): void {
-  for (const [index, bitmap] of nulls) {
-    const name = reader.columns[index].name;
-    if (name in record && isNullAt(bitmap, row)) record[name] = null;
-  }
 }

@@ -12,7 +12,7 @@ import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
 import { validateScbf } from './validate.js';
-import { nullBitmaps, setNulls } from './nulls.js';
+import { applyCells, cellExtensions } from './cells.js';
 import { withExtensions } from './extensions-info.js';
 
 function fileSource(target: Target) {
@@ -59,7 +59,7 @@ function summarize(reader: ScbfReader): Summary {
 
 async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
   const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
-  const nulls = await nullBitmaps(reader);
+  const cells = await cellExtensions(reader);
   let index = Math.max(0, options.offset ?? 0);
   for await (const row of reader.rows({
     columns: options.columns,
@@ -70,7 +70,7 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
     if (floats.size)
       for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
     const record: JsonRecord = row;
-    if (nulls.size) setNulls(record, reader, nulls, index);
+    if (cells.any) applyCells(record, reader, cells, index);
     index++;
     yield record;
   }

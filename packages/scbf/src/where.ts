@@ -1,6 +1,7 @@
 import { type JsonRecord, type ReadOptions, toJsonValue } from '@binscope/core';
 import { extensionsOf } from './extend.js';
-import { nullBitmaps, setNulls } from './nulls.js';
+import { applyCells, cellExtensions } from './cells.js';
+import { dictionaryRange } from './dictionary.js';
 import type { ScbfReader } from './read.js';
 import { type ColumnStatistics, compareBytes } from './statistics.js';
 
@@ -152,16 +153,24 @@ export async function* scbfWhereRecords(
   options: WhereOptions = {},
 ): AsyncGenerator<JsonRecord> {
   const conditions = typeof where === 'string' ? parseWhere(where) : where;
+  const cells = await cellExtensions(reader);
   for (const c of conditions) {
     const column = reader.column(c.column);
-    const wantsNumber = column.type !== 'utf8';
+    const coded = cells.dictionaries.has(column.index);
+    const wantsNumber = column.type !== 'utf8' && !coded;
     if (wantsNumber !== (typeof c.value === 'number'))
       throw new WhereSyntaxError(
-        `--where: column "${c.column}" is ${column.type}; compare it with a ${wantsNumber ? 'number' : 'quoted string'}`,
+        `--where: column "${c.column}" is ${coded ? 'dictionary-encoded text' : column.type}; compare it with a ${wantsNumber ? 'number' : 'quoted string'}`,
       );
   }
   const stats = (await extensionsOf(reader, [], options))?.statistics;
-  const excluded = conditions.find((c) => !mayMatch(c, stats?.[reader.column(c.column).index]));
+  // A dictionary column's statistics describe its codes: its strings' range comes from the dictionary.
+  const statsOf = (name: string) => {
+    const index = reader.column(name).index;
+    const dictionary = cells.dictionaries.get(index);
+    return dictionary ? dictionaryRange(dictionary) : stats?.[index];
+  };
+  const excluded = conditions.find((c) => !mayMatch(c, statsOf(c.column)));
   if (excluded) {
     options.onSkip?.({
       columns: reader.columnNames,
@@ -175,11 +184,10 @@ export async function* scbfWhereRecords(
   let skip = Math.max(0, options.offset ?? 0);
   let left = options.limit ?? Number.POSITIVE_INFINITY;
   if (left <= 0) return;
-  const nulls = await nullBitmaps(reader);
   let index = -1;
   for await (const row of reader.rows({ columns: needed, signal: options.signal })) {
     index++;
-    if (nulls.size) setNulls(row as Record<string, unknown>, reader, nulls, index);
+    if (cells.any) applyCells(row as Record<string, unknown>, reader, cells, index);
     if (!rowMatches(conditions, row)) continue;
     if (skip > 0) {
       skip--;

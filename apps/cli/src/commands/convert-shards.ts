@@ -15,8 +15,17 @@ export async function convertShards(
   options: ConvertOptions,
   onProgress: ProgressCallback,
 ): Promise<Record<string, unknown>> {
-  if (options.types || options.level !== undefined || options.extensions)
-    throw new CliError('--types, --level and --extensions are for CSV → SCBF', EXIT.usage);
+  if (
+    options.types ||
+    options.level !== undefined ||
+    options.extensions ||
+    options.nulls ||
+    options.dictionary === 'auto'
+  )
+    throw new CliError(
+      '--types, --level, --extensions, --nulls and --dictionary are for CSV → SCBF',
+      EXIT.usage,
+    );
   if (fs.existsSync(output) && !options.force)
     throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
   if (fs.existsSync(output) && fs.statSync(output).isDirectory())

@@ -20,6 +20,7 @@ export interface ConvertOptions extends CommonOptions {
   force?: boolean;
   extensions?: boolean;
   nulls?: boolean;
+  dictionary?: string;
   fold?: string;
   keepEncoded?: boolean;
   checksum?: boolean;
@@ -96,13 +97,16 @@ export async function convertCommand(
             onProgress: progress.onProgress,
           }),
         );
-        const nullColumns = await addScbfExtensions(output, options);
+        const rewritten = await addScbfExtensions(output, options);
         report = {
           input,
           output,
           conversion,
-          extensions: options.extensions === true || options.nulls === true,
-          ...(nullColumns ? { nullColumns } : {}),
+          extensions: options.extensions === true || options.nulls === true || options.dictionary === 'auto',
+          ...(rewritten && options.nulls ? { nullColumns: rewritten.nullColumns } : {}),
+          ...(rewritten && options.dictionary === 'auto'
+            ? { dictionaryColumns: rewritten.dictionaryColumns }
+            : {}),
           rows: result.rows,
           columns: result.columns,
           csvBytes: result.csvBytes,

@@ -1,5 +1,5 @@
 import { toJsonValue } from '@binscope/core';
-import { type ColumnValues, isNullAt, nullBitmaps, type ScbfReader } from '@binscope/scbf';
+import { type ColumnValues, cellExtensions, decodeCodes, isNullAt, type ScbfReader } from '@binscope/scbf';
 import type { ViewProvider } from '../views';
 import { type Json, pageOf } from './common';
 
@@ -49,15 +49,26 @@ export const scbfView: ViewProvider = async (session, query, signal) => {
     }
   }
   // Null bitmap extension: the blocks hold a placeholder 0 where the footer says null.
-  const nulls = await nullBitmaps(reader);
+  // Dictionary extension: the blocks hold int32 codes of the footer's strings.
+  const { nulls, dictionaries } = await cellExtensions(reader);
   selected.forEach((column, k) => {
     const bitmap = nulls.get(column.index);
     if (bitmap) for (let r = start; r < end; r++) if (isNullAt(bitmap, r)) cells[r - start][k] = null;
+    const dictionary = dictionaries.get(column.index);
+    if (!dictionary) return;
+    for (let r = start; r < end; r++) {
+      const code = cells[r - start][k];
+      if (typeof code === 'number')
+        cells[r - start][k] = decodeCodes([code], dictionary, column, reader.source.name, r)[0];
+    }
   });
   return {
     json: {
       total: reader.rowCount,
-      columns: all.map((c) => ({ name: c.name, type: c.type })),
+      columns: all.map((c) => ({
+        name: c.name,
+        type: dictionaries.has(c.index) ? 'utf8 (dictionary)' : c.type,
+      })),
       selected: selected.map((c) => c.name),
       start,
       rows: cells,
