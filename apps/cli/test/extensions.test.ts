@@ -100,7 +100,12 @@ describe('SCBF extensions through the CLI', () => {
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/upstream SCBF readers cannot read its text/);
     const hit = cli(['cat', out, '--where', "city = 'Lima'", '--format', 'jsonl']);
-    expect(hit.stdout.trim().split('\n').map((l) => JSON.parse(l).n)).toEqual([2, 5, 8, 11]);
+    expect(
+      hit.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).n),
+    ).toEqual([2, 5, 8, 11]);
     const back = path.join(scratch.dir, 'repetitive-back.csv');
     expect(cli(['convert', out, back]).code).toBe(0);
     expect(fs.readFileSync(back, 'utf8')).toBe(csvText);
