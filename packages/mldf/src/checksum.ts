@@ -110,3 +110,24 @@ export async function verifyMldfChecksums(
   }
   return errors;
 }
+
+export interface VerifyOption {
+  /**
+   * Recompute the CRC-32s of a FLAG_CHECKSUMMED file's metadata and data regions while
+   * opening (reads both regions once) and throw `InvalidValue` naming the first corrupted
+   * region. Files without checksums open as usual.
+   */
+  verify?: boolean;
+}
+
+/** `openMldf(…, {verify: true})`: throws the first corrupted region's error. */
+export async function verifyOnOpen(
+  source: ByteSource,
+  header: MldfHeader,
+  layout: MldfLayout,
+  options: ReadOptions & VerifyOption,
+): Promise<void> {
+  if (!options.verify) return;
+  const [corrupted] = await verifyMldfChecksums(source, header, layout, options);
+  if (corrupted) throw corrupted;
+}

@@ -13,7 +13,7 @@ import {
   readU64,
   toTypedArray,
 } from '@binscope/core';
-import { verifyMldfChecksums } from './checksum.js';
+import { type VerifyOption, verifyOnOpen } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,
   checkLayout,
@@ -123,15 +123,9 @@ export interface AllocEntry {
   size: number;
 }
 
-export interface MldfOpenOptions extends ReadOptions {
+export interface MldfOpenOptions extends ReadOptions, VerifyOption {
   /** Bytes of metadata rows kept in memory (default 64 MiB); the table is read in 1 MiB pages on demand. */
   metadataCacheBytes?: number;
-  /**
-   * Recompute the CRC-32s of a FLAG_CHECKSUMMED file's metadata and data regions while
-   * opening (reads both regions once) and throw `InvalidValue` naming the first corrupted
-   * region. Files without checksums open as usual.
-   */
-  verify?: boolean;
 }
 
 export interface SampleOptions extends ReadOptions {
@@ -283,10 +277,7 @@ export class MldfReader implements FormatReader {
     const fields = parseDescriptors(descBytes, header, { file, warnings });
     const layout = checkLayout(header, fields, source.size, { file, warnings });
     const problems = warnings.map((w) => ({ ...w, file, format: FORMAT_ID }));
-    if (options.verify) {
-      const [corrupted] = await verifyMldfChecksums(source, header, layout, options);
-      if (corrupted) throw corrupted;
-    }
+    await verifyOnOpen(source, header, layout, options);
     return new MldfReader(source, header, fields, layout, problems, options);
   }
 
