@@ -223,8 +223,11 @@ describe('property: a mutated footer never escapes the error taxonomy', () => {
     const split = splitNulls([
       { name: 'n', type: 'int32', values: [1, null, 3, null, 5, 6, 7, 8, 9] },
       { name: 's', type: 'utf8', values: ['a', 'bb', '', 'd', 'e', 'f', 'g', 'h', 'i'] },
+      { name: 'k', type: 'int32', values: [0, 1, 0, 1, 0, 1, 0, 1, 0] },
     ]);
-    const bytes = await encodeScbf(split.columns, { extensions: { nulls: split.nulls } });
+    // Column k is dictionary-coded, so every footer kind is in the mutated bytes.
+    const dictionaries = new Map([[2, ['yes', 'no']]]);
+    const bytes = await encodeScbf(split.columns, { extensions: { nulls: split.nulls, dictionaries } });
     const footerAt = (await extensionsOf(await openScbf(src(bytes))))!.bodyOffset;
     const span = bytes.length - footerAt;
     await fc.assert(
