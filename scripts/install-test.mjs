@@ -1,6 +1,9 @@
-// Proves "install only what you need": packs @binscope/core and one format package, installs
-// the two tarballs with plain npm into a fresh project outside the workspace, and reads a file
-// through the installed package. No other @binscope package may come along.
+// The release dry run, and proof of "install only what you need". Packs every published
+// package as `changeset publish` would (pnpm pack rewrites workspace: ranges), checks what
+// each tarball ships, then installs tarballs with plain npm into fresh projects outside the
+// workspace: @binscope/core + one format package alone (no other @binscope package may come
+// along) reading a vector, for every format; and the CLI with all of them, run on a vector.
+//   node scripts/install-test.mjs [format ...]   (default: every format)
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -10,45 +13,94 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const pnpmVersion = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).packageManager.split(
   '@',
 )[1];
-const format = process.argv[2] ?? 'mldf';
+const FORMATS = ['mldf', 'scbf', 'udf', 'taridx', 'scdl'];
+const formats = process.argv.length > 2 ? process.argv.slice(2) : FORMATS;
 const vectors = path.resolve(root, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-install-'));
 const run = (cmd, args, cwd) =>
   execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 
-try {
-  const tarballs = [];
-  for (const name of ['core', format]) {
-    const out = run(
-      'npx',
-      ['-y', `pnpm@${pnpmVersion}`, 'pack', '--pack-destination', work],
-      path.join(root, 'packages', name),
-    );
-    tarballs.push(out.trim().split('\n').pop().trim());
-  }
-  const project = path.join(work, 'project');
+/** Every file a published tarball must carry, besides its build. */
+const REQUIRED = ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE'];
+
+function publishedPackages() {
+  return ['packages', 'apps']
+    .flatMap((group) => fs.readdirSync(path.join(root, group)).map((name) => path.join(root, group, name)))
+    .filter((dir) => fs.existsSync(path.join(dir, 'package.json')))
+    .map((dir) => ({ dir, manifest: JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) }))
+    .filter(({ manifest }) => !manifest.private);
+}
+
+/** Packs one package; checks the tarball's files and manifest. Returns the tarball's path. */
+function packAndCheck({ dir, manifest }) {
+  const out = run('npx', ['-y', `pnpm@${pnpmVersion}`, 'pack', '--pack-destination', work], dir);
+  const tarball = out.trim().split('\n').pop().trim();
+  const files = run('tar', ['-tzf', tarball], work)
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''));
+  const missing = REQUIRED.filter((f) => !files.includes(f));
+  if (missing.length) throw new Error(`${manifest.name}: the tarball lacks ${missing.join(', ')}`);
+  const stray = files.filter((f) => /^(src|test|e2e)\//.test(f) || f.endsWith('.test.js'));
+  if (stray.length)
+    throw new Error(`${manifest.name}: the tarball ships sources or tests: ${stray.join(', ')}`);
+  const license = run('tar', ['-xzOf', tarball, 'package/LICENSE'], work);
+  if (license !== fs.readFileSync(path.join(root, 'LICENSE'), 'utf8'))
+    throw new Error(`${manifest.name}: its LICENSE differs from the repository's`);
+  const packed = JSON.parse(run('tar', ['-xzOf', tarball, 'package/package.json'], work));
+  const text = JSON.stringify(packed);
+  if (text.includes('workspace:'))
+    throw new Error(`${manifest.name}: the packed manifest keeps a workspace: range`);
+  if (/example\.(invalid|com)|TODO|placeholder/i.test(text))
+    throw new Error(`${manifest.name}: the packed manifest has a placeholder: ${text}`);
+  if (packed.license !== 'MIT') throw new Error(`${manifest.name}: license is ${packed.license}, not MIT`);
+  console.log(
+    `packed ${manifest.name}@${manifest.version}: ${files.length} files, ${REQUIRED.join(', ')} included`,
+  );
+  return tarball;
+}
+
+function freshProject(name) {
+  const project = path.join(work, name);
   fs.mkdirSync(project);
   fs.writeFileSync(
     path.join(project, 'package.json'),
-    JSON.stringify({ name: 'install-test', private: true, type: 'module' }),
+    JSON.stringify({ name, private: true, type: 'module' }),
   );
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], project);
+  return project;
+}
 
+function npmInstall(project, tarballs) {
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], project);
+}
+
+/** The first valid vector of a format: the file (or SCDL archive folder) a reader opens. */
+function vectorOf(format) {
+  const dir = path.join(vectors, format);
+  const caseDir = fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .sort()
+        .find((d) => d !== 'invalid' && fs.existsSync(path.join(dir, d, 'expected.json')))
+    : undefined;
+  if (!caseDir) throw new Error(`no ${format} vector under ${vectors} to read (set BINSCOPE_VECTORS)`);
+  const expected = JSON.parse(fs.readFileSync(path.join(dir, caseDir, 'expected.json'), 'utf8'));
+  if (typeof expected.archive_dir === 'string') return path.join(dir, caseDir, expected.archive_dir);
+  const file = fs.readdirSync(path.join(dir, caseDir)).find((f) => f.endsWith(`.${format}`));
+  if (!file) throw new Error(`no .${format} file in ${path.join(dir, caseDir)}`);
+  return path.join(dir, caseDir, file);
+}
+
+/** @binscope/core + one format package, alone, read a vector through the installed package. */
+function formatAlone(format, tarballOf) {
+  const project = freshProject(`install-${format}`);
+  npmInstall(project, [tarballOf('@binscope/core'), tarballOf(`@binscope/${format}`)]);
   const installed = fs.readdirSync(path.join(project, 'node_modules', '@binscope')).sort();
   const wanted = ['core', format].sort();
   if (JSON.stringify(installed) !== JSON.stringify(wanted)) {
     throw new Error(`expected only @binscope/{${wanted}} to be installed, found ${installed}`);
   }
-
-  const caseDir = fs.existsSync(path.join(vectors, format))
-    ? fs
-        .readdirSync(path.join(vectors, format))
-        .find((d) => d !== 'invalid' && fs.existsSync(path.join(vectors, format, d, 'expected.json')))
-    : undefined;
-  if (!caseDir) throw new Error(`no ${format} vector under ${vectors} to read (set BINSCOPE_VECTORS)`);
-  const dir = path.join(vectors, format, caseDir);
-  const file = fs.readdirSync(dir).find((f) => f.endsWith(`.${format}`)) ?? '';
-  const target = path.join(dir, file);
+  const target = vectorOf(format);
   fs.writeFileSync(
     path.join(project, 'read.mjs'),
     `import { ${format}Plugin } from '@binscope/${format}';
@@ -58,17 +110,55 @@ const reader = await plugin.open(openPath(process.argv[2]));
 const info = await plugin.info(reader);
 let records = 0;
 for await (const _ of plugin.records(reader)) records++;
+await reader.close?.();
 const report = await plugin.validate(openPath(process.argv[2]));
 console.log(JSON.stringify({ format: info.format, counts: info.counts, records, valid: report.valid }));
 `,
   );
   const result = JSON.parse(run('node', ['read.mjs', target], project));
-  if (result.format !== format || !result.valid)
+  if (result.format !== format || !result.valid || result.records < 1)
     throw new Error(`unexpected result ${JSON.stringify(result)}`);
   console.log(
     `install test: @binscope/core + @binscope/${format} installed alone with npm and read ${path.relative(vectors, target)}: ${JSON.stringify(result)}`,
   );
-  console.log('1 passed, 0 failed');
+}
+
+/** The CLI from its tarball (with the other tarballs for its @binscope dependencies). */
+function cliInstalled(tarballs) {
+  const project = freshProject('install-cli');
+  npmInstall(project, tarballs);
+  const bin = path.join(project, 'node_modules', '.bin', 'binscope');
+  const targets = formats.map(vectorOf);
+  const report = JSON.parse(run(bin, ['validate', '--json', ...targets], project));
+  const entries = Array.isArray(report) ? report : [report];
+  if (entries.length !== targets.length || !entries.every((e) => e.valid))
+    throw new Error(`binscope validate on the installed CLI: ${JSON.stringify(report)}`);
+  if (fs.existsSync(path.join(project, 'node_modules', 'tar-stream')))
+    throw new Error('the CLI install pulled tar-stream');
+  console.log(`install test: @binscope/cli installed with npm validated ${targets.length} vectors`);
+}
+
+let passed = 0;
+try {
+  const packages = publishedPackages();
+  const tarballs = new Map(packages.map((p) => [p.manifest.name, packAndCheck(p)]));
+  passed++;
+  const tarballOf = (name) => {
+    const tarball = tarballs.get(name);
+    if (!tarball) throw new Error(`${name} is not a published package here`);
+    return tarball;
+  };
+  for (const format of formats) {
+    formatAlone(format, tarballOf);
+    passed++;
+  }
+  cliInstalled([...tarballs.values()]);
+  passed++;
+  console.log(`${passed} passed, 0 failed`);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  console.log(`${passed} passed, 1 failed`);
+  process.exitCode = 1;
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

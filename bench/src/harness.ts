@@ -17,6 +17,8 @@ export interface Row {
   ratio?: number;
   goal?: string;
   peakRssMb: number;
+  /** A row's own measure besides time, e.g. "512 B read per key". */
+  figure?: string;
   note?: string;
 }
 

@@ -67,6 +67,7 @@ const header = [
   'floor median',
   'ratio',
   'goal',
+  'figure',
   'peak RSS',
 ];
 const lines = bench.rows.map((r: Row) => [
@@ -79,6 +80,7 @@ const lines = bench.rows.map((r: Row) => [
   r.floorMs === undefined ? '' : `${r.floorMs.toFixed(1)} ms`,
   r.ratio === undefined ? '' : r.ratio.toFixed(2),
   r.goal ?? '',
+  r.figure ?? '',
   `${r.peakRssMb} MB`,
 ]);
 const table = [header, header.map(() => '---'), ...lines]

@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type AnyFormatPlugin, isFormatError, type Problem } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
+import { describeWith, vectorsFolder } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import type { FormatConformance } from './formats/types.js';
-import { formats, invalidCases, VECTORS, VECTORS_PRESENT, validCases } from './vectors.js';
+import { formats, type InvalidCase, invalidCases, VECTORS, type ValidCase, validCases } from './vectors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -14,43 +16,92 @@ async function loadFormat(id: string): Promise<FormatConformance | undefined> {
   return (await import(`./formats/${id}.ts`)).default as FormatConformance;
 }
 
-if (!VECTORS_PRESENT) {
-  console.warn(`conformance: skipped, no vectors folder at ${VECTORS} (set BINSCOPE_VECTORS)`);
+/** A1's location of an error, the part two code paths must agree on. */
+function located(problem: { code?: string; offset?: number; file?: string; format?: string }) {
+  return { code: problem.code, offset: problem.offset, file: problem.file, format: problem.format };
 }
 
-describe.skipIf(!VECTORS_PRESENT)(`conformance vectors in ${VECTORS}`, async () => {
-  for (const format of formats()) {
-    const conformance = await loadFormat(format);
-    if (!conformance)
-      console.warn(`conformance: format '${format}' is not implemented, its vectors are not counted`);
+/**
+ * A1: the first error names its class, the format, and the file and byte offset of the
+ * defect: the file is the one opened (or, in an archive, one of its files) and the offset
+ * lies inside it. A bad magic is located inside the format's magic signature.
+ */
+function expectLocated(first: Problem, bad: InvalidCase, plugin: AnyFormatPlugin): void {
+  const formatId = plugin.id;
+  const all = JSON.stringify(first);
+  expect(first.code, all).toBe(bad.errorClass);
+  expect(first.message, all).toMatch(/\S/);
+  expect(first.format, all).toBe(formatId);
+  expect(typeof first.file, all).toBe('string');
+  const isArchive = fs.statSync(bad.path).isDirectory();
+  const file = isArchive ? path.join(bad.path, first.file!) : bad.path;
+  if (!isArchive) expect(first.file, all).toBe(path.basename(bad.path));
+  expect(fs.existsSync(file) && fs.statSync(file).isFile(), `${all}: names a file of the case`).toBe(true);
+  expect(Number.isSafeInteger(first.offset) && first.offset! >= 0, `${all}: offset`).toBe(true);
+  expect(first.offset!, `${all}: offset inside the file`).toBeLessThanOrEqual(fs.statSync(file).size);
+  if (bad.errorClass === 'BadMagic') {
+    const inMagic = plugin.magic.some(
+      (m) => first.offset! >= m.offset && first.offset! < m.offset + m.bytes.length,
+    );
+    expect(inMagic, `${all}: offset inside the magic signature`).toBe(true);
+  }
+}
 
-    describe.skipIf(!conformance)(format, () => {
+/** The warning codes a valid case must validate with: the format's reading of expected.json. */
+function expectedWarnings(conformance: FormatConformance, testCase: ValidCase): string[] {
+  if (conformance.expectedWarnings) return conformance.expectedWarnings(testCase);
+  const warnings = (testCase.expected.warnings ?? []) as Array<string | { code: string }>;
+  return warnings.map((w) => (typeof w === 'string' ? w : w.code));
+}
+
+const vectors = vectorsFolder(VECTORS);
+
+describeWith(vectors, `conformance vectors in ${VECTORS}`, async () => {
+  const ids = formats();
+  it('the vectors folder holds formats', () => {
+    expect(ids.length, `no format folders in ${VECTORS}`).toBeGreaterThan(0);
+  });
+  for (const format of ids) {
+    const conformance = await loadFormat(format);
+    if (!conformance) {
+      console.warn(`conformance: format '${format}' is not implemented, its vectors are not counted`);
+      describe(format, () => it.skip(`skipped: no formats/${format}.ts`));
+      continue;
+    }
+    const { plugin } = conformance;
+
+    describe(format, () => {
       for (const testCase of validCases(format)) {
         it(`${testCase.name} reads as expected.json says`, async () => {
-          await conformance!.checkValid(testCase);
+          await conformance.checkValid(testCase);
         });
         it(`${testCase.name} validates clean`, async () => {
-          const target = openPath(conformance!.targetPath(testCase));
-          const report = await conformance!.plugin.validate(target);
+          const target = openPath(conformance.targetPath(testCase));
+          const report = await plugin.validate(target);
           expect(report.errors).toEqual([]);
+          expect(report.warnings.map((w) => w.code)).toEqual(expectedWarnings(conformance, testCase));
           expect(report.valid).toBe(true);
         });
       }
       for (const bad of invalidCases(format)) {
-        it(`invalid/${bad.name} is rejected with ${bad.errorClass}`, async () => {
-          const report = await conformance!.plugin.validate(openPath(bad.path));
+        it(`invalid/${bad.name} is rejected with ${bad.errorClass}, located`, async () => {
+          const report = await plugin.validate(openPath(bad.path));
           expect(report.valid).toBe(false);
-          expect(report.errors[0]?.code, JSON.stringify(report.errors)).toBe(bad.errorClass);
           const first = report.errors[0];
-          expect(typeof first.message).toBe('string');
-          // Opening and reading must fail the same way, as a FormatError, not a crash.
-          if (conformance!.readAll) {
-            const error = await conformance!.readAll(openPath(bad.path)).then(
+          expect(first, 'validate reports an error').toBeDefined();
+          expectLocated(first, bad, plugin);
+          // The strict reader fails the same way, at the same place, as a FormatError.
+          if (conformance.readAll) {
+            const error = await conformance.readAll(openPath(bad.path)).then(
               () => undefined,
               (e: unknown) => e,
             );
-            expect(error, 'reading the whole file must raise').toBeDefined();
-            expect((error as { code?: string }).code, String(error)).toBe(bad.errorClass);
+            expect(isFormatError(error), `reading the whole file must raise a FormatError: ${error}`).toBe(
+              true,
+            );
+            expect(located(error as Problem), 'the strict reader agrees with validate').toEqual(
+              located(first),
+            );
           }
         });
       }

@@ -313,6 +313,12 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
           .default('off'),
       )
       .addOption(
+        new Option(
+          '--zlib <impl>',
+          'CSV → SCBF: "python" deflates as Python\'s zlib.compress (byte-identical to the upstream writer, slower); "node" is the fast default',
+        ).choices(['node', 'python']),
+      )
+      .addOption(
         new Option('--data-dtype <dtype>', '.h5ad → SCDL: dtype of the data array')
           .choices(['float32', 'float16', 'float64', 'uint8', 'uint16', 'uint32', 'uint64'])
           .default('float32'),
@@ -328,6 +334,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       'after',
       examples(
         '$ binscope convert sales.csv sales.scbf --types id:int32',
+        '$ binscope convert sales.csv sales.scbf --zlib python',
         '$ binscope convert sales.scbf roundtrip.csv',
         '$ binscope convert pbmc.h5ad pbmc_scdl --data-dtype float16 --neighbors connectivities',
         '$ binscope convert h5ads/ collection_scdl --use-x',

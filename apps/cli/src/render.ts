@@ -15,7 +15,7 @@ export function recordWriter(format: RecordFormat, out: Output): RecordWriter {
   switch (format) {
     case 'jsonl':
       return {
-        write: (record) => out.write(`${JSON.stringify(record)}\n`),
+        write: (record) => out.write(`${jsonText(record)}\n`),
         end: () => out.flush(),
       };
     case 'json':
@@ -31,7 +31,7 @@ function jsonArrayWriter(out: Output): RecordWriter {
   let first = true;
   return {
     async write(record) {
-      await out.write(`${first ? '[\n' : ',\n'}${JSON.stringify(record)}`);
+      await out.write(`${first ? '[\n' : ',\n'}${jsonText(record)}`);
       first = false;
     },
     async end() {
@@ -41,13 +41,45 @@ function jsonArrayWriter(out: Output): RecordWriter {
   };
 }
 
+function isNegativeZero(value: unknown): boolean {
+  return value === 0 && 1 / (value as number) < 0;
+}
+
+function containsNegativeZero(value: JsonValue): boolean {
+  if (typeof value === 'number') return isNegativeZero(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (containsNegativeZero(item)) return true;
+    return false;
+  }
+  for (const key in value) if (containsNegativeZero(value[key])) return true;
+  return false;
+}
+
+/**
+ * JSON text of a record, keeping the sign of zero: JSON.stringify writes -0 as `0`, but a
+ * float -0.0 is data (A5 and the vectors write it `-0.0`, which JSON.parse reads back as -0).
+ */
+export function jsonText(value: JsonValue): string {
+  if (!containsNegativeZero(value)) return JSON.stringify(value);
+  if (typeof value === 'number') return isNegativeZero(value) ? '-0.0' : JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined ? 'null' : jsonText(v))).join(',')}]`;
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(value))
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${jsonText(v)}`);
+  return `{${parts.join(',')}}`;
+}
+
 function isScalar(value: JsonValue): boolean {
   return value === null || typeof value !== 'object';
 }
 
 export function csvField(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // String(-0) is "0": keep the sign of a float zero.
+  const text = typeof value === 'object' ? jsonText(value) : isNegativeZero(value) ? '-0' : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

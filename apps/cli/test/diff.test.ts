@@ -6,11 +6,11 @@ import { type ColumnInput, encodeScbf, openScbf, type ScbfReader, Utf8Column } f
 import { openScdl } from '@binscope/scdl';
 import { TaridxReader } from '@binscope/taridx';
 import { UdfReader } from '@binscope/udf';
-import { tempDir } from '@binscope/testkit';
+import { tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Difference, DiffLocation, DiffReport } from '../src/commands/diff.js';
 import { cli } from './helpers.js';
-import { VECTORS, VECTORS_PRESENT, type ValidVector, validVectors } from './vectors.js';
+import { VECTORS, VECTORS_NEEDED, type ValidVector, validVectors } from './vectors.js';
 
 /**
  * `binscope diff` on every format, through the plugins' contentFields/locateRecord: a vector
@@ -56,7 +56,7 @@ function copyShards(from: string, to: string): void {
 
 const FORMATS = ['scbf', 'udf', 'mldf', 'taridx', 'scdl'] as const;
 
-describe.skipIf(!VECTORS_PRESENT)(`diff on the vectors in ${VECTORS}`, () => {
+describeWith(VECTORS_NEEDED, `diff on the vectors in ${VECTORS}`, () => {
   describe('each vector equals itself in content, exit 0', () => {
     for (const format of FORMATS) {
       for (const v of validVectors(format)) {

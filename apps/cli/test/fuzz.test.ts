@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { applyMutations, mutationArbitrary, tempDir } from '@binscope/testkit';
+import { applyMutations, mutationArbitrary, tempDir, describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { cli, STACK_LINE } from './helpers.js';
-import { VECTORS, VECTORS_PRESENT, validVectors, vectorFormats } from './vectors.js';
+import { VECTORS, VECTORS_NEEDED, validVectors, vectorFormats } from './vectors.js';
 
 /**
  * Issue 11 through the CLI: `validate --json` on mutated vector files exits 0 or 1 with a
@@ -47,54 +47,51 @@ function checkReport(paths: string[], args: string[]): number {
   return report.filter((e) => !e.valid).length;
 }
 
-describe.skipIf(!VECTORS_PRESENT)(
-  `validate on mutated vectors from ${VECTORS} (${RUNS} mutants each)`,
-  () => {
-    for (const format of vectorFormats()) {
-      for (const v of validVectors(format)) {
-        it(`${format}/${v.name}`, () => {
-          const out = path.join(scratch.dir, format, v.name);
-          fs.mkdirSync(out, { recursive: true });
-          const paths: string[] = [];
-          if (fs.statSync(v.target).isDirectory()) {
-            // An archive: each mutant is a copy with one of its files mutated.
-            const files = listFiles(v.target);
-            const plans = fc.sample(
-              fc.tuple(fc.nat({ max: files.length - 1 }), fc.nat({ max: 2 ** 31 - 1 })),
-              { numRuns: RUNS, seed: 7 },
-            );
-            plans.forEach(([which, seed], i) => {
+describeWith(VECTORS_NEEDED, `validate on mutated vectors from ${VECTORS} (${RUNS} mutants each)`, () => {
+  for (const format of vectorFormats()) {
+    for (const v of validVectors(format)) {
+      it(`${format}/${v.name}`, () => {
+        const out = path.join(scratch.dir, format, v.name);
+        fs.mkdirSync(out, { recursive: true });
+        const paths: string[] = [];
+        if (fs.statSync(v.target).isDirectory()) {
+          // An archive: each mutant is a copy with one of its files mutated.
+          const files = listFiles(v.target);
+          const plans = fc.sample(fc.tuple(fc.nat({ max: files.length - 1 }), fc.nat({ max: 2 ** 31 - 1 })), {
+            numRuns: RUNS,
+            seed: 7,
+          });
+          plans.forEach(([which, seed], i) => {
+            const dir = path.join(out, `mutant_${i}`);
+            fs.cpSync(v.target, dir, { recursive: true });
+            const file = path.join(dir, files[which]);
+            const bytes = new Uint8Array(fs.readFileSync(file));
+            const [mutations] = fc.sample(mutationArbitrary(bytes.byteLength), { numRuns: 1, seed });
+            fs.writeFileSync(file, applyMutations(bytes, mutations));
+            paths.push(dir);
+          });
+        } else {
+          // A file: each mutant keeps its name, in a folder of its own beside links to its
+          // siblings (the tar shards an index points into).
+          const siblings = fs
+            .readdirSync(path.dirname(v.target))
+            .map((name) => path.join(path.dirname(v.target), name))
+            .filter((p) => p !== v.target && fs.statSync(p).isFile());
+          const bytes = new Uint8Array(fs.readFileSync(v.target));
+          fc.sample(mutationArbitrary(bytes.byteLength), { numRuns: RUNS, seed: 11 }).forEach(
+            (mutations, i) => {
               const dir = path.join(out, `mutant_${i}`);
-              fs.cpSync(v.target, dir, { recursive: true });
-              const file = path.join(dir, files[which]);
-              const bytes = new Uint8Array(fs.readFileSync(file));
-              const [mutations] = fc.sample(mutationArbitrary(bytes.byteLength), { numRuns: 1, seed });
-              fs.writeFileSync(file, applyMutations(bytes, mutations));
-              paths.push(dir);
-            });
-          } else {
-            // A file: each mutant keeps its name, in a folder of its own beside links to its
-            // siblings (the tar shards an index points into).
-            const siblings = fs
-              .readdirSync(path.dirname(v.target))
-              .map((name) => path.join(path.dirname(v.target), name))
-              .filter((p) => p !== v.target && fs.statSync(p).isFile());
-            const bytes = new Uint8Array(fs.readFileSync(v.target));
-            fc.sample(mutationArbitrary(bytes.byteLength), { numRuns: RUNS, seed: 11 }).forEach(
-              (mutations, i) => {
-                const dir = path.join(out, `mutant_${i}`);
-                fs.mkdirSync(dir);
-                for (const from of siblings) linkOrCopy(from, path.join(dir, path.basename(from)));
-                const p = path.join(dir, path.basename(v.target));
-                fs.writeFileSync(p, applyMutations(bytes, mutations));
-                paths.push(p);
-              },
-            );
-          }
-          checkReport(paths, []);
-          checkReport(paths, ['--deep']);
-        });
-      }
+              fs.mkdirSync(dir);
+              for (const from of siblings) linkOrCopy(from, path.join(dir, path.basename(from)));
+              const p = path.join(dir, path.basename(v.target));
+              fs.writeFileSync(p, applyMutations(bytes, mutations));
+              paths.push(p);
+            },
+          );
+        }
+        checkReport(paths, []);
+        checkReport(paths, ['--deep']);
+      });
     }
-  },
-);
+  }
+});

@@ -1,6 +1,7 @@
+import { describeWith } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { type CliResult, cli, STACK_LINE } from './helpers.js';
-import { invalidVectors, VECTORS, VECTORS_PRESENT, validVectors, vectorFormats } from './vectors.js';
+import { invalidVectors, VECTORS, VECTORS_NEEDED, validVectors, vectorFormats } from './vectors.js';
 
 const TAXONOMY = [
   'BadMagic',
@@ -81,7 +82,7 @@ function checkRecordShape(
   }
 }
 
-describe.skipIf(!VECTORS_PRESENT)(`every vector in ${VECTORS} through the built CLI`, () => {
+describeWith(VECTORS_NEEDED, `every vector in ${VECTORS} through the built CLI`, () => {
   for (const format of vectorFormats()) {
     describe(format, () => {
       for (const v of validVectors(format)) {

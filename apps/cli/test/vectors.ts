@@ -1,14 +1,13 @@
-import { VECTORS, VECTORS_PRESENT } from '@binscope/testkit';
+import { VECTORS, vectorsFolder } from '@binscope/testkit';
 
 export {
   type InvalidVector,
   invalidVectors,
   type ValidVector,
   VECTORS,
-  VECTORS_PRESENT,
   validVectors,
   vectorFormats,
 } from '@binscope/testkit';
 
-if (!VECTORS_PRESENT)
-  console.warn(`cli vector tests skipped: no vectors folder at ${VECTORS} (set BINSCOPE_VECTORS)`);
+export const VECTORS_NEEDED = vectorsFolder(VECTORS);
+export const VECTORS_PRESENT = VECTORS_NEEDED.present;

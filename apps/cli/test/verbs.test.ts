@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tarBytes, tempDir } from '@binscope/testkit';
+import { tarBytes, tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, STACK_LINE } from './helpers.js';
-import { VECTORS, VECTORS_PRESENT, validVectors } from './vectors.js';
+import { VECTORS, VECTORS_NEEDED, validVectors } from './vectors.js';
 
 const scratch = tempDir('binscope-cli-verbs-');
 afterAll(() => scratch.remove());
@@ -19,7 +19,7 @@ function fresh(name: string): string {
   return dir;
 }
 
-describe.skipIf(!VECTORS_PRESENT)(`convert, diff, index and get on the vectors in ${VECTORS}`, () => {
+describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${VECTORS}`, () => {
   describe('convert CSV ⇄ SCBF', () => {
     for (const v of validVectors('scbf').filter((c) => typeof c.expected.source_csv === 'string')) {
       it(`${v.name}: CSV → SCBF → CSV is byte-identical, and the SCBF equals the vector in content`, () => {

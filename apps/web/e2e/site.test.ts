@@ -32,6 +32,15 @@ if (!sitePresent)
   console.warn(`e2e skipped: ${distDir} has no built site (run vite build; the e2e script does)`);
 
 const ready = chromiumPresent && sitePresent;
+// Under CI a skipped e2e run would pass while proving nothing: fail, naming what is missing.
+if (['1', 'true'].includes((process.env.CI ?? '').toLowerCase()) && !(ready && vectorsPresent)) {
+  const missing = [
+    !chromiumPresent && `chromium at ${CHROMIUM}`,
+    !sitePresent && `the built site in ${distDir}`,
+    !vectorsPresent && `vectors at ${vectorsDir}`,
+  ].filter(Boolean);
+  throw new Error(`CI: e2e cannot run without ${missing.join(', ')}`);
+}
 
 describe.skipIf(!ready)('the built site in chromium', () => {
   let site: StaticServer;

@@ -103,16 +103,46 @@ export function withLocation(error: unknown, location: ProblemLocation): unknown
   );
 }
 
+/**
+ * What went wrong with a remote source: `http` an error status, `dropped` the connection ended
+ * early, `timeout` no byte for the idle timeout, `aborted` the caller's signal, `range-ignored`
+ * a server that ignores Range for a file too large to keep, `changed` the file changed between
+ * requests, `bad-response` a reply that contradicts the request (206 without Content-Range).
+ */
+export type SourceErrorReason =
+  | 'http'
+  | 'dropped'
+  | 'timeout'
+  | 'aborted'
+  | 'range-ignored'
+  | 'changed'
+  | 'bad-response';
+
+export interface SourceErrorDetails {
+  cause?: unknown;
+  reason?: SourceErrorReason;
+  /** HTTP status of the reply, when there was one. */
+  status?: number;
+  /** The byte range asked for, as sent ("bytes=0-65535"). */
+  range?: string;
+}
+
 /** Raised for I/O problems that are not about the format: a missing file, a failed HTTP request. */
 export class SourceError extends Error {
   readonly _tag = 'SourceError' as const;
+  readonly reason: SourceErrorReason | undefined;
+  readonly status: number | undefined;
+  readonly range: string | undefined;
   constructor(
     message: string,
     readonly path?: string,
-    options?: { cause?: unknown },
+    options: SourceErrorDetails = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'SourceError';
+    this.reason = options.reason;
+    this.status = options.status;
+    this.range = options.range;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import { SourceError } from './errors.js';
+import { exchange, type Fail, type RangeRequest, type RequestPolicy } from './http-request.js';
 
 export interface HttpSourceOptions {
   /** Extra request headers (auth). */
@@ -9,17 +10,35 @@ export interface HttpSourceOptions {
   /** How many blocks the LRU cache keeps. */
   cacheBlocks?: number;
   /**
-   * A server that ignores Range and answers 200 sends the whole body. Bodies up to this size
-   * are kept in memory so later reads are free; larger ones are re-streamed per read.
+   * A server that ignores Range answers 200 with the whole body. Files up to this size (default
+   * 64 MiB) are then kept in memory, read once; larger ones are refused with a SourceError
+   * (`range-ignored`), since every read would download the file again.
    */
   maxWholeBody?: number;
+  /** Milliseconds without a byte before a request fails with SourceError `timeout` (default 30 000). */
+  idleTimeout?: number;
+  /** Retries for 429/5xx replies and dropped connections (default 3), with backoff and jitter. */
+  retries?: number;
+  /** First retry delay in ms (default 250), doubled per retry, at most 5 s; Retry-After is honoured. */
+  retryDelay?: number;
   fetch?: typeof fetch;
   signal?: AbortSignal;
 }
 
+/** Bytes asked for by `open`: the size (Content-Range) and the first structures in one request. */
+const PROBE = 64 * 1024;
+
+/** The file's version, sent back as If-Range so a changed file answers 200 instead of mixing versions. */
+interface Validator {
+  etag?: string;
+  lastModified?: string;
+}
+
 /**
- * A resource read with HTTP range requests. Survives servers that answer 200 instead of
- * 206, reads the size from Content-Range, caches small blocks, and honours AbortSignal.
+ * A resource read with HTTP range requests: learns the size from Content-Range, caches small
+ * blocks, honours AbortSignal. Every failure is a SourceError naming the URL, the range and the
+ * status; requests time out when idle, retry 429/5xx and dropped connections, and carry
+ * If-Range, so a file that changes between requests is an error, never a mix of two versions.
  */
 export class HttpSource implements ByteSource {
   /** Payload bytes received over the network, for "fetched N of M bytes" counters. */
@@ -27,21 +46,20 @@ export class HttpSource implements ByteSource {
   requests = 0;
   private cache = new Map<number, Uint8Array>();
   private whole: Uint8Array | undefined;
-  private rangesUnsupported = false;
   private readonly blockSize: number;
   private readonly cacheBlocks: number;
-  private readonly maxWholeBody: number;
-  private readonly fetchFn: typeof fetch;
+  private readonly sendIfRange: boolean;
 
   private constructor(
     readonly url: string,
     readonly size: number,
-    private readonly options: HttpSourceOptions,
+    private readonly policy: RequestPolicy,
+    private readonly validator: Validator,
+    options: HttpSourceOptions,
   ) {
     this.blockSize = options.blockSize ?? 64 * 1024;
     this.cacheBlocks = options.cacheBlocks ?? 64;
-    this.maxWholeBody = options.maxWholeBody ?? 64 * 1024 * 1024;
-    this.fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.sendIfRange = !crossOriginInBrowser(url);
   }
 
   get name(): string {
@@ -50,54 +68,75 @@ export class HttpSource implements ByteSource {
 
   /** Opens a URL: one small ranged request learns the size (and whether ranges work). */
   static async open(url: string, options: HttpSourceOptions = {}): Promise<HttpSource> {
-    const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const probeLength = 64 * 1024;
-    const response = await fetchFn(url, {
-      headers: { ...options.headers, Range: `bytes=0-${probeLength - 1}` },
+    const policy: RequestPolicy = {
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      headers: options.headers ?? {},
+      idleTimeout: options.idleTimeout ?? 30_000,
+      retries: options.retries ?? 3,
+      retryDelay: options.retryDelay ?? 250,
       signal: options.signal,
-    }).catch((cause) => {
-      throw new SourceError(`cannot fetch ${url}: ${String(cause?.message ?? cause)}`, url, { cause });
-    });
-    if (response.status === 206) {
-      const total = parseContentRangeTotal(response.headers.get('content-range'));
-      const body = new Uint8Array(await response.arrayBuffer());
-      const size = total ?? body.byteLength;
-      const source = new HttpSource(url, size, options);
-      source.requests = 1;
-      source.bytesFetched = body.byteLength;
-      source.storeBlocks(0, body);
-      return source;
-    }
-    if (response.status === 200) {
-      const lengthHeader = response.headers.get('content-length');
-      const declared = lengthHeader === null ? undefined : Number(lengthHeader);
-      const source = new HttpSource(url, declared ?? 0, options);
-      source.requests = 1;
-      source.rangesUnsupported = true;
-      if (declared === undefined || declared <= source.maxWholeBody) {
-        const body = new Uint8Array(await response.arrayBuffer());
-        source.bytesFetched = body.byteLength;
-        source.whole = body;
-        (source as { size: number }).size = body.byteLength;
-      } else {
-        // Only the head is needed now; later reads re-stream up to what they need.
-        const head = await readStreamPrefix(response, probeLength);
-        source.bytesFetched = head.byteLength;
-        source.storeBlocks(
-          0,
-          head.subarray(0, Math.floor(head.byteLength / source.blockSize) * source.blockSize),
-        );
+    };
+    const maxWholeBody = options.maxWholeBody ?? 64 * 1024 * 1024;
+    const counters = { bytesFetched: 0, requests: 0 };
+    const request: RangeRequest = { url, range: `bytes=0-${PROBE - 1}`, counters };
+    const opened = await exchange(policy, request, async (response, body, fail) => {
+      if (response.status === 206) {
+        const range = parseContentRange(response.headers.get('content-range'));
+        if (
+          !range ||
+          range.total === undefined ||
+          range.start !== 0 ||
+          range.end >= PROBE ||
+          range.end >= range.total
+        )
+          throw badRange(response, fail);
+        return {
+          size: range.total,
+          head: await body.exact(range.end + 1),
+          whole: false,
+          validator: validatorOf(response),
+        };
       }
-      return source;
-    }
-    if (response.status === 416) return new HttpSource(url, 0, options);
-    throw new SourceError(`cannot fetch ${url}: HTTP ${response.status} ${response.statusText}`, url);
+      if (response.status === 200) {
+        const declared = contentLength(response);
+        const tooLarge = () =>
+          fail(
+            'range-ignored',
+            `the server ignores Range requests and the file is ${declared === undefined ? 'larger than' : `${declared} bytes, over`} the ${maxWholeBody} bytes (maxWholeBody) binscope keeps in memory for such servers`,
+            200,
+          );
+        if (declared !== undefined && declared > maxWholeBody) {
+          await body.discard();
+          throw tooLarge();
+        }
+        const bytes = await body.upTo(maxWholeBody, tooLarge);
+        if (declared !== undefined && bytes.byteLength !== declared)
+          throw fail('dropped', `connection closed after ${bytes.byteLength} of ${declared} bytes`, 200);
+        return { size: bytes.byteLength, head: bytes, whole: true, validator: {} };
+      }
+      if (response.status === 416) {
+        // The one satisfiable reading of 416 to bytes=0-…: an empty file.
+        if (parseContentRange(response.headers.get('content-range'))?.total === 0)
+          return { size: 0, head: new Uint8Array(0), whole: true, validator: {} };
+        await body.discard();
+        throw fail('http', 'HTTP 416 Range Not Satisfiable for the first bytes of the file', 416);
+      }
+      await body.discard();
+      throw fail('http', `HTTP ${response.status} ${response.statusText}`.trim(), response.status);
+    });
+    const source = new HttpSource(url, opened.size, policy, opened.validator, options);
+    source.requests = counters.requests;
+    source.bytesFetched = counters.bytesFetched;
+    if (opened.whole) source.whole = opened.head;
+    else source.storeBlocks(0, opened.head);
+    return source;
   }
 
   async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
-    options?.signal?.throwIfAborted();
     const start = Math.min(Math.max(0, offset), this.size);
     const end = Math.min(this.size, start + Math.max(0, length));
+    if (options?.signal?.aborted)
+      throw new SourceError(`${this.url}: read aborted`, this.url, { reason: 'aborted' });
     if (end <= start) return new Uint8Array(0);
     if (this.whole) return this.whole.subarray(start, end);
 
@@ -149,71 +188,107 @@ export class HttpSource implements ByteSource {
     }
   }
 
-  private async fetchRange(start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
-    this.requests++;
-    const headers: Record<string, string> = { ...this.options.headers };
-    if (!this.rangesUnsupported) headers.Range = `bytes=${start}-${end - 1}`;
-    let response: Response;
-    try {
-      response = await this.fetchFn(this.url, { headers, signal: signal ?? this.options.signal });
-    } catch (cause) {
-      throw new SourceError(
-        `cannot fetch ${this.url}: ${String((cause as Error)?.message ?? cause)}`,
-        this.url,
-        {
-          cause,
-        },
-      );
-    }
-    if (response.status === 206) {
-      const body = new Uint8Array(await response.arrayBuffer());
-      this.bytesFetched += body.byteLength;
-      if (body.byteLength !== end - start) {
-        throw new SourceError(
-          `${this.url}: asked for ${end - start} bytes, server sent ${body.byteLength}`,
-          this.url,
+  private fetchRange(start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
+    // If-Range with a strong ETag: a changed file answers 200 (the new version) instead of a
+    // range of it. Not cross-origin in a browser: If-Range is no CORS-safelisted header, and the
+    // preflight it forces fails on servers that allow only Range. The validators are compared
+    // on every reply anyway, so a change is caught without it too.
+    const ifRange = this.sendIfRange ? this.validator.etag : undefined;
+    const request: RangeRequest = {
+      url: this.url,
+      range: `bytes=${start}-${end - 1}`,
+      headers: ifRange ? { 'If-Range': ifRange } : undefined,
+      signal,
+      counters: this,
+    };
+    return exchange(this.policy, request, async (response, body, fail) => {
+      if (response.status === 206) {
+        const range = parseContentRange(response.headers.get('content-range'));
+        if (!range || range.start !== start || range.end !== end - 1) throw badRange(response, fail);
+        if (this.changed(response) || (range.total !== undefined && range.total !== this.size))
+          throw changedError(fail, 206);
+        return body.exact(end - start);
+      }
+      await body.discard();
+      if (response.status === 200) {
+        // After If-Range, a 200 means the ETag no longer matches (unless the reply repeats it).
+        const changed = ifRange ? validatorOf(response).etag !== ifRange : this.changed(response);
+        if (changed) throw changedError(fail, 200);
+        throw fail(
+          'range-ignored',
+          'the server answered a range request with the whole file (it stopped honouring Range)',
+          200,
         );
       }
-      return body;
-    }
-    if (response.status === 200) {
-      // The server ignored Range: skip to the part we need, then stop the transfer.
-      this.rangesUnsupported = true;
-      const prefix = await readStreamPrefix(response, end);
-      this.bytesFetched += prefix.byteLength;
-      return prefix.slice(start, end);
-    }
-    throw new SourceError(
-      `cannot fetch ${this.url}: HTTP ${response.status} ${response.statusText}`,
-      this.url,
+      if (response.status === 416)
+        throw fail('http', `HTTP 416 Range Not Satisfiable: the file is no longer ${this.size} bytes?`, 416);
+      throw fail('http', `HTTP ${response.status} ${response.statusText}`.trim(), response.status);
+    });
+  }
+
+  /** Whether a reply carries a validator that differs from the one the file was opened with. */
+  private changed(response: Response): boolean {
+    const { etag, lastModified } = validatorOf(response);
+    return (
+      (etag !== undefined && this.validator.etag !== undefined && etag !== this.validator.etag) ||
+      (lastModified !== undefined &&
+        this.validator.lastModified !== undefined &&
+        lastModified !== this.validator.lastModified)
     );
   }
 }
 
-function parseContentRangeTotal(header: string | null): number | undefined {
-  const match = header?.match(/\/(\d+)\s*$/);
-  return match ? Number(match[1]) : undefined;
+function crossOriginInBrowser(url: string): boolean {
+  const here = (globalThis as { location?: { href?: string; origin?: string } }).location;
+  if (typeof here?.href !== 'string') return false;
+  try {
+    return new URL(url, here.href).origin !== here.origin;
+  } catch {
+    return true;
+  }
 }
 
-async function readStreamPrefix(response: Response, wanted: number): Promise<Uint8Array> {
-  if (!response.body) return new Uint8Array(await response.arrayBuffer()).subarray(0, wanted);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (total < wanted) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    total += value.byteLength;
-  }
-  await reader.cancel().catch(() => {});
-  const out = new Uint8Array(Math.min(total, wanted));
-  let pos = 0;
-  for (const chunk of chunks) {
-    const take = Math.min(chunk.byteLength, out.byteLength - pos);
-    out.set(chunk.subarray(0, take), pos);
-    pos += take;
-    if (pos >= out.byteLength) break;
-  }
-  return out;
+function changedError(fail: Fail, status: number): SourceError {
+  return fail(
+    'changed',
+    'the file changed on the server since it was opened (ETag/Last-Modified differ)',
+    status,
+  );
+}
+
+function badRange(response: Response, fail: Fail): SourceError {
+  const header = response.headers.get('content-range');
+  return fail(
+    'bad-response',
+    header === null
+      ? '206 Partial Content without a Content-Range header'
+      : `206 Partial Content with Content-Range "${header}", not the range asked for`,
+    206,
+  );
+}
+
+/** A strong ETag (weak ones cannot go in If-Range) and Last-Modified. */
+function validatorOf(response: Response): Validator {
+  const etag = response.headers.get('etag') ?? undefined;
+  return {
+    etag: etag && !etag.startsWith('W/') ? etag : undefined,
+    lastModified: response.headers.get('last-modified') ?? undefined,
+  };
+}
+
+function contentLength(response: Response): number | undefined {
+  const header = response.headers.get('content-length');
+  const value = header === null ? Number.NaN : Number(header);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Content-Range: "bytes a-b/total" (total may be "*"), or "bytes (star)/total" (start and end then -1). */
+function parseContentRange(
+  header: string | null,
+): { start: number; end: number; total: number | undefined } | undefined {
+  const match = header?.match(/^\s*bytes\s+(?:(\d+)-(\d+)|\*)\/(\d+|\*)\s*$/i);
+  if (!match) return undefined;
+  const total = match[3] === '*' ? undefined : Number(match[3]);
+  if (match[1] === undefined) return { start: -1, end: -1, total };
+  return { start: Number(match[1]), end: Number(match[2]), total };
 }

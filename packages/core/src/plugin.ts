@@ -1,6 +1,6 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import type { DirectorySource } from './directory.js';
-import type { ValidationReport } from './errors.js';
+import { isSourceError, type ValidationReport } from './errors.js';
 import type { InspectNode } from './inspect.js';
 import type { JsonValue } from './json.js';
 
@@ -127,6 +127,12 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   /** Rows / samples / tables as JSON-able records, streamed. */
   records(reader: R, options?: RecordOptions): AsyncIterable<JsonRecord>;
   /**
+   * Optional: the records as CSV text in the format's own dialect (SCBF: rule S8), streamed in
+   * chunks, header line first. Formats that define a CSV form implement it so every CSV they
+   * produce (a `cat`, a conversion) is the same text, from one code path.
+   */
+  csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
+  /**
    * Optional, for `diff`: the content as comparable fields (header fields, schema, fields,
    * tables, arrays, counts) with their locations. Leave out what only reflects the encoding
    * (compressed sizes, block offsets, padding) so files of equal content compare equal.
@@ -141,5 +147,32 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
 export type AnyFormatPlugin = FormatPlugin<FormatReader>;
 
 export function definePlugin<R extends FormatReader>(plugin: FormatPlugin<R>): AnyFormatPlugin {
-  return plugin as unknown as AnyFormatPlugin;
+  const validate = plugin.validate;
+  return {
+    ...plugin,
+    validate: (target, options) => validateWithoutThrowing(plugin.id, validate, target, options),
+  } as FormatPlugin<R> as unknown as AnyFormatPlugin;
+}
+
+/**
+ * validate() reports, it does not throw: an I/O failure part-way (a dropped HTTP connection, a
+ * server that stalls or changes the file) becomes an error of code `SourceError` in the report.
+ * Only the caller's own abort is thrown, since nobody is waiting for a report then.
+ */
+async function validateWithoutThrowing(
+  format: string,
+  validate: FormatPlugin['validate'],
+  target: Target,
+  options?: ValidateOptions,
+): Promise<ValidationReport> {
+  try {
+    return await validate(target, options);
+  } catch (error) {
+    if (!isSourceError(error) || options?.signal?.aborted) throw error;
+    return {
+      valid: false,
+      errors: [{ code: 'SourceError', message: error.message, file: error.path, format }],
+      warnings: [],
+    };
+  }
 }

@@ -2,8 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// Relative, not the package: @binscope/testkit depends on core, so core cannot depend on it.
+import { runUnprivileged } from '../../../tests/testkit/src/unprivileged.js';
 import { AtomicFile, removeStaleTemps, writeDirectoryAtomic, writeFileAtomic } from '../src/node/index.js';
 
+const pkg = path.resolve(import.meta.dirname, '..');
 let dir: string;
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-atomic-'));
@@ -35,20 +38,36 @@ describe('atomic writes', () => {
     expect(fs.readdirSync(dir)).toEqual(['out.bin']);
   });
 
-  it('fails clearly in a read-only directory', async () => {
-    if (process.getuid?.() === 0) {
-      // root ignores permission bits; use a path under a file instead, which fails for everyone.
-      fs.writeFileSync(path.join(dir, 'afile'), 'x');
-      await expect(writeFileAtomic(path.join(dir, 'afile', 'out.bin'), new Uint8Array(1))).rejects.toThrow(
-        /cannot write/,
-      );
-      return;
-    }
-    const ro = path.join(dir, 'ro');
-    fs.mkdirSync(ro, { mode: 0o500 });
-    await expect(writeFileAtomic(path.join(ro, 'out.bin'), new Uint8Array(1))).rejects.toThrow(
-      /permission denied/,
+  it('fails clearly under a path that is a file', async () => {
+    fs.writeFileSync(path.join(dir, 'afile'), 'x');
+    await expect(writeFileAtomic(path.join(dir, 'afile', 'out.bin'), new Uint8Array(1))).rejects.toThrow(
+      /cannot write/,
     );
+  });
+
+  it('fails clearly in a read-only directory and leaves it empty', () => {
+    const ro = path.join(dir, 'ro');
+    fs.mkdirSync(ro);
+    fs.chmodSync(dir, 0o755);
+    fs.chmodSync(ro, 0o555);
+    try {
+      // The writer runs as an unprivileged user: root would ignore the folder's permissions.
+      const child = runUnprivileged(
+        (locate) => `
+        const { writeFileAtomic } = await import(${JSON.stringify(locate(pkg, 'dist/node/index.js'))});
+        try {
+          await writeFileAtomic(${JSON.stringify(path.join(ro, 'out.bin'))}, new Uint8Array(1));
+          console.log('written');
+        } catch (error) {
+          console.log(error.name, error.message);
+        }`,
+      );
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toMatch(/^SourceError cannot write .*out\.bin: permission denied/);
+      expect(fs.readdirSync(ro)).toEqual([]);
+    } finally {
+      fs.chmodSync(ro, 0o755);
+    }
   });
 
   it('removes temp files left by dead writers after the next success', async () => {

@@ -28,6 +28,7 @@ import {
   parseDescriptors,
   parseHeader,
 } from './layout.js';
+import { matchAllocations } from './alloc-match.js';
 
 export interface NdArray {
   dtype: NdDtype;
@@ -582,9 +583,9 @@ export class MldfReader implements FormatReader {
   /**
    * The allocation table (M7), streamed in 1 MiB pieces and checked as it goes: zero
    * padding, each entry non-empty and inside the data region, entries sorted by ptr and
-   * not overlapping.
+   * not overlapping (unless `checkOrder` is false: checkAllocations orders its checks itself).
    */
-  async *allocationEntries(options: ReadOptions = {}): AsyncGenerator<AllocEntry[]> {
+  async *allocationEntries(options: ReadOptions = {}, checkOrder = true): AsyncGenerator<AllocEntry[]> {
     const count = this.layout.allocCount;
     const perChunk = METADATA_PAGE_BYTES / ALLOC_ENTRY_SIZE;
     const { dataPtr, allocTablePtr } = this.header;
@@ -620,9 +621,9 @@ export class MldfReader implements FormatReader {
             at,
           );
         }
-        if (ptr <= prevPtr)
+        if (checkOrder && ptr <= prevPtr)
           throw this.error('InvalidValue', `allocation table is not sorted by ptr at entry ${first + k}`, at);
-        if (ptr < prevEnd)
+        if (checkOrder && ptr < prevEnd)
           throw this.error('InvalidValue', `allocation entry ${first + k} overlaps the previous one`, at);
         prevPtr = ptr;
         prevEnd = ptr + size;
@@ -642,7 +643,6 @@ export class MldfReader implements FormatReader {
     let sizes = new Float64Array(1024);
     let owners = new Float64Array(1024);
     let n = 0;
-    let sorted = true;
     const slot = new Float64Array(2);
     for (let index = 0; index < this.numSamples && sel.length > 0; index++) {
       const { view, pos } = await this.rowOf(index, options);
@@ -654,63 +654,19 @@ export class MldfReader implements FormatReader {
           sizes = grow(sizes);
           owners = grow(owners);
         }
-        if (n > 0 && slot[0] <= ptrs[n - 1]) sorted = false;
         ptrs[n] = slot[0];
         sizes[n] = slot[1];
         owners[n] = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
         n++;
       }
     }
-    let order: Uint32Array | undefined;
-    if (!sorted) {
-      order = new Uint32Array(n);
-      for (let k = 0; k < n; k++) order[k] = k;
-      order.sort((a, b) => ptrs[a] - ptrs[b]);
-    }
-    let k = 0;
-    let entryIndex = 0;
-    for await (const chunk of this.allocationEntries(options)) {
-      for (const entry of chunk) {
-        const at = this.header.allocTablePtr + entryIndex * ALLOC_ENTRY_SIZE;
-        if (k >= n)
-          throw this.error(
-            'CountMismatch',
-            `allocation entry ${entryIndex} (ptr ${entry.ptr}) belongs to no value`,
-            at,
-          );
-        const v = order ? order[k] : k;
-        if (ptrs[v] < entry.ptr) {
-          throw this.error(
-            'CountMismatch',
-            `value at ${ptrs[v]} (${sizes[v]} bytes) has no allocation entry`,
-            owners[v],
-          );
-        }
-        if (ptrs[v] > entry.ptr)
-          throw this.error(
-            'CountMismatch',
-            `allocation entry ${entryIndex} (ptr ${entry.ptr}) belongs to no value`,
-            at,
-          );
-        if (sizes[v] !== entry.size) {
-          throw this.error(
-            'CountMismatch',
-            `allocation entry ${entryIndex} says ${entry.size} bytes, the value's metadata says ${sizes[v]}`,
-            at + 8,
-          );
-        }
-        k++;
-        entryIndex++;
-      }
-    }
-    if (k < n) {
-      const v = order ? order[k] : k;
-      throw this.error(
-        'CountMismatch',
-        `value at ${ptrs[v]} (${sizes[v]} bytes) has no allocation entry`,
-        owners[v],
-      );
-    }
+    // M7: sizes against values first, entries against each other last (matchAllocations).
+    await matchAllocations(
+      { ptrs, sizes, owners, count: n },
+      this.allocationEntries(options, false),
+      this.header.allocTablePtr,
+      this.source.name,
+    );
   }
 
   async close(): Promise<void> {

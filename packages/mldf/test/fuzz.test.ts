@@ -1,8 +1,8 @@
 import { MemorySource } from '@binscope/core';
-import { fuzzMutations } from '@binscope/testkit';
+import { fuzzMutations, describeWith } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { type FieldSpec, mldfPlugin, openMldf, validateMldf, writeMldf } from '../src/index.js';
-import { readBytes, VECTORS_PRESENT, validVectors } from './helpers.js';
+import { readBytes, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** open + every record + inspect (lazy children loaded) + validate: FormatError or success only. */
 async function readEverything(bytes: Uint8Array): Promise<void> {
@@ -50,7 +50,7 @@ async function boundaries(bytes: Uint8Array): Promise<number[]> {
   return out.filter((b) => b < bytes.byteLength);
 }
 
-describe.skipIf(!VECTORS_PRESENT)('fuzz: mutated vectors read or fail with FormatError only', () => {
+describeWith(VECTORS_NEEDED, 'fuzz: mutated vectors read or fail with FormatError only', () => {
   for (const v of validVectors()) {
     it(v.name, async () => {
       const bytes = readBytes(v.file);

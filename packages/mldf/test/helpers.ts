@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vectorsFolder } from '@binscope/testkit';
 import type { FieldSpec, MldfReader } from '../src/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const VECTORS = path.resolve(repoRoot, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
 export const MLDF_VECTORS = path.join(VECTORS, 'mldf');
-export const VECTORS_PRESENT = fs.existsSync(MLDF_VECTORS);
-if (!VECTORS_PRESENT)
-  console.warn(`mldf tests: vector tests skipped, no folder at ${MLDF_VECTORS} (set BINSCOPE_VECTORS)`);
+export const VECTORS_NEEDED = vectorsFolder(MLDF_VECTORS);
+export const VECTORS_PRESENT = VECTORS_NEEDED.present;
 
 /** Valid vector files: every <case>/<case>.mldf with an expected.json. */
 export function validVectors(): Array<{ name: string; file: string }> {

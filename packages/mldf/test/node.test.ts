@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '@binscope/testkit';
+import { runUnprivileged, tempDir } from '@binscope/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FieldSpec, writeMldf } from '../src/index.js';
 import { MldfFileWriter, openMldfFile, writeMldfFile } from '../src/node.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.resolve(here, '../dist/node.js');
+const pkg = path.resolve(here, '..');
+const dist = path.join(pkg, 'dist/node.js');
 
 const fields: FieldSpec[] = [
   { name: 'label', type: 'INT' },
@@ -65,13 +66,22 @@ describe('Node file writer', () => {
     await expect(writeMldfFile('/nonexistent-dir-binscope/x.mldf', fields, [sample(0)])).rejects.toThrow(
       /cannot write \/nonexistent-dir-binscope\/x.mldf: no such file or directory/,
     );
-    if (process.getuid?.() === 0) return; // root ignores directory permissions
     const dir = scratch();
-    fs.chmodSync(dir, 0o500);
+    fs.chmodSync(dir, 0o555);
     try {
-      await expect(writeMldfFile(path.join(dir, 'x.mldf'), fields, [sample(0)])).rejects.toThrow(
-        /permission denied/,
+      // The writer runs as an unprivileged user: root would ignore the folder's permissions.
+      const child = runUnprivileged(
+        (locate) => `
+        const { writeMldfFile } = await import(${JSON.stringify(locate(pkg, 'dist/node.js'))});
+        try {
+          await writeMldfFile(${JSON.stringify(path.join(dir, 'x.mldf'))}, [{ name: 'label', type: 'INT' }], [{ label: 0 }]);
+          console.log('written');
+        } catch (error) {
+          console.log(error.name, error.message);
+        }`,
       );
+      expect(child.stderr).toBe('');
+      expect(child.stdout).toMatch(/^SourceError cannot write .*x\.mldf: permission denied/);
       expect(fs.readdirSync(dir)).toEqual([]);
     } finally {
       fs.chmodSync(dir, 0o700);

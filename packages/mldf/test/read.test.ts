@@ -1,3 +1,4 @@
+import { describeWith } from '@binscope/testkit';
 import {
   CountingSource,
   MemorySource,
@@ -8,7 +9,7 @@ import {
 } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { type FieldSpec, inspectMldf, type MldfSample, openMldf, writeMldf } from '../src/index.js';
-import { readBytes, specsOf, VECTORS_PRESENT, validVectors } from './helpers.js';
+import { readBytes, specsOf, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** A source without readSync: exercises the promise path (Blob/HTTP-like). */
 function asyncOnly(bytes: Uint8Array, name = 'async'): ByteSource {
@@ -23,7 +24,7 @@ async function all(bytes: Uint8Array, source: ByteSource = new MemorySource(byte
   return out;
 }
 
-describe.skipIf(!VECTORS_PRESENT)('MLDF vectors', () => {
+describeWith(VECTORS_NEEDED, 'MLDF vectors', () => {
   for (const v of validVectors()) {
     it(`${v.name}: rewriting its decoded samples with the same fields and page size gives the same bytes`, async () => {
       const bytes = readBytes(v.file);
@@ -306,6 +307,12 @@ describe('validation: one defect per file, the right class first (A2), reading f
       },
     ],
     ['alloc entry size disagrees', 'CountMismatch', (v) => v.setUint32(allocTablePtr + 16 * 3 + 8, 2, true)],
+    // M7: the size is compared with the value's before entries are compared with each other.
+    [
+      'alloc entry size too big, so it also overlaps the next entry',
+      'CountMismatch',
+      (v) => v.setUint32(allocTablePtr + 16 * 3 + 8, v.getUint32(allocTablePtr + 16 * 3 + 8, true) + 5, true),
+    ],
     ['alloc entry padding', 'ReservedNonZero', (v) => v.setUint32(allocTablePtr + 12, 1, true)],
     ['file cut inside the allocation table', 'Truncated', () => {}],
     [

@@ -5,7 +5,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
-import { type ByteSource, FormatError, type ProgressCallback, SourceError } from '@binscope/core';
+import {
+  type ByteSource,
+  FormatError,
+  type Problem,
+  type ProgressCallback,
+  SourceError,
+} from '@binscope/core';
 import { AtomicFile, NodeFileSource, writeFileAtomic } from '@binscope/core/node';
 import { Deflate as PakoDeflate } from 'pako';
 import Papa from 'papaparse';
@@ -54,13 +60,15 @@ export async function scbfToCsv(
   input: string | ByteSource,
   output: string,
   options: RowOptions = {},
-): Promise<void> {
+): Promise<{ warnings: Problem[] }> {
   const reader = typeof input === 'string' ? await openScbfFile(input) : await openScbf(input);
   try {
     await writeFileAtomic(output, async (sink) => {
       for await (const chunk of scbfToCsvChunks(reader, options))
         if (chunk) await sink.write(Buffer.from(chunk, 'utf8'));
     });
+    // S4: an upstream file's str_uncomp_size, read past with a warning.
+    return { warnings: reader.warnings };
   } finally {
     if (typeof input === 'string') await reader.close();
   }

@@ -8,6 +8,7 @@ import {
   toJsonValue,
 } from '@binscope/core';
 import { scbfContentFields, scbfLocateRow } from './content.js';
+import { scbfToCsvChunks } from './csv.js';
 import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
@@ -84,6 +85,14 @@ export const scbfPlugin = definePlugin<ScbfReader>({
   inspect: async (reader) => inspectScbf(reader),
   validate: (target, options) => validateScbf(fileSource(target), options),
   records,
+  // The S8 dialect, the same chunks scbfToCsv writes to a file.
+  csv: (reader, options = {}) =>
+    scbfToCsvChunks(reader, {
+      columns: options.columns,
+      offset: options.offset,
+      limit: options.limit,
+      signal: options.signal,
+    }),
   contentFields: async (reader) => scbfContentFields(reader),
   locateRecord: async (reader, index) => scbfLocateRow(reader, index),
 });

@@ -2,6 +2,7 @@ import {
   type ByteSource,
   FormatError,
   type FormatReader,
+  type Problem,
   type ReadOptions,
   readExact,
   toTypedArray,
@@ -15,7 +16,8 @@ import {
   type ScbfHeader,
   type ScbfLayout,
 } from './layout.js';
-import { type BatchValues, columnDecoder } from './stream.js';
+import { type StrUncompMismatch, s4Warning, stringsCap, stringsEndError, strUncompMismatch } from './s4.js';
+import { type BatchValues, columnDecoder, type WholeBlockReader } from './stream.js';
 import { Utf8Column } from './utf8.js';
 
 export type ColumnValues = Int32Array | Float64Array | Utf8Column;
@@ -65,6 +67,8 @@ export class ScbfReader implements FormatReader {
   readonly source: ByteSource;
   readonly header: ScbfHeader;
   readonly columns: readonly ScbfColumn[];
+  /** utf8 columns read so far whose str_uncomp_size disagrees with their strings (S4). */
+  private readonly mismatches: StrUncompMismatch[] = [];
 
   constructor(layout: ScbfLayout) {
     this.source = layout.source;
@@ -107,7 +111,7 @@ export class ScbfReader implements FormatReader {
       if (result.reason === 'too-long') {
         throw this.error(
           'CountMismatch',
-          `${what} ${result.message}, more than its declared uncompressed size${s4Hint(column, block)}`,
+          `${what} ${result.message}, more than its declared uncompressed size`,
           block.fieldOffset,
         );
       }
@@ -120,12 +124,51 @@ export class ScbfReader implements FormatReader {
     if (result.bytes.byteLength !== block.uncompressedSize) {
       throw this.error(
         'CountMismatch',
-        `${what} inflates to ${result.bytes.byteLength} bytes, but its declared uncompressed size is ${block.uncompressedSize}${s4Hint(column, block)}`,
+        `${what} inflates to ${result.bytes.byteLength} bytes, but its declared uncompressed size is ${block.uncompressedSize}`,
         block.fieldOffset,
       );
     }
     return result.bytes;
   }
+
+  /**
+   * One block inflated without trusting its declared size (S4's strings block): its bytes when
+   * it inflates to at most `limit` bytes, undefined when it is longer.
+   */
+  async readBlockUpTo(
+    block: ScbfBlock,
+    column: ScbfColumn,
+    limit: number,
+    options: ReadOptions = {},
+  ): Promise<Uint8Array | undefined> {
+    const what = `column "${column.name}" ${block.role} block`;
+    const compressed = await readExact(this.source, block.offset, block.compressedSize, {
+      format: FORMAT,
+      what,
+      signal: options.signal,
+    });
+    const result = inflateBlock(compressed, limit);
+    if (result.ok) return result.bytes;
+    if (result.reason === 'too-long') return undefined;
+    throw this.error(
+      'DecompressError',
+      `${what} is not a valid zlib stream (${result.message})`,
+      block.offset,
+    );
+  }
+
+  /**
+   * Warnings about what was read so far: S4 (str_uncomp_size disagreeing with the strings of
+   * the columns read), one warning for the file. Validate finds them for every column.
+   */
+  get warnings(): Problem[] {
+    const warning = s4Warning(this.mismatches, this.source.name);
+    return warning ? [warning] : [];
+  }
+
+  private readonly noteMismatch = (mismatch: StrUncompMismatch): void => {
+    if (!this.mismatches.some((m) => m.fieldOffset === mismatch.fieldOffset)) this.mismatches.push(mismatch);
+  };
 
   /**
    * A column's values: `Int32Array`, `Float64Array`, or a `Utf8Column` that decodes strings
@@ -136,9 +179,8 @@ export class ScbfReader implements FormatReader {
     const { start, end } = this.range(options);
     if (column.type === 'utf8') {
       const offsetsBytes = await this.readBlock(column.blocks[0], column, options);
-      const strings = await this.readBlock(column.blocks[1], column, options);
       const offsets = toTypedArray(offsetsBytes, 'u32') as Uint32Array;
-      checkOffsets(offsets, strings.byteLength, column, this.source.name);
+      const strings = await this.readStrings(column, offsets, options);
       return new Utf8Column(offsets, strings, {
         file: this.source.name,
         offset: column.blocks[1].offset,
@@ -179,8 +221,10 @@ export class ScbfReader implements FormatReader {
     const first = Math.min(Math.max(0, options.offset ?? 0), this.rowCount);
     const end = Math.min(this.rowCount, first + Math.max(0, options.limit ?? Number.POSITIVE_INFINITY));
     const batchRows = Math.max(1, options.batchRows ?? 8192);
-    const readWhole = (block: ScbfBlock, column: ScbfColumn) => this.readBlock(block, column, options);
-    const decoders = columns.map((c) => columnDecoder(this.source, c, readWhole, options.signal));
+    const readWhole = this.wholeBlockReader(options);
+    const decoders = columns.map((c) =>
+      columnDecoder(this.source, c, readWhole, options.signal, this.noteMismatch),
+    );
     if (first > 0 && first < end) for (const d of decoders) await d.skip(first);
     for (let start = first; start < end; start += batchRows) {
       const length = Math.min(batchRows, end - start);
@@ -207,6 +251,39 @@ export class ScbfReader implements FormatReader {
     await this.source.close?.();
   }
 
+  /**
+   * A utf8 column's strings block, sized by where its offsets end rather than by
+   * str_uncomp_size (S4), with every offset check; a disagreeing str_uncomp_size is a warning.
+   */
+  private async readStrings(
+    column: ScbfColumn,
+    offsets: Uint32Array,
+    options: ReadOptions,
+  ): Promise<Uint8Array> {
+    const file = this.source.name;
+    const block = column.blocks[1];
+    const last = offsets[offsets.length - 1];
+    const strings =
+      last <= stringsCap(block) ? await this.readBlockUpTo(block, column, last, options) : undefined;
+    if (!strings) {
+      // Offset defects (a bad start, a decrease) are reported before the size they lead to.
+      checkOffsets(offsets, last, column, file);
+      throw stringsEndError(column, last, `more than ${last}`, file);
+    }
+    checkOffsets(offsets, strings.byteLength, column, file);
+    const mismatch = strUncompMismatch(column, strings.byteLength);
+    if (mismatch) this.noteMismatch(mismatch);
+    return strings;
+  }
+
+  /** Inflates blocks for the streaming decoders: exact sizes, or up to a limit (S4). */
+  wholeBlockReader(options: ReadOptions = {}): WholeBlockReader {
+    return (block, column, upTo) =>
+      upTo === undefined
+        ? this.readBlock(block, column, options)
+        : this.readBlockUpTo(block, column, upTo, options);
+  }
+
   private range(options: RangeOptions): { start: number; end: number } {
     const start = Math.min(Math.max(0, options.start ?? 0), this.rowCount);
     const end = Math.max(start, Math.min(this.rowCount, options.end ?? this.rowCount));
@@ -218,7 +295,7 @@ export class ScbfReader implements FormatReader {
   }
 }
 
-/** S4 over a whole offsets array: starts at 0, never decreases, ends at the strings' size. */
+/** S4 over a whole offsets array: starts at 0, never decreases, ends at the inflated strings' size. */
 export function checkOffsets(
   offsets: Uint32Array,
   stringsSize: number,
@@ -253,23 +330,5 @@ export function checkOffsets(
     }
     prev = value;
   }
-  if (prev !== stringsSize) {
-    throw new FormatError(
-      'CountMismatch',
-      `column "${column.name}" offsets end at ${prev}, but the strings block (str_uncomp_size) is ${stringsSize} bytes (S4)`,
-      { ...at, offset: column.blocks[1].fieldOffset },
-    );
-  }
-}
-
-/** The upstream writer stores the offsets block's offset in str_uncomp_size (S4): say so. */
-function s4Hint(column: ScbfColumn | undefined, block: ScbfBlock): string {
-  if (
-    column?.type === 'utf8' &&
-    block.role === 'strings' &&
-    block.uncompressedSize === column.blocks[0].offset
-  ) {
-    return ' (str_uncomp_size holds the offsets block offset: the upstream writer bug of rule S4)';
-  }
-  return '';
+  if (prev !== stringsSize) throw stringsEndError(column, prev, stringsSize, file);
 }

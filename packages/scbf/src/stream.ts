@@ -1,6 +1,7 @@
 import { type ByteSource, FormatError, readExact, toTypedArray } from '@binscope/core';
 import { Inflate } from 'pako';
 import { FORMAT, type ScbfBlock, type ScbfColumn, TYPE_WIDTH } from './layout.js';
+import { type MismatchSink, stringsCap, stringsEndError, strUncompMismatch } from './s4.js';
 import { Utf8Column } from './utf8.js';
 
 /**
@@ -16,8 +17,18 @@ const READ_CHUNK = 1 << 20;
 /** Compressed bytes handed to the inflater at a time: bounds the output one push can make. */
 const PUSH_CHUNK = 64 << 10;
 const Z_SYNC_FLUSH = 2;
+/** Thrown from onData to stop pako mid-push once a block runs past its declared size. */
+const RUNS_LONG = Symbol('runs-long');
 
-export type WholeBlockReader = (block: ScbfBlock, column: ScbfColumn) => Promise<Uint8Array>;
+/**
+ * Inflates one block whole. Without `upTo` its length must equal the declared size; with it,
+ * the declared size is not trusted (S4) and a block longer than `upTo` comes back undefined.
+ */
+export type WholeBlockReader = (
+  block: ScbfBlock,
+  column: ScbfColumn,
+  upTo?: number,
+) => Promise<Uint8Array | undefined>;
 
 function blockError(
   code: 'CountMismatch' | 'DecompressError',
@@ -28,7 +39,11 @@ function blockError(
   return new FormatError(code, message, { offset, file, format: FORMAT });
 }
 
-/** One block's inflated bytes, handed out in exact amounts. */
+/**
+ * One block's inflated bytes, handed out in exact amounts. With `limit` the declared size is
+ * only a hint (S4's strings block): output may be any length up to `limit`, and the caller
+ * checks the total (`drain`).
+ */
 export class BlockStream {
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
@@ -47,7 +62,23 @@ export class BlockStream {
     readonly block: ScbfBlock,
     private readonly readWhole: WholeBlockReader,
     private readonly signal?: AbortSignal,
+    private readonly limit?: number,
   ) {}
+
+  /** The most bytes this block may inflate to. */
+  private get cap(): number {
+    return this.limit ?? this.block.uncompressedSize;
+  }
+
+  /** The inflated length once the whole block has been inflated, else undefined. */
+  get knownLength(): number | undefined {
+    return this.ended ? this.produced : undefined;
+  }
+
+  /** Starts inflating (a small block is then inflated whole, so its length is known). */
+  async begin(): Promise<void> {
+    if (!this.started) await this.pull();
+  }
 
   private what(): string {
     return `column "${this.column.name}" ${this.block.role} block`;
@@ -58,6 +89,14 @@ export class BlockStream {
     if (n === 0) return new Uint8Array(0);
     while (this.pendingBytes < n && !this.ended) await this.pull();
     if (this.pendingBytes < n) {
+      if (this.limit !== undefined) {
+        throw blockError(
+          'CountMismatch',
+          `column "${this.column.name}" offsets run past the end of its strings block, which inflates to ${this.produced} bytes (S4)`,
+          this.source.name,
+          this.block.fieldOffset,
+        );
+      }
       throw blockError(
         'CountMismatch',
         `${this.what()} inflates to ${this.produced} bytes, but uncomp_size declares ${this.block.uncompressedSize}`,
@@ -87,13 +126,19 @@ export class BlockStream {
     return out;
   }
 
-  /** Inflates to the end and checks the total against uncomp_size (S5). */
-  async finish(): Promise<void> {
+  /** Inflates to the end, dropping what was not taken; returns the inflated length. */
+  async drain(): Promise<number> {
     while (!this.ended) {
       await this.pull();
       this.pending = [];
       this.pendingBytes = 0;
     }
+    return this.produced;
+  }
+
+  /** Inflates to the end and checks the total against uncomp_size (S5). */
+  async finish(): Promise<void> {
+    await this.drain();
     if (this.produced !== this.block.uncompressedSize) {
       throw blockError(
         'CountMismatch',
@@ -109,35 +154,29 @@ export class BlockStream {
     if (!this.started) {
       this.started = true;
       if (this.block.uncompressedSize <= WHOLE_BLOCK_LIMIT) {
-        // readWhole checks the inflated length itself.
-        const bytes = await this.readWhole(this.block, this.column);
-        this.produced = bytes.byteLength;
-        if (bytes.byteLength) this.pending.push(bytes);
-        this.pendingBytes = bytes.byteLength;
-        this.ended = true;
-        return;
+        // readWhole checks the inflated length itself. A block not held to its declared size
+        // that turns out longer than that is streamed instead, so memory stays bounded.
+        const upTo = this.limit === undefined ? undefined : Math.min(this.limit, this.block.uncompressedSize);
+        const bytes = await this.readWhole(this.block, this.column, upTo);
+        if (bytes) {
+          this.produced = bytes.byteLength;
+          if (bytes.byteLength) this.pending.push(bytes);
+          this.pendingBytes = bytes.byteLength;
+          this.ended = true;
+          return;
+        }
       }
       this.inflater = new Inflate({ windowBits: 15, chunkSize: 256 << 10 });
       this.inflater.onData = (chunk: Uint8Array) => {
         this.produced += chunk.byteLength;
-        // Past the declared size: keep decoding (to tell a corrupt stream from a long one) but drop the bytes.
-        if (this.produced > this.block.uncompressedSize) return;
+        // Past the cap: stop inside this push (a bomb's next chunks are never made).
+        if (this.produced > this.cap) throw RUNS_LONG;
         this.pending.push(chunk);
         this.pendingBytes += chunk.byteLength;
       };
       this.inflater.onEnd = () => {};
     }
     await this.step();
-    if (this.produced > this.block.uncompressedSize) {
-      // Same precedence as inflateBlock: a corrupt stream is a DecompressError even if it also runs long.
-      while (!this.ended) await this.step();
-      throw blockError(
-        'CountMismatch',
-        `${this.what()} inflates to more than the ${this.block.uncompressedSize} bytes uncomp_size declares`,
-        this.source.name,
-        this.block.fieldOffset,
-      );
-    }
   }
 
   /** Feeds the inflater one slice of compressed input. */
@@ -168,7 +207,21 @@ export class BlockStream {
 
   private push(bytes: Uint8Array, final: boolean): void {
     const inflater = this.inflater!;
-    inflater.push(bytes, final ? true : Z_SYNC_FLUSH);
+    try {
+      inflater.push(bytes, final ? true : Z_SYNC_FLUSH);
+    } catch (error) {
+      if (error !== RUNS_LONG) throw error;
+      // As inflateBlock: the first defect in stream order wins, and output past uncomp_size
+      // comes before anything later in the stream.
+      throw blockError(
+        'CountMismatch',
+        this.limit === undefined
+          ? `${this.what()} inflates to more than the ${this.block.uncompressedSize} bytes uncomp_size declares`
+          : `${this.what()} inflates to more than ${this.limit} bytes, more than u32 offsets can address`,
+        this.source.name,
+        this.block.fieldOffset,
+      );
+    }
     if (inflater.err) {
       throw blockError(
         'DecompressError',
@@ -196,8 +249,9 @@ export function columnDecoder(
   column: ScbfColumn,
   readWhole: WholeBlockReader,
   signal?: AbortSignal,
+  onMismatch?: MismatchSink,
 ): ColumnDecoder {
-  if (column.type === 'utf8') return new Utf8Decoder(source, column, readWhole, signal);
+  if (column.type === 'utf8') return new Utf8Decoder(source, column, readWhole, signal, onMismatch);
   return new NumericDecoder(source, column, readWhole, signal);
 }
 
@@ -240,9 +294,12 @@ class Utf8Decoder implements ColumnDecoder {
     readonly column: ScbfColumn,
     readWhole: WholeBlockReader,
     signal?: AbortSignal,
+    private readonly onMismatch?: MismatchSink,
   ) {
     this.offsets = new BlockStream(source, column, column.blocks[0], readWhole, signal);
-    this.strings = new BlockStream(source, column, column.blocks[1], readWhole, signal);
+    // S4: str_uncomp_size is not trusted; the offsets say how long the strings are.
+    const strings = column.blocks[1];
+    this.strings = new BlockStream(source, column, strings, readWhole, signal, stringsCap(strings));
   }
 
   private async start(): Promise<void> {
@@ -269,7 +326,10 @@ class Utf8Decoder implements ColumnDecoder {
     const base = this.previous;
     offsets[0] = 0;
     let prev = base;
-    const stringsSize = this.column.blocks[1].uncompressedSize;
+    // A small strings block is inflated whole at once, so offsets past it are caught here;
+    // a streamed one reports them when its bytes run out (take).
+    await this.strings.begin();
+    const stringsSize = this.strings.knownLength ?? Number.POSITIVE_INFINITY;
     for (let i = 0; i < rows; i++) {
       const value = raw[i];
       if (value > stringsSize && this.row + i + 1 < this.column.count) {
@@ -292,9 +352,9 @@ class Utf8Decoder implements ColumnDecoder {
     const strings = this.column.blocks[1];
     const firstRow = this.row;
     this.row += rows;
-    if (this.row === this.column.count) this.checkEnd(prev);
     const bytes = await this.strings.take(prev - base);
     this.previous = prev;
+    if (this.row === this.column.count) await this.checkEnd(prev);
     return new Utf8Column(offsets, bytes, {
       file: this.source.name,
       offset: strings.offset,
@@ -307,16 +367,15 @@ class Utf8Decoder implements ColumnDecoder {
     for (let left = rows; left > 0; left -= SKIP_STEP) await this.next(Math.min(left, SKIP_STEP));
   }
 
-  /** S4: the last offset is the strings block's size. */
-  private checkEnd(last: number): void {
-    const strings = this.column.blocks[1];
-    if (last !== strings.uncompressedSize) {
-      throw new FormatError(
-        'CountMismatch',
-        `column "${this.column.name}" offsets end at ${last}, but str_uncomp_size is ${strings.uncompressedSize} (S4)`,
-        { offset: strings.fieldOffset, file: this.source.name, format: FORMAT },
-      );
-    }
+  /**
+   * S4: the last offset is the strings block's inflated size; a str_uncomp_size that says
+   * otherwise is the upstream writer's bug, a warning.
+   */
+  private async checkEnd(last: number): Promise<void> {
+    const inflated = await this.strings.drain();
+    if (last !== inflated) throw stringsEndError(this.column, last, inflated, this.source.name);
+    const mismatch = strUncompMismatch(this.column, inflated);
+    if (mismatch) this.onMismatch?.(mismatch);
   }
 
   async finish(): Promise<void> {
@@ -325,8 +384,7 @@ class Utf8Decoder implements ColumnDecoder {
       const batch = (await this.next(Math.min(SKIP_STEP, this.column.count - this.row))) as Utf8Column;
       batch.validate();
     }
-    if (this.column.count === 0) this.checkEnd(0);
+    if (this.column.count === 0) await this.checkEnd(0);
     await this.offsets.finish();
-    await this.strings.finish();
   }
 }

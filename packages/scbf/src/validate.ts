@@ -5,9 +5,10 @@ import {
   type ValidateOptions,
   type ValidationReport,
 } from '@binscope/core';
-import { type Finding, FORMAT, parseLayout, Phase, type ScbfColumn, sortFindings } from './layout.js';
+import { type Finding, FORMAT, parseLayout, Phase, sortFindings } from './layout.js';
 import { ScbfReader } from './read.js';
 import { checkExtensions } from './extensions-check.js';
+import { type StrUncompMismatch, s4Warning } from './s4.js';
 import { columnDecoder } from './stream.js';
 import { schemaJson } from './write.js';
 
@@ -35,12 +36,15 @@ export async function validateScbf(
   }
   const findings: Finding[] = [...layout.findings];
   const reader = new ScbfReader(layout);
-  const readWhole = (block: ScbfColumn['blocks'][number], column: ScbfColumn) =>
-    reader.readBlock(block, column, options);
+  const readWhole = reader.wholeBlockReader(options);
+  // S4 mismatches count only for columns that decoded without error: a defective column reports its error alone.
+  const mismatches: StrUncompMismatch[] = [];
   for (const column of layout.columns) {
     if (layout.defective.has(column.index)) continue;
     try {
-      await columnDecoder(source, column, readWhole, options.signal).finish();
+      const found: StrUncompMismatch[] = [];
+      await columnDecoder(source, column, readWhole, options.signal, (m) => found.push(m)).finish();
+      mismatches.push(...found);
     } catch (error) {
       if (!isFormatError(error)) throw error;
       findings.push({ phase: Phase.payload, error });
@@ -53,6 +57,8 @@ export async function validateScbf(
     });
   }
   for (const finding of sortFindings(findings)) problems.capture(finding.error);
+  const s4 = s4Warning(mismatches, source.name);
+  if (s4) problems.warn(s4.code, s4.message, { offset: s4.offset, file: s4.file });
   // Checked even after payload errors: a block checksum names the block that went bad.
   const footer = await checkExtensions(reader, problems, options);
 

@@ -1,5 +1,5 @@
 import { deflate, Inflate } from 'pako';
-import { DEFAULT_LEVEL, type InflateOutcome, tooLong } from './zlib.js';
+import { DEFAULT_LEVEL, type InflateOutcome, inflateChunkSize, tooLong } from './zlib.js';
 
 export const zlibName = 'pako';
 
@@ -8,26 +8,33 @@ const TOO_LONG = Symbol('too-long');
 export function inflateBlock(input: Uint8Array, expectedSize: number): InflateOutcome {
   // windowBits 15 given explicitly: zlib wrapper only (pako would otherwise also accept gzip).
   // One spare byte: the stream's end then arrives before the chunk is full, so pako does not
-  // allocate a second expectedSize-sized chunk just to find out there is nothing more.
-  const inflater = new Inflate({ windowBits: 15, chunkSize: Math.max(64, expectedSize + 1) });
+  // allocate a second expectedSize-sized chunk just to find out there is nothing more; and a
+  // full chunk means the stream runs long, which onData turns into a stop.
+  const chunkSize = inflateChunkSize(expectedSize);
+  const inflater = new Inflate({ windowBits: 15, chunkSize });
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let runsLong = false;
   inflater.onData = (chunk: Uint8Array) => {
     total += chunk.byteLength;
-    if (total > expectedSize) throw TOO_LONG;
-    chunks.push(chunk);
+    if (total <= expectedSize) chunks.push(chunk);
+    // A full chunk past the size: stop here, as node:zlib does when its chunk fills. A partial
+    // one is the final flush, and node:zlib reports an error of that same call first: wait for it.
+    else if (chunk.byteLength === chunkSize) throw TOO_LONG;
+    else runsLong = true;
   };
   inflater.onEnd = () => {};
   try {
     inflater.push(input, true);
   } catch (error) {
     if (error === TOO_LONG) {
-      return tooLong(input, expectedSize);
+      return tooLong(expectedSize);
     }
     return { ok: false, reason: 'corrupt', message: String((error as Error)?.message ?? error) };
   }
   if (inflater.err)
     return { ok: false, reason: 'corrupt', message: inflater.msg || `zlib error ${inflater.err}` };
+  if (runsLong) return tooLong(expectedSize);
   if (chunks.length === 1) return { ok: true, bytes: chunks[0] };
   const bytes = new Uint8Array(total);
   let pos = 0;

@@ -1,22 +1,23 @@
 import { deflateSync, inflateSync } from 'node:zlib';
-import { DEFAULT_LEVEL, type InflateOutcome, tooLong } from './zlib.js';
+import { DEFAULT_LEVEL, type InflateOutcome, inflateChunkSize, tooLong } from './zlib.js';
 
 export const zlibName = 'node:zlib';
 
 export function inflateBlock(input: Uint8Array, expectedSize: number): InflateOutcome {
   try {
-    // chunkSize = the known size: one allocation, no concatenation of chunks.
+    // One chunk of the known size + 1: one allocation, and node:zlib stops (ERR_BUFFER_TOO_LARGE)
+    // as soon as that chunk fills, so a bomb is never inflated further.
     const bytes = inflateSync(input, {
-      chunkSize: Math.max(64, expectedSize),
+      chunkSize: inflateChunkSize(expectedSize),
       maxOutputLength: Math.max(1, expectedSize),
     });
     // maxOutputLength cannot be 0; an empty declared size is enforced here.
-    if (bytes.byteLength > expectedSize) return tooLong(input, expectedSize);
+    if (bytes.byteLength > expectedSize) return tooLong(expectedSize);
     return { ok: true, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_BUFFER_TOO_LARGE') {
-      return tooLong(input, expectedSize);
+      return tooLong(expectedSize);
     }
     return { ok: false, reason: 'corrupt', message: (error as Error).message };
   }

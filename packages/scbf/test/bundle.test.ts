@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { builtFile, describeWith } from '@binscope/testkit';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
 // Checks the built package (turbo builds before tests): what a browser bundler would pull in
 // from each entry, resolving "#zlib" the way a browser build does (no "node" condition).
@@ -10,8 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const coreDist = path.resolve(root, 'node_modules/@binscope/core/dist');
-const built = fs.existsSync(path.join(dist, 'index.js'));
-if (!built) console.warn('scbf bundle test: skipped, dist/ is not built (run the package build first)');
+const built = builtFile(path.join(dist, 'index.js'));
 
 const SPECIFIER =
   /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -38,7 +38,7 @@ function resolveImports(
   return { files: [...seen], external };
 }
 
-describe.skipIf(!built)('built entries', () => {
+describeWith(built, 'built entries', () => {
   it('the browser chain of index.js has no node: import, only pako besides core', () => {
     const { files, external } = resolveImports(path.join(dist, 'index.js'), 'default');
     expect(files).toContain(path.join(dist, 'zlib-browser.js'));

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '@binscope/testkit';
+import { tempDir, builtFile, describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { csvToScbf, openScbfFile, writeScbfFile } from '../src/node.js';
 
 // A converter killed at a random moment (SIGKILL: no cleanup code runs) leaves the target
@@ -12,8 +12,7 @@ import { csvToScbf, openScbfFile, writeScbfFile } from '../src/node.js';
 // removes whatever the killed one left (temp file, spill folder).
 
 const distNode = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/node.js');
-const built = fs.existsSync(distNode);
-if (!built) console.warn('scbf crash test: skipped, dist/ is not built');
+const built = builtFile(distNode);
 
 let tmp: { dir: string; remove: () => void };
 beforeAll(() => {
@@ -33,7 +32,7 @@ function startConverter(csv: string, target: string) {
   });
 }
 
-describe.skipIf(!built)('CSV → SCBF killed mid-write', () => {
+describeWith(built, 'CSV → SCBF killed mid-write', () => {
   it('leaves the previous file or the complete new one, and no litter after the next success', async () => {
     const dir = tmp.dir;
     const csv = path.join(dir, 'in.csv');

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isFormatError, isSourceError } from '@binscope/core';
 import { NodeFileSource } from '@binscope/core/node';
-import { tempDir } from '@binscope/testkit';
+import { tempDir, describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellText, csvLine } from '../src/csv.js';
@@ -12,7 +12,7 @@ import { openScbf } from '../src/read.js';
 import type { Utf8Column } from '../src/utf8.js';
 import { validateScbf } from '../src/validate.js';
 import type { ColumnInput } from '../src/write.js';
-import { tableArbitrary, VECTORS_PRESENT, vectorCases } from './helpers.js';
+import { tableArbitrary, VECTORS_NEEDED, vectorCases } from './helpers.js';
 
 let tmp: { dir: string; remove: () => void };
 beforeEach(() => {
@@ -37,7 +37,7 @@ async function roundTrip(csv: string | Buffer, types?: readonly ScbfType[]) {
   return { result, back: fs.readFileSync(file('back.csv')) };
 }
 
-describe.skipIf(!VECTORS_PRESENT)('vector CSVs', () => {
+describeWith(VECTORS_NEEDED, 'vector CSVs', () => {
   for (const testCase of vectorCases()) {
     it(`${testCase.name}: CSV → SCBF → CSV is byte-identical and keeps the schema`, async () => {
       const types = testCase.expected.types_given_explicitly

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { MemorySource } from '@binscope/core';
-import { FUZZ_RUNS, fuzzMutations } from '@binscope/testkit';
+import { FUZZ_RUNS, fuzzMutations, describeWith } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { inspectScbf } from '../src/inspect.js';
 import { scbfPlugin } from '../src/plugin.js';
@@ -8,7 +8,7 @@ import { openScbf } from '../src/read.js';
 import { Utf8Column } from '../src/utf8.js';
 import { validateScbf } from '../src/validate.js';
 import { encodeScbf } from '../src/write.js';
-import { VECTORS_PRESENT, vectorCases } from './helpers.js';
+import { VECTORS_NEEDED, vectorCases } from './helpers.js';
 
 /** Open, read every column and row, inspect; and validate, which must never throw. */
 async function readEverything(bytes: Uint8Array): Promise<void> {
@@ -73,7 +73,7 @@ describe('mutated files give a FormatError or a clean read, never a crash', () =
     await fuzz(bytes, FUZZ_RUNS);
   });
 
-  describe.skipIf(!VECTORS_PRESENT)('vectors', () => {
+  describeWith(VECTORS_NEEDED, 'vectors', () => {
     for (const testCase of vectorCases()) {
       it(testCase.name, async () => {
         const bytes = new Uint8Array(fs.readFileSync(testCase.scbf));

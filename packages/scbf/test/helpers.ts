@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
+import { vectorsFolder } from '@binscope/testkit';
 import fc from 'fast-check';
 import type { ScbfType } from '../src/layout.js';
 import { openScbf } from '../src/read.js';
@@ -13,9 +14,8 @@ export const VECTORS = path.resolve(
   process.env.BINSCOPE_VECTORS ?? '../shared/vectors',
 );
 export const SCBF_VECTORS = path.join(VECTORS, 'scbf');
-export const VECTORS_PRESENT = fs.existsSync(SCBF_VECTORS);
-if (!VECTORS_PRESENT)
-  console.warn(`scbf tests: vectors skipped, no folder at ${SCBF_VECTORS} (set BINSCOPE_VECTORS)`);
+export const VECTORS_NEEDED = vectorsFolder(SCBF_VECTORS);
+export const VECTORS_PRESENT = VECTORS_NEEDED.present;
 
 export function vectorCases(): {
   name: string;

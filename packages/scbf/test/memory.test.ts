@@ -2,15 +2,14 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tempDir } from '@binscope/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir, builtFile, describeWith } from '@binscope/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 // CSV → SCBF never holds the CSV or a whole column in memory: a CSV larger than the whole
 // JS heap the converter is allowed converts fine (a memory bound, not a timing).
 
 const distNode = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/node.js');
-const built = fs.existsSync(distNode);
-if (!built) console.warn('scbf memory test: skipped, dist/ is not built');
+const built = builtFile(distNode);
 
 let tmp: { dir: string; remove: () => void };
 beforeAll(() => {
@@ -18,7 +17,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp.remove());
 
-describe.skipIf(!built)('CSV → SCBF memory', () => {
+describeWith(built, 'CSV → SCBF memory', () => {
   it('converts a CSV larger than its 32 MB heap limit', () => {
     const csv = path.join(tmp.dir, 'big.csv');
     const fd = fs.openSync(csv, 'w');

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { describeWith } from '@binscope/testkit';
 import { CountingSource, MemorySource } from '@binscope/core';
 import { NodeFileSource } from '@binscope/core/node';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { scbfPlugin } from '../src/plugin.js';
 import { openScbf } from '../src/read.js';
 import { Utf8Column } from '../src/utf8.js';
 import { encodeScbf } from '../src/write.js';
-import { VECTORS_PRESENT, vectorCases } from './helpers.js';
+import { VECTORS_NEEDED, vectorCases } from './helpers.js';
 
 function table(rows: number) {
   const id = Int32Array.from({ length: rows }, (_, i) => i * 7 - 1000);
@@ -145,7 +146,7 @@ describe('lazy reading', () => {
   });
 });
 
-describe.skipIf(!VECTORS_PRESENT)('vectors through a Node file source', () => {
+describeWith(VECTORS_NEEDED, 'vectors through a Node file source', () => {
   for (const testCase of vectorCases()) {
     it(`${testCase.name}: streamed rows equal whole-column reads`, async () => {
       const reader = await openScbf(NodeFileSource.open(testCase.scbf));

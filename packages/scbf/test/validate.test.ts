@@ -159,6 +159,17 @@ describe('validate: metadata table and bounds (S1, A3, A4)', () => {
     await expectDefect(bytes.slice(0, bytes.byteLength - 3), 'Truncated', score.offset);
     await expectDefect(setU64(bytes, score.fieldOffset + 16, 4), 'OutOfBounds', score.fieldOffset + 16);
   });
+
+  it('OutOfBounds for a block that starts inside the column metadata table (past the header)', async () => {
+    const bytes = await sample();
+    const { header, columns } = await fieldsOf(bytes);
+    const score = columns[2].blocks[0];
+    // Inside the table and clear of the header, so only the table half of the check sees it.
+    const inside = header.metaTableOffset + 8;
+    expect(inside).toBeGreaterThanOrEqual(header.headerLength);
+    expect(inside).toBeLessThan(header.metaTableEnd);
+    await expectDefect(setU64(bytes, score.fieldOffset + 16, inside), 'OutOfBounds', score.fieldOffset + 16);
+  });
 });
 
 describe('validate: counts and sizes (S5)', () => {
@@ -236,17 +247,17 @@ describe('validate: payload (S3, S4)', () => {
     await expectDefect(craft([{ name: 's', type: 'utf8', raw: [u32s(0, 9, 4), strings] }], 2), 'OutOfBounds');
   });
 
-  it('CountMismatch when the offsets do not end at str_uncomp_size (the upstream writer bug, S4)', async () => {
+  it('CountMismatch when the offsets do not end where the strings block does (S4)', async () => {
     const strings = enc.encode('abcdef');
     const good = craft([{ name: 's', type: 'utf8', raw: [u32s(0, 2, 6), strings] }], 2);
     const { columns } = await fieldsOf(good);
     const [offsets, stringsBlock] = columns[0].blocks;
-    // Upstream stores the offsets block's offset in str_uncomp_size.
-    await expectDefect(
-      setU64(good, stringsBlock.fieldOffset, offsets.offset),
-      'CountMismatch',
-      stringsBlock.fieldOffset,
+    // Upstream stores the offsets block's offset in str_uncomp_size: a warning, not an error (s4.test.ts).
+    const upstream = await validateScbf(
+      new MemorySource(setU64(good, stringsBlock.fieldOffset, offsets.offset)),
     );
+    expect(upstream.valid).toBe(true);
+    expect(upstream.warnings.map((w) => w.code)).toEqual(['S4']);
     await expectDefect(
       craft([{ name: 's', type: 'utf8', raw: [u32s(0, 2, 5), strings] }], 2),
       'CountMismatch',

@@ -5,11 +5,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { tempDir } from '@binscope/testkit';
+import { tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { archiveFiles, convertH5adFiles, convertH5adFilesToMemory, describeH5adFile } from '../src/index.js';
 import { randomCounts, writeH5ad } from './fixture.js';
-import { conversionCases, expectSameArchive, loadCase, vectorsPresent } from './vectors.js';
+import { conversionCases, expectSameArchive, loadCase, VECTORS_NEEDED } from './vectors.js';
 
 /** A Blob stand-in over a byte range of a file, read synchronously the way FileReaderSync reads a Blob. */
 class FileRangeBlob {
@@ -58,7 +58,7 @@ const asInput = (file: string, label: string) => ({
   label,
 });
 
-describe.skipIf(!vectorsPresent)('browser entry reproduces upstream archives', () => {
+describeWith(VECTORS_NEEDED, 'browser entry reproduces upstream archives', () => {
   for (const name of conversionCases) {
     it(`${name}: same archive as upstream, through WORKERFS`, async () => {
       const c = loadCase(name);

@@ -1,17 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { openScdlArchive } from '@binscope/scdl/node';
-import { tempDir } from '@binscope/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir, describeWith } from '@binscope/testkit';
+import { afterEach, expect, it } from 'vitest';
 import { convertH5adToScdl, listH5adInputs } from '../src/node.js';
-import { conversionCases, expectSameArchive, listFiles, loadCase, vectorsPresent } from './vectors.js';
+import { conversionCases, expectSameArchive, listFiles, loadCase, VECTORS_NEEDED } from './vectors.js';
 
 const temps: { remove: () => void }[] = [];
 afterEach(() => {
   for (const t of temps.splice(0)) t.remove();
 });
 
-describe.skipIf(!vectorsPresent)(
+describeWith(
+  VECTORS_NEEDED,
   'conversion reproduces upstream archives (every SCDL vector with source/)',
   () => {
     for (const name of conversionCases) {

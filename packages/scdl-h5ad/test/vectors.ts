@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vectorsFolder } from '@binscope/testkit';
 import { expect } from 'vitest';
 import type { ConvertOptions } from '../src/index.js';
 import { parquetContent } from './parquet.js';
@@ -17,11 +18,12 @@ export const conversionCases: string[] = fs.existsSync(scdlVectors)
       .sort()
   : [];
 
-export const vectorsPresent = conversionCases.length > 0;
-if (!vectorsPresent)
-  console.warn(
-    `SCDL conversion vectors not found under ${scdlVectors}: set BINSCOPE_VECTORS; conversion checks skipped`,
+export const VECTORS_NEEDED = vectorsFolder(scdlVectors);
+if (VECTORS_NEEDED.present && conversionCases.length === 0)
+  throw new Error(
+    `no SCDL vector under ${scdlVectors} has source/conversion.json: the conversion checks have nothing to run`,
   );
+export const vectorsPresent = VECTORS_NEEDED.present;
 
 export interface ConversionCase {
   name: string;

@@ -1,3 +1,4 @@
+import { builtFile, describeWith } from '@binscope/testkit';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -6,12 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { directoryTarget } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openScdlArchive, validateScdl, writeScdlArchive } from '../src/node.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/node.js');
-const built = fs.existsSync(dist);
-if (!built) console.warn(`scdl crash test skipped: build the package first (${dist} is missing)`);
+const built = builtFile(dist);
 
 const ROWS = 400;
 const PER_ROW = 2000;
@@ -41,7 +41,7 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!built)('a writer killed mid-write (SIGKILL)', () => {
+describeWith(built, 'a writer killed mid-write (SIGKILL)', () => {
   it('leaves the previous archive or the complete new one, and no litter after the next success', async () => {
     let interrupted = 0;
     await fc.assert(

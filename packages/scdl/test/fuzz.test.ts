@@ -1,9 +1,9 @@
 import { directoryTarget, type MemoryDirectory } from '@binscope/core';
-import { FUZZ_RUNS, fuzzMutations } from '@binscope/testkit';
+import { FUZZ_RUNS, fuzzMutations, describeWith } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { scdlPlugin, writeScdlToMemory } from '../src/index.js';
 import type { ScdlReader } from '../src/read.js';
-import { loadDirectory, validCases, VECTORS_PRESENT, withChanges } from './helpers.js';
+import { loadDirectory, validCases, VECTORS_NEEDED, withChanges } from './helpers.js';
 
 /** Structure boundaries in header.sch: every descriptor start and field, so truncation and field overwrites hit them. */
 async function headerBoundaries(dir: MemoryDirectory): Promise<number[]> {
@@ -97,7 +97,7 @@ describe('fuzz: mutated archives read or fail with a FormatError', () => {
     await fuzzArchive(directory);
   }, 300_000);
 
-  describe.skipIf(!VECTORS_PRESENT)('the vectors', () => {
+  describeWith(VECTORS_NEEDED, 'the vectors', () => {
     for (const testCase of validCases()) {
       it(testCase.name, async () => {
         await fuzzArchive(loadDirectory(testCase.archive));

@@ -2,13 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryDirectory } from '@binscope/core';
+import { vectorsFolder } from '@binscope/testkit';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const VECTORS = path.resolve(repoRoot, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
 export const SCDL_VECTORS = path.join(VECTORS, 'scdl');
-export const VECTORS_PRESENT = fs.existsSync(SCDL_VECTORS);
-if (!VECTORS_PRESENT)
-  console.warn(`scdl tests: vector cases skipped, no ${SCDL_VECTORS} (set BINSCOPE_VECTORS)`);
+export const VECTORS_NEEDED = vectorsFolder(SCDL_VECTORS);
+export const VECTORS_PRESENT = VECTORS_NEEDED.present;
 
 /** Valid cases: folders with expected.json and an archive/. */
 export function validCases(): Array<{ name: string; archive: string; expected: Record<string, unknown> }> {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isFormatError, type MemoryDirectory, toHex } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
-import { runUnprivileged } from '@binscope/testkit';
+import { runUnprivileged, describeWith } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FeatureBlock,
@@ -15,7 +15,7 @@ import {
 } from '../src/index.js';
 import { createScdlArchiveWriter, openScdlArchive, writeScdlArchive } from '../src/node.js';
 import { encodeData } from '../src/write.js';
-import { VECTORS_PRESENT, validCases } from './helpers.js';
+import { VECTORS_NEEDED, validCases } from './helpers.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -37,7 +37,7 @@ const BYTE_IDENTICAL = [
   'obs_features/labels.json',
 ];
 
-describe.skipIf(!VECTORS_PRESENT)('re-writing the vectors reproduces upstream bytes (C9)', () => {
+describeWith(VECTORS_NEEDED, 're-writing the vectors reproduces upstream bytes (C9)', () => {
   for (const testCase of validCases()) {
     it(`${testCase.name}: whole and streamed writes`, async () => {
       const source = await openScdlArchive(testCase.archive);
@@ -299,15 +299,17 @@ describe('atomic writes to a path', () => {
       await writeScdlArchive(target, matrix(1));
       fs.chmodSync(tmp, 0o555);
       // The writer runs as an unprivileged user: root would ignore the folder's permissions.
-      const dist = path.resolve(import.meta.dirname, '../dist/node.js');
-      const child = runUnprivileged(`
-        const { writeScdlArchive } = await import(${JSON.stringify(dist)});
+      const pkg = path.resolve(import.meta.dirname, '..');
+      const child = runUnprivileged(
+        (locate) => `
+        const { writeScdlArchive } = await import(${JSON.stringify(locate(pkg, 'dist/node.js'))});
         try {
           await writeScdlArchive(${JSON.stringify(target)}, { indptr: [0, 1], indices: [0], data: new Float32Array([2]), numCols: 1 });
           console.log('written');
         } catch (error) {
           console.log(error.message);
-        }`);
+        }`,
+      );
       fs.chmodSync(tmp, 0o755);
       expect(child.stderr).toBe('');
       expect(child.stdout).toMatch(/permission denied/);

@@ -8,11 +8,13 @@ export {
   type OpenTaridxOptions,
   openTaridx,
   type ReadMemberOptions,
+  type StreamMemberOptions,
   type TarMemberInfo,
   type TaridxMember,
   TaridxReader,
   type TaridxSample,
 } from './read.js';
+export { MAX_MEMBER_BYTES, STREAM_CHUNK } from './member-stream.js';
 export { listShards, ShardSet } from './shards.js';
 export { validateTaridx } from './validate.js';
 export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';

@@ -1,5 +1,4 @@
 import {
-  basename,
   type ByteSource,
   type DirectorySource,
   FormatError,
@@ -10,7 +9,7 @@ import {
   withLocation,
 } from '@binscope/core';
 import { FORMAT, MAX_SHARDS } from './layout.js';
-import { compareCodePoints, listShards } from './shards.js';
+import { compareShardNames, listShards } from './shards.js';
 import { nameEnd, walkTar } from './tar.js';
 import { TaridxBuilder } from './write.js';
 
@@ -19,7 +18,7 @@ export interface IndexOptions extends ReadOptions {
   onProgress?: ProgressCallback;
 }
 
-/** A fold in a folder (`<fold>_*.tar`), or shards given directly (sorted by name for fids). */
+/** A fold in a folder (`<fold>_*.tar`), or shards given directly (put in T4's suffix order for fids). */
 export type ShardInput = { directory: DirectorySource; fold: string } | readonly ByteSource[];
 
 export interface IndexResult {
@@ -39,9 +38,7 @@ export interface IndexResult {
 export async function indexShards(input: ShardInput, options: IndexOptions = {}): Promise<IndexResult> {
   let shards: Array<{ name: string; open: () => Promise<ByteSource> }>;
   if (Array.isArray(input)) {
-    const sources = [...(input as readonly ByteSource[])].sort((a, b) =>
-      compareCodePoints(basename(a.name), basename(b.name)),
-    );
+    const sources = [...(input as readonly ByteSource[])].sort((a, b) => compareShardNames(a.name, b.name));
     shards = sources.map((s) => ({ name: s.name, open: async () => s }));
   } else {
     const { directory, fold } = input as { directory: DirectorySource; fold: string };

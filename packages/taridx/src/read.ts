@@ -14,16 +14,12 @@ import type { RowGroups } from './groups.js';
 import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
 import { checkRows, parseIndex, readRows } from './parse.js';
+import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
+import { checkWholeReadable, payloadChunks, type StreamChunkOptions } from './member-stream.js';
 import { foldOf, ShardSet } from './shards.js';
-import {
-  nameEnd,
-  OCTAL_SIZE_LIMIT,
-  plainOctalSize,
-  scanName,
-  sizeField,
-  splitName,
-  typeflagOf,
-} from './tar.js';
+
+export type { TarMemberInfo } from './member-header.js';
+import { OCTAL_SIZE_LIMIT, plainOctalSize, scanName, sizeField } from './tar.js';
 
 export interface OpenTaridxOptions extends ReadOptions {
   /**
@@ -56,6 +52,13 @@ export interface TaridxSample {
   members: TaridxMember[];
 }
 
+export interface StreamMemberOptions extends StreamChunkOptions {
+  /** Check the member's tar header first, as `readSample` does. Default true. */
+  verify?: boolean;
+  /** The sample the member belongs to: its key (or keyhash) is checked against the header's stem. */
+  sample?: TaridxSample;
+}
+
 export interface MemberData extends TaridxMember {
   data: Uint8Array;
 }
@@ -75,18 +78,6 @@ export interface ReadMemberOptions extends ReadOptions {
    * what you keep. Default false.
    */
   reuse?: boolean;
-}
-
-/** A tar header as the index sees it (T2), plus the member's full path as tar tools show it. */
-export interface TarMemberInfo {
-  typeflag: string;
-  /** The header's 100-byte name field, up to NUL, UTF-8 with U+FFFD replacement. */
-  headerName: string;
-  stem: string;
-  ext: string;
-  /** Full member path (GNU long name, PAX path or USTAR prefix applied; directories without the
-   * trailing slash); null for pseudo headers (L, K, x, g). */
-  path: string | null;
 }
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -320,6 +311,11 @@ export class TaridxReader implements FormatReader {
     return set.peek(fid) ?? set.open(fid);
   }
 
+  /** A shard's name for messages, without opening it. */
+  private shardName(fid: number): string {
+    return this.shardsReady?.names[fid] ?? `shard ${fid}`;
+  }
+
   private noShards(): SourceError {
     return new SourceError(
       `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
@@ -381,6 +377,21 @@ export class TaridxReader implements FormatReader {
     return source;
   }
 
+  /**
+   * A member's payload in chunks of at most `chunkSize` bytes (default 4 MiB), each read when
+   * the loop asks for it: memory stays at one chunk for members of any size, where the
+   * methods returning whole payloads refuse members over MAX_MEMBER_BYTES (1 GiB). With
+   * `verify` (default) the member's tar header is checked first, as readSample checks it.
+   */
+  async *streamMember(member: TaridxMember, options: StreamMemberOptions = {}): AsyncGenerator<Uint8Array> {
+    const source = await this.shard(member.fid);
+    if (options.verify ?? true) {
+      const run = this.startRead([], { verify: true }, options.sample);
+      this.verifyHeader(await readHeaderBlock(source, member), 0, member, source.name, run);
+    }
+    yield* payloadChunks(source, member, options);
+  }
+
   /** A member's payload: `size` bytes at offset + 512 of its shard. */
   async readMember(member: TaridxMember, options: ReadMemberOptions = {}): Promise<Uint8Array> {
     const [out] = await this.readMembers([member], options);
@@ -440,6 +451,7 @@ export class TaridxReader implements FormatReader {
     options: ReadMemberOptions,
     sample: TaridxSample | undefined,
   ): MemberRead {
+    checkWholeReadable(members, (m) => this.shardName((m as TaridxMember).fid));
     // Members in shard order (usually already so), split into runs that one read can cover.
     for (let k = IDENTITY.length; k < members.length; k++) IDENTITY.push(k);
     const order = inShardOrder(members) ? IDENTITY : members.map((_, k) => k);
@@ -624,97 +636,38 @@ export class TaridxReader implements FormatReader {
     return this.hasher.h64Raw(stemBytes, 0n) === sample.keyhash;
   }
 
-  /** The sample's key: a crash stem from the index, or the stem read back from its first member's tar header. */
+  /**
+   * The sample's key: a crash stem from the index, or the stem read back from its first
+   * member's tar header (that one 512-byte block, nothing else).
+   */
   async key(sample: TaridxSample): Promise<string | undefined> {
     if (sample.key !== undefined) return sample.key;
     // The index stores only the key's hash: without shards beside it the key is unknown, not an error.
     const set = await this.shards();
     if (!set || set.count === 0) return undefined;
     const first = sample.members[0];
-    const info = await this.memberHeader(first);
-    if (!sampleHashMatches(this.hasher, info.stem, sample.keyhash)) {
+    const source = await this.shard(first.fid);
+    const { stem } = headerInfo(await readHeaderBlock(source, first));
+    if (!sampleHashMatches(this.hasher, stem, sample.keyhash)) {
       throw new FormatError(
         'InvalidValue',
-        `row ${first.row}: the tar header's stem ${JSON.stringify(info.stem)} does not hash to the row's keyhash (the shard changed after indexing?)`,
-        {
-          file: (await this.shard(first.fid)).name,
-          offset: first.offset,
-          format: FORMAT,
-        },
+        `row ${first.row}: the tar header's stem ${JSON.stringify(stem)} does not hash to the row's keyhash (the shard changed after indexing?)`,
+        { file: source.name, offset: first.offset, format: FORMAT },
       );
     }
-    return info.stem;
+    return stem;
   }
 
   /** What the tar header of a member says (T2 fields and the full path). */
   async memberHeader(member: TaridxMember | number): Promise<TarMemberInfo> {
-    const m = typeof member === 'number' ? this.memberAt((await this.ensure()).view, member) : member;
-    const source = await this.shard(m.fid);
-    checkRange(source, m.offset, TAR_BLOCK, {
-      format: FORMAT,
-      what: `tar header of row ${m.row} (shard ${source.name})`,
-    });
-    const block = await readOwned(source, m.offset, TAR_BLOCK);
-    const end = nameEnd(block, 0);
-    const { stemStart, dot } = splitName(block, 0, end);
-    const headerName = decoder.decode(block.subarray(0, end));
-    const typeflag = typeflagOf(block, 0);
-    const info: TarMemberInfo = {
-      typeflag,
-      headerName,
-      stem: decoder.decode(block.subarray(stemStart, dot < 0 ? end : dot)),
-      ext: dot < 0 ? '' : decoder.decode(block.subarray(dot + 1, end)).toLowerCase(),
-      path: null,
-    };
-    if ('LKxg'.includes(typeflag)) return info;
-    info.path = await this.fullPath(m, block, headerName, source);
-    return info;
-  }
-
-  /** Resolves a GNU long name or PAX path from the pseudo header just before the member, else the USTAR prefix. */
-  private async fullPath(
-    m: TaridxMember,
-    block: Uint8Array,
-    headerName: string,
-    source: ByteSource,
-  ): Promise<string> {
     const { view } = await this.ensure();
-    let path: string | undefined;
-    const isDir =
-      block[156] === 0x35 || ((block[156] === 0 || block[156] === 0x30) && headerName.endsWith('/'));
-    for (let row = m.row - 1, expect = m.offset; row >= 0 && row >= m.row - 4; row--) {
-      const prev = this.memberAt(view, row);
-      if (
-        prev.fid !== m.fid ||
-        prev.offset + TAR_BLOCK + Math.ceil(prev.size / TAR_BLOCK) * TAR_BLOCK !== expect
-      )
-        break;
-      checkRange(source, prev.offset, TAR_BLOCK + prev.size, {
-        format: FORMAT,
-        what: `long-name header of row ${prev.row}`,
-      });
-      const bytes = await readOwned(source, prev.offset, TAR_BLOCK + prev.size);
-      const type = typeflagOf(bytes, 0);
-      if (type === 'L') {
-        const payload = bytes.subarray(TAR_BLOCK);
-        const nul = payload.indexOf(0);
-        path ??= decoder.decode(nul < 0 ? payload : payload.subarray(0, nul));
-      } else if (type === 'x') {
-        path ??= paxPath(bytes.subarray(TAR_BLOCK));
-      } else if (type !== 'K') {
-        break;
-      }
-      expect = prev.offset;
-    }
-    if (path === undefined) {
-      path = headerName;
-      if (isDir) path = path.replace(/\/+$/, '');
-      const prefixEnd = block.subarray(345, 500).indexOf(0);
-      const prefix = decoder.decode(block.subarray(345, prefixEnd < 0 ? 500 : 345 + prefixEnd));
-      if (prefix) path = `${prefix}/${path}`;
-      return path;
-    }
-    return isDir ? path.replace(/\/+$/, '') : path;
+    const m = typeof member === 'number' ? this.memberAt(view, member) : member;
+    const source = await this.shard(m.fid);
+    const block = await readHeaderBlock(source, m);
+    const info = headerInfo(block);
+    if ('LKxg'.includes(info.typeflag)) return info;
+    info.path = await resolvePath(source, m, block, info.headerName, (row) => this.memberAt(view, row));
+    return info;
   }
 
   async close(): Promise<void> {
@@ -868,24 +821,6 @@ function extMatches(
     if (ascii) return true;
   }
   return decoder.decode(block.subarray(start, end)).toLowerCase() === text;
-}
-
-function paxPath(payload: Uint8Array): string | undefined {
-  const text = decoder.decode(payload);
-  let path: string | undefined;
-  let pos = 0;
-  while (pos < text.length) {
-    const space = text.indexOf(' ', pos);
-    if (space < 0) break;
-    const length = Number(text.slice(pos, space));
-    if (!Number.isInteger(length) || length <= 0) break;
-    // Lengths count bytes; for ASCII keys the record's "key=value\n" follows the space.
-    const recordEnd = text.indexOf('\n', space);
-    const record = text.slice(space + 1, recordEnd < 0 ? text.length : recordEnd);
-    if (record.startsWith('path=')) path = record.slice(5);
-    pos = recordEnd < 0 ? text.length : recordEnd + 1;
-  }
-  return path;
 }
 
 export async function openTaridx(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {

@@ -15,6 +15,23 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
+/**
+ * T4's order for shards named `<fold>_<suffix>.tar`: by fold, then by suffix, each as text by
+ * code point (upstream splits the name at `_` and sorts the suffixes). Other names by name.
+ */
+export function compareShardNames(a: string, b: string): number {
+  const split = (name: string): [string, string] | undefined => {
+    const base = basename(name);
+    if (!base.endsWith('.tar')) return undefined;
+    const parts = base.slice(0, -'.tar'.length).split('_');
+    return parts.length === 2 ? [parts[0], parts[1]] : undefined;
+  };
+  const x = split(a);
+  const y = split(b);
+  if (!x || !y) return compareCodePoints(basename(a), basename(b));
+  return compareCodePoints(x[0], y[0]) || compareCodePoints(x[1], y[1]);
+}
+
 /** The fold an index belongs to: its file name without `.taridx` (T4). */
 export function foldOf(indexName: string): string | undefined {
   const base = basename(indexName);
@@ -25,17 +42,20 @@ export function foldOf(indexName: string): string | undefined {
 
 /**
  * The fold's shards in fid order (T4): files `<fold>_<suffix>.tar` directly in the folder,
- * the suffix without `_` or `/` (as upstream splits names), sorted as text.
+ * the suffix without `_` or `/` (as upstream splits names), ordered as upstream orders them:
+ * by the suffix alone, as text by code point. Whole names sort differently when one suffix
+ * is a prefix of another (`sh_5-b.tar` < `sh_5.tar`, but suffix `5` < `5-b`).
  */
 export function shardNames(paths: readonly string[], fold: string): string[] {
   const prefix = `${fold}_`;
+  const suffixOf = (p: string) => p.slice(prefix.length, -'.tar'.length);
   return paths
     .filter((p) => {
-      if (!p.startsWith(prefix) || !p.endsWith('.tar')) return false;
-      const suffix = p.slice(prefix.length, -'.tar'.length);
-      return p.length >= prefix.length + 4 && !suffix.includes('_') && !suffix.includes('/');
+      if (!p.startsWith(prefix) || !p.endsWith('.tar') || p.length < prefix.length + 4) return false;
+      const suffix = suffixOf(p);
+      return !suffix.includes('_') && !suffix.includes('/');
     })
-    .sort(compareCodePoints);
+    .sort((a, b) => compareCodePoints(suffixOf(a), suffixOf(b)));
 }
 
 export async function listShards(directory: DirectorySource, fold: string): Promise<string[]> {

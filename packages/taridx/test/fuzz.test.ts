@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileTarget, type InspectNode, MemoryDirectory, MemorySource } from '@binscope/core';
-import { fuzzMutations, tarBytes } from '@binscope/testkit';
+import { describeWith, fuzzMutations, tarBytes, vectorsFolder } from '@binscope/testkit';
 import { describe, it } from 'vitest';
 import { indexShards, type TaridxReader, taridxPlugin } from '../src/index.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const vectors = path.resolve(root, process.env.BINSCOPE_VECTORS ?? '../shared/vectors', 'taridx');
-const present = fs.existsSync(vectors);
-if (!present) console.warn(`taridx fuzz: vectors not found at ${vectors}; fuzzing only writer-made files`);
+const needed = vectorsFolder(vectors);
+const present = needed.present;
 
 const cases = present
   ? fs
@@ -68,7 +68,7 @@ function boundaries(bytes: Uint8Array): number[] {
   return out;
 }
 
-describe.skipIf(!present)('fuzzing the vectors', () => {
+describeWith(needed, 'fuzzing the vectors', () => {
   for (const c of cases) {
     it(`${c.name}: mutations read fine or raise FormatError`, async () => {
       await fuzzMutations(c.bytes, (bytes) => readEverything(bytes, c.index, c.shards), {
@@ -109,6 +109,11 @@ describe('fuzzing writer-made files', () => {
       i * 512 + 124,
       i * 512 + 156,
     ]).flat();
-    await fuzzMutations(shard, (b) => indexShards([new MemorySource(b, 'm_0.tar')]), { boundaries: blocks });
+    await fuzzMutations(shard, (b) => indexShards([new MemorySource(b, 'm_0.tar')]), {
+      boundaries: blocks,
+      label: 'taridx tar shard',
+      // T1: the header scan stops at a short read, so a cut tar indexes what it still holds.
+      mustReject: () => false,
+    });
   });
 });

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isFormatError, isSourceError } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
-import { tarBytes, tempDir } from '@binscope/testkit';
+import { builtFile, describeWith, tarBytes, tempDir } from '@binscope/testkit';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { taridxPlugin } from '../src/index.js';
@@ -103,9 +103,7 @@ describe('missing and changed shards', () => {
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../dist/node.js');
 
-describe.skipIf(!fs.existsSync(dist))('an indexer killed mid-write', () => {
-  if (!fs.existsSync(dist))
-    console.warn('crash test skipped: build the package first (dist/node.js is missing)');
+describeWith(builtFile(dist), 'an indexer killed mid-write', () => {
   it('leaves the previous index or the complete new one, and no litter after the next run', async () => {
     const dir = await foldOnDisk(6, 400);
     const target = path.join(dir, 'd.taridx');

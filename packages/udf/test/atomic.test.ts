@@ -81,9 +81,10 @@ describe('atomic writes', () => {
     await writeUdfFile(target, small(3));
     fs.chmodSync(dir, 0o555);
     // The writer runs as an unprivileged user: root would ignore the folder's permissions.
-    const child = runUnprivileged(`
-      const { UdfBuilder } = await import(${JSON.stringify(path.join(pkg, 'dist/index.js'))});
-      const { writeUdfFile } = await import(${JSON.stringify(path.join(pkg, 'dist/node.js'))});
+    const child = runUnprivileged(
+      (locate) => `
+      const { UdfBuilder } = await import(${JSON.stringify(locate(pkg, 'dist/index.js'))});
+      const { writeUdfFile } = await import(${JSON.stringify(locate(pkg, 'dist/node.js'))});
       const file = new UdfBuilder({ id: 'ATOM' });
       file.setRoot(file.dataset().table('m', { prim: 'u32', data: [4] }));
       try {
@@ -91,7 +92,8 @@ describe('atomic writes', () => {
         console.log('written');
       } catch (error) {
         console.log(error.name, error.message);
-      }`);
+      }`,
+    );
     expect(child.stderr).toBe('');
     expect(child.stdout).toMatch(/^SourceError .*permission denied/);
     expect(await marker(target)).toBe(3);

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import { fileTarget, isFormatError, MemorySource, walk } from '@binscope/core';
-import { fuzzMutations } from '@binscope/testkit';
+import { describeWith, fuzzMutations, onlyTruncates } from '@binscope/testkit';
 import { describe, it } from 'vitest';
 import { UdfBuilder, type UdfReader, udfPlugin, validateUdf } from '../src/index.js';
-import { VECTORS_PRESENT, validVectors } from './helpers.js';
+import { VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** Structure boundaries worth truncating at / overwriting: header fields, datasets, descriptors, lookups, data. */
 async function boundaries(bytes: Uint8Array): Promise<number[]> {
@@ -33,6 +33,29 @@ async function boundaries(bytes: Uint8Array): Promise<number[]> {
         out.add(b);
   }
   return [...out].filter((b) => b < bytes.byteLength);
+}
+
+/**
+ * Where the bytes the file references end: the 64-byte header and every reachable dataset.
+ * Bytes past it are unreferenced (allowed: readers never scan), so only a cut before it
+ * must be rejected.
+ */
+async function referencedEnd(bytes: Uint8Array): Promise<number> {
+  let end = 0x40;
+  const reader = (await udfPlugin.open(fileTarget(new MemorySource(bytes)))) as UdfReader;
+  for await (const d of reader.walk()) end = Math.max(end, d.fileOffset.offset + d.fileOffset.size);
+  return end;
+}
+
+/** Fuzzes `bytes`: a truncation into referenced bytes must be rejected. */
+async function fuzz(bytes: Uint8Array, label: string): Promise<void> {
+  const end = await referencedEnd(bytes);
+  await fuzzMutations(bytes, readEverything, {
+    boundaries: await boundaries(bytes),
+    label,
+    mustReject: (mutations, mutated, valid) =>
+      onlyTruncates(mutations, mutated, valid) && mutated.byteLength < end,
+  });
 }
 
 /** Everything a user or the CLI can do with a file: open, walk, decode, records, inspect (lazy pages too). */
@@ -83,15 +106,13 @@ function writerFile(): Uint8Array {
 
 describe('fuzz: mutated files read or fail with FormatError, validate never throws', () => {
   it('a file our writer makes', async () => {
-    const bytes = writerFile();
-    await fuzzMutations(bytes, readEverything, { boundaries: await boundaries(bytes) });
+    await fuzz(writerFile(), 'udf writer file');
   });
 
-  describe.skipIf(!VECTORS_PRESENT)('each valid vector', () => {
+  describeWith(VECTORS_NEEDED, 'each valid vector', () => {
     for (const vector of validVectors()) {
       it(vector.name, async () => {
-        const bytes = new Uint8Array(fs.readFileSync(vector.file));
-        await fuzzMutations(bytes, readEverything, { boundaries: await boundaries(bytes) });
+        await fuzz(new Uint8Array(fs.readFileSync(vector.file)), `udf ${vector.name}`);
       });
     }
   });

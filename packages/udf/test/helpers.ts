@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { vectorsFolder } from '@binscope/testkit';
 import {
   type FileOffset,
   type TextEncoding,
@@ -12,9 +13,8 @@ import {
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const VECTORS = path.resolve(repoRoot, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
 export const UDF_VECTORS = path.join(VECTORS, 'udf');
-export const VECTORS_PRESENT = fs.existsSync(UDF_VECTORS);
-if (!VECTORS_PRESENT)
-  console.warn(`udf tests: no vectors at ${UDF_VECTORS} (set BINSCOPE_VECTORS); vector tests skipped`);
+export const VECTORS_NEEDED = vectorsFolder(UDF_VECTORS);
+export const VECTORS_PRESENT = VECTORS_NEEDED.present;
 
 /** Valid vector files: <case>/<case>.udf. */
 export function validVectors(): { name: string; file: string }[] {

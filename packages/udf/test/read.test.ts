@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { describeWith } from '@binscope/testkit';
 import { CountingSource, MemorySource } from '@binscope/core';
 import { openFile } from '@binscope/core/node';
 import { describe, expect, it } from 'vitest';
 import { UdfBuilder, UdfReader } from '../src/index.js';
-import { UDF_VECTORS, VECTORS_PRESENT, arr } from './helpers.js';
+import { UDF_VECTORS, VECTORS_NEEDED, arr } from './helpers.js';
 
 function bigFile(): Uint8Array {
   const file = new UdfBuilder({ id: 'BIG' });
@@ -160,7 +161,7 @@ describe('decoding', () => {
   });
 });
 
-describe.skipIf(!VECTORS_PRESENT)('vectors', () => {
+describeWith(VECTORS_NEEDED, 'vectors', () => {
   it('reads nested_text_json lazily: the root, then one child table', async () => {
     const file = path.join(UDF_VECTORS, 'nested_text_json', 'nested_text_json.udf');
     const source = new CountingSource(openFile(file));

@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
+import { describeWith } from '@binscope/testkit';
 import { MemorySink, MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { hashName, UdfBuilder, UdfReader } from '../src/index.js';
-import { rebuild, VECTORS_PRESENT, validVectors } from './helpers.js';
+import { rebuild, VECTORS_NEEDED, validVectors } from './helpers.js';
 
-describe.skipIf(!VECTORS_PRESENT)('re-encoding the vectors', () => {
+describeWith(VECTORS_NEEDED, 're-encoding the vectors', () => {
   const byteIdentical = new Set(['primitives', 'nested_text_json']);
   for (const vector of validVectors()) {
     it(`${vector.name}: decode → build with default settings → ${byteIdentical.has(vector.name) ? 'identical bytes' : 'same content'}`, async () => {

@@ -5,6 +5,7 @@ import { openDirectory } from '@binscope/core/node';
 import { type FeatureIndex, openScdl, type ScdlReader, scdlPlugin, serializeHeader } from '@binscope/scdl';
 import { expect } from 'vitest';
 import type { ValidCase } from '../vectors.js';
+import { trackKeys } from './keys.js';
 import type { FormatConformance } from './types.js';
 
 const UPSTREAM_DTYPE: Record<string, string> = {
@@ -19,15 +20,8 @@ const UPSTREAM_DTYPE: Record<string, string> = {
   fixed_string: 'FIXED_STRING_ARRAY',
 };
 const ARRAY_FILE: Record<string, string> = { DATA: 'data.npy', ROWPTR: 'row_ptr.npy', COLPTR: 'col_ptr.npy' };
-const ITEM_SIZE: Record<string, number> = {
-  uint8: 1,
-  uint16: 2,
-  uint32: 4,
-  uint64: 8,
-  float16: 2,
-  float32: 4,
-  float64: 8,
-};
+/** Keys that describe the case rather than the archive. */
+const INFO_KEYS = ['case', 'produced_by', 'notes'];
 
 // biome-ignore lint/suspicious/noExplicitAny: expected.json is free-form; each field is checked where it is used.
 type Json = Record<string, any>;
@@ -65,8 +59,26 @@ async function checkFiles(reader: ScdlReader, expected: Json[]): Promise<void> {
   }
 }
 
+/** The reader's view of a header array: DATA, ROWPTR or COLPTR. */
+function readerArray(reader: ScdlReader, name: string): { itemSize: number } {
+  const array = ({ DATA: reader.data, ROWPTR: reader.rowPtr, COLPTR: reader.colPtr } as const)[name];
+  if (!array) throw new Error(`header array ${name} has no reader counterpart`);
+  return array;
+}
+
+/** `descr` and `shape` from a .npy header dict, read from the bytes, not through the reader. */
+async function npyHeader(reader: ScdlReader, file: string): Promise<{ descr: string; shape: number[] }> {
+  const head = new TextDecoder('latin1').decode((await fileBytes(reader, file)).subarray(0, 256));
+  const descr = /'descr':\s*'([^']*)'/.exec(head)?.[1];
+  const shape = /'shape':\s*\(([^)]*)\)/.exec(head)?.[1];
+  if (descr === undefined || shape === undefined) throw new Error(`${file}: no npy header dict`);
+  return { descr, shape: shape.split(',').flatMap((d) => (d.trim() ? [Number(d)] : [])) };
+}
+
 async function checkHeader(reader: ScdlReader, h: Json): Promise<void> {
-  const raw = await fileBytes(reader, 'header.sch');
+  const headerFile = h.file ?? 'header.sch';
+  expect(reader.files).toContain(headerFile);
+  const raw = await fileBytes(reader, headerFile);
   if (h.size_bytes !== undefined) expect(raw.byteLength).toBe(h.size_bytes);
   if (h.hex !== undefined) {
     expect(toHex(raw)).toBe(h.hex);
@@ -76,7 +88,7 @@ async function checkHeader(reader: ScdlReader, h: Json): Promise<void> {
     ).toBe(h.hex);
   }
   const v = reader.header.version;
-  if (h.magic !== undefined) expect('SCDL').toBe(h.magic);
+  if (h.magic !== undefined) expect(new TextDecoder().decode(raw.subarray(0, 4))).toBe(h.magic);
   if (h.version) expect({ major: v.major, minor: v.minor, point: v.point }).toEqual(h.version);
   if (h.version_string !== undefined) expect(reader.version).toBe(h.version_string);
   if (h.endianness_byte !== undefined) expect(reader.header.endianness).toBe(h.endianness_byte);
@@ -95,13 +107,13 @@ async function checkHeader(reader: ScdlReader, h: Json): Promise<void> {
     expect(a.length).toBe(Number(ea.length));
     if (ea.dtype) expect({ name: UPSTREAM_DTYPE[a.dtype], value: a.dtypeCode }).toEqual(ea.dtype);
     if (ea.numpy_dtype !== undefined) expect(a.dtype).toBe(ea.numpy_dtype);
-    if (ea.itemsize !== undefined) expect(ITEM_SIZE[a.dtype]).toBe(ea.itemsize);
+    if (ea.itemsize !== undefined) expect(readerArray(reader, a.name).itemSize).toBe(ea.itemsize);
     if ('shape' in ea) expect(a.shape).toEqual(ea.shape);
     const file = ARRAY_FILE[a.name] ?? a.name;
     const size = (await reader.directory.open(file)).size;
     if (ea.file_size_bytes !== undefined) expect(size).toBe(ea.file_size_bytes);
     if (ea.file_size_matches_length !== undefined)
-      expect(size === a.length * ITEM_SIZE[a.dtype]).toBe(ea.file_size_matches_length);
+      expect(size === a.length * readerArray(reader, a.name).itemSize).toBe(ea.file_size_matches_length);
   }
   if (h.feature_index_count !== undefined)
     expect(reader.header.featureIndices.length).toBe(h.feature_index_count);
@@ -166,13 +178,28 @@ async function checkMatrix(reader: ScdlReader, m: Json): Promise<void> {
   }
 }
 
-async function checkFeatureIndex(index: FeatureIndex | undefined, e: Json, isVar: boolean): Promise<void> {
+async function checkFeatureIndex(
+  reader: ScdlReader,
+  index: FeatureIndex | undefined,
+  e: Json,
+  isVar: boolean,
+): Promise<void> {
   expect(index, `${e.dir} is read`).toBeDefined();
   if (!index) return;
   if (e.dir !== undefined) expect(index.name).toBe(e.dir);
-  if (e.cumulative_sum_index?.values)
-    expect(index.cumulativeSumIndex).toEqual(e.cumulative_sum_index.values.map(Number));
-  if (e.version_npy?.value !== undefined) expect(index.version).toBe(e.version_npy.value);
+  const cumulative = e.cumulative_sum_index;
+  if (cumulative?.values) expect(index.cumulativeSumIndex).toEqual(cumulative.values.map(Number));
+  if (cumulative?.npy_dtype !== undefined)
+    expect((await npyHeader(reader, `${index.name}/cumulative_sum_index.npy`)).descr).toBe(
+      cumulative.npy_dtype,
+    );
+  const version = e.version_npy;
+  if (version?.value !== undefined) expect(index.version).toBe(version.value);
+  if (version?.npy_dtype !== undefined || version?.shape !== undefined) {
+    const npy = await npyHeader(reader, `${index.name}/version.npy`);
+    if (version.npy_dtype !== undefined) expect(npy.descr).toBe(version.npy_dtype);
+    if (version.shape !== undefined) expect(npy.shape).toEqual(version.shape);
+  }
   if (e.labels_json !== undefined) expect(index.labels).toEqual(e.labels_json);
   if (e.number_of_rows !== undefined) expect(index.rows).toBe(e.number_of_rows);
   if (e.num_blocks !== undefined) expect(index.blockCount).toBe(e.num_blocks);
@@ -225,8 +252,9 @@ const conformance: FormatConformance = {
   plugin: scdlPlugin,
   targetPath: archiveDir,
   async checkValid(testCase) {
-    const e = testCase.expected as Json;
-    const directory = openDirectory(archiveDir(testCase));
+    const tracked = trackKeys(testCase.expected as Json, INFO_KEYS);
+    const e = tracked.value;
+    const directory = openDirectory(path.join(testCase.dir, String(e.archive_dir ?? 'archive')));
     const reader = await openScdl(directory);
     try {
       if (e.files) await checkFiles(reader, e.files);
@@ -234,12 +262,21 @@ const conformance: FormatConformance = {
       if (e.version_json !== undefined) expect(await reader.versionJson()).toEqual(e.version_json);
       if (e.metadata_json !== undefined) expect(await reader.metadataJson()).toEqual(e.metadata_json);
       if (e.matrix) await checkMatrix(reader, e.matrix);
-      if (e.var_features) await checkFeatureIndex(reader.varIndex, e.var_features, true);
-      if (e.obs_features) await checkFeatureIndex(reader.obsIndex, e.obs_features, false);
+      if (e.var_features) await checkFeatureIndex(reader, reader.varIndex, e.var_features, true);
+      if (e.obs_features) await checkFeatureIndex(reader, reader.obsIndex, e.obs_features, false);
       if (e.lookups) await checkLookups(reader, e.lookups);
+      expect(tracked.unread(), 'expected.json keys the SCDL module does not check').toEqual([]);
     } finally {
       await directory.close();
     }
+  },
+  /** C7: a stale metadata.json row count is a warning, not an error. */
+  expectedWarnings(testCase) {
+    const e = testCase.expected as Json;
+    const stated = e.metadata_json?.num_rows;
+    return stated !== undefined && e.matrix?.num_rows !== undefined && stated !== e.matrix.num_rows
+      ? ['Metadata']
+      : [];
   },
   async readAll(target: Target) {
     const reader = await scdlPlugin.open(target);

@@ -86,43 +86,112 @@ export function applyMutations(input: Uint8Array, mutations: readonly Mutation[]
 
 /**
  * Runs `read` on `input`: it must succeed or throw a FormatError. Anything else (RangeError,
- * TypeError, out-of-memory) fails the test with the mutated bytes' description.
+ * TypeError, out-of-memory) fails the test with the mutated bytes' description. Returns
+ * whether the input was rejected.
  */
 export async function expectFormatErrorOrSuccess(
   read: () => Promise<unknown>,
   description: string,
-): Promise<void> {
+): Promise<boolean> {
   try {
     await read();
+    return false;
   } catch (error) {
     if (!isFormatError(error)) {
       throw new Error(`not a FormatError for ${description}: ${(error as Error)?.stack ?? error}`);
     }
+    return true;
   }
 }
 
 /**
- * Property: every mutation of `valid` either reads fine or fails with a FormatError, and
- * heap growth stays within `memoryFactor`× the input size (plus a small constant).
+ * Mutations known to break a rule of every format fuzzed here: cutting bytes off the end.
+ * Each format's structure accounts for all of its bytes up to the last one it wrote, so
+ * a strict prefix of a valid file is never valid.
+ */
+export function onlyTruncates(mutations: readonly Mutation[], bytes: Uint8Array, valid: Uint8Array): boolean {
+  return bytes.byteLength < valid.byteLength && mutations.every((m) => m.kind === 'truncate');
+}
+
+export interface FuzzOptions {
+  boundaries?: readonly number[];
+  runs?: number;
+  seed?: number;
+  memoryFactor?: number;
+  /** Named in the report line and in failures. */
+  label?: string;
+  /**
+   * Mutations that break a rule, so reading must fail (not merely not crash). Default:
+   * `onlyTruncates`; pass `() => false` where a format tolerates them.
+   */
+  mustReject?: (mutations: readonly Mutation[], bytes: Uint8Array, valid: Uint8Array) => boolean;
+  /** The run fails when the time limit stopped it before this many mutants (default: half the runs). */
+  minRuns?: number;
+  /** Wall-clock limit of the run, ms (default 60 s). */
+  timeLimit?: number;
+}
+
+export interface FuzzStats {
+  /** Mutants tried. */
+  tried: number;
+  /** Of those, rejected with a FormatError. */
+  rejected: number;
+  /** Mutants that had to be rejected (and were: the run fails otherwise). */
+  mustReject: number;
+  /** Whether the time limit ended the run early. */
+  interrupted: boolean;
+}
+
+/**
+ * Property: every mutation of `valid` either reads fine or fails with a FormatError, those
+ * that break a rule (`mustReject`) fail, and heap growth stays within `memoryFactor`× the
+ * input size (plus a small constant). Prints how many mutants were tried; a run the time
+ * limit cut below `minRuns` fails, so a slow machine cannot silently prove less.
  */
 export async function fuzzMutations(
   valid: Uint8Array,
   read: (bytes: Uint8Array) => Promise<unknown>,
-  options: { boundaries?: readonly number[]; runs?: number; seed?: number; memoryFactor?: number } = {},
-): Promise<void> {
+  options: FuzzOptions = {},
+): Promise<FuzzStats> {
   const memoryLimit = (options.memoryFactor ?? 64) * valid.byteLength + 64 * 1024 * 1024;
-  await fc.assert(
+  const runs = options.runs ?? FUZZ_RUNS;
+  const minRuns = options.minRuns ?? Math.ceil(runs / 2);
+  const mustReject = options.mustReject ?? onlyTruncates;
+  const label = options.label ?? `${valid.byteLength}-byte input`;
+  const stats: FuzzStats = { tried: 0, rejected: 0, mustReject: 0, interrupted: false };
+  const details = await fc.check(
     fc.asyncProperty(mutationArbitrary(valid.byteLength, options.boundaries), async (mutations) => {
       const bytes = applyMutations(valid, mutations);
+      const description = JSON.stringify(mutations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v));
       const before = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed;
-      await expectFormatErrorOrSuccess(
-        () => read(bytes),
-        JSON.stringify(mutations, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v)),
-      );
+      const rejected = await expectFormatErrorOrSuccess(() => read(bytes), description);
       const grown = process.memoryUsage().arrayBuffers + process.memoryUsage().heapUsed - before;
       if (grown > memoryLimit)
         throw new Error(`reading a ${bytes.byteLength}-byte file grew memory by ${grown} bytes`);
+      if (mustReject(mutations, bytes, valid)) {
+        if (!rejected) throw new Error(`${description} breaks a rule but was read without an error`);
+        stats.mustReject++;
+      }
+      if (rejected) stats.rejected++;
     }),
-    { numRuns: options.runs ?? FUZZ_RUNS, seed: options.seed ?? 42, interruptAfterTimeLimit: 60_000 },
+    { numRuns: runs, seed: options.seed ?? 42, interruptAfterTimeLimit: options.timeLimit ?? 60_000 },
   );
+  stats.tried = details.numRuns;
+  stats.interrupted = details.interrupted;
+  if (details.failed) {
+    const cause = details.errorInstance as Error | undefined;
+    throw new Error(`fuzz ${label}: ${cause?.message ?? 'failed'}\n${fc.defaultReportMessage(details)}`, {
+      cause,
+    });
+  }
+  console.log(
+    `fuzz ${label}: ${stats.tried} mutants tried, ${stats.rejected} rejected (${stats.mustReject} had to be)${
+      stats.interrupted ? ', stopped by the time limit' : ''
+    }`,
+  );
+  if (stats.interrupted && stats.tried < minRuns)
+    throw new Error(
+      `fuzz ${label}: the time limit stopped the run after ${stats.tried} mutants, below the floor of ${minRuns}`,
+    );
+  return stats;
 }

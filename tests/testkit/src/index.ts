@@ -3,7 +3,10 @@ export {
   applyMutations,
   expectFormatErrorOrSuccess,
   FUZZ_RUNS,
+  type FuzzOptions,
+  type FuzzStats,
   fuzzMutations,
+  onlyTruncates,
   type Mutation,
   mutationArbitrary,
 } from './fuzz.js';
@@ -28,3 +31,4 @@ export {
   vectorFormats,
 } from './vectors.js';
 export { runUnprivileged } from './unprivileged.js';
+export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';

@@ -14,6 +14,8 @@ import { addScbfExtensions } from './convert-extensions.js';
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
+  zlib?: 'node' | 'python';
   dataDtype: string;
   useX?: boolean;
   neighbors?: string;
@@ -94,6 +96,7 @@ export async function convertCommand(
           csvToScbf(input, output, {
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
+            pythonZlib: options.zlib === 'python',
             onProgress: progress.onProgress,
           }),
         );
@@ -115,8 +118,8 @@ export async function convertCommand(
         break;
       }
       case 'scbf→csv': {
-        if (options.types || options.level !== undefined)
-          throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+        if (options.types || options.level !== undefined || options.zlib)
+          throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
         const detected = await forPath(input, async () => {
           const opened = await openInput(input);
           await opened.close();
@@ -128,8 +131,9 @@ export async function convertCommand(
             EXIT.failed,
           );
         const { scbfToCsv } = await import('@binscope/scbf/node');
-        await forPath(input, () => scbfToCsv(input, output));
-        report = { input, output, conversion, bytes: fs.statSync(output).size };
+        const { warnings } = await forPath(input, () => scbfToCsv(input, output));
+        for (const w of warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
+        report = { input, output, conversion, bytes: fs.statSync(output).size, warnings };
         break;
       }
       case 'h5ad→scdl':
@@ -168,8 +172,8 @@ async function convertH5ad(
   options: ConvertOptions,
   onProgress: ProgressCallback,
 ): Promise<Record<string, unknown>> {
-  if (options.types || options.level !== undefined)
-    throw new CliError('--types and --level are for CSV → SCBF', EXIT.usage);
+  if (options.types || options.level !== undefined || options.zlib)
+    throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
   await checkArchiveTarget(output, options.force);
   const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
   const result = await forPath(input, () =>

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Summary } from '@binscope/core';
 import { writeFileAtomic } from '@binscope/core/node';
-import { pack } from 'tar-stream';
+// The workspace's one tar writer (deterministic USTAR), bundled into dist at build time.
+import { tarBytes } from '@binscope/testkit/tar';
 import type { CommonOptions, Context } from '../context.js';
 import { describeError, EXIT, type ExitCode } from '../errors.js';
 import { openInput, withReader } from '../open.js';
@@ -105,36 +106,6 @@ async function writeMldfSample(dir: string): Promise<string> {
   return out;
 }
 
-/** One tar shard in memory (USTAR, fixed mtime and owner, so the bytes are reproducible). */
-function tarBytes(members: Array<{ name: string; data: Uint8Array }>): Promise<Uint8Array> {
-  const archive = pack();
-  const chunks: Buffer[] = [];
-  archive.on('data', (chunk: unknown) => {
-    chunks.push(chunk as Buffer);
-  });
-  const done = new Promise<Uint8Array>((resolve, reject) => {
-    archive.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    archive.on('error', reject);
-  });
-  for (const m of members) {
-    archive.entry(
-      {
-        name: m.name,
-        size: m.data.byteLength,
-        mtime: new Date(1_700_000_000_000),
-        mode: 0o644,
-        uid: 0,
-        gid: 0,
-        uname: '',
-        gname: '',
-      },
-      Buffer.from(m.data),
-    );
-  }
-  archive.finalize();
-  return done;
-}
-
 /** A 6×6 RGB image as binary PPM: a real image payload, tiny. */
 function ppm(seed: number): Uint8Array {
   const rand = random(seed);
@@ -163,7 +134,7 @@ async function writeTarFoldSample(dir: string): Promise<string[]> {
       members.push({ name: `${key}.cls`, data: enc.encode(String((shard * 4 + k) % 3)) });
     }
     const file = path.join(shardDir, `train_${String(shard).padStart(4, '0')}.tar`);
-    await writeFileAtomic(file, await tarBytes(members));
+    await writeFileAtomic(file, tarBytes(members));
     written.push(file);
   }
   const index = await indexFold(shardDir, 'train');

@@ -101,12 +101,18 @@ export async function getCommand(
           `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
         );
       }
-      // Through the sample, not readMember: the member's tar header is then checked against
-      // the key as well (size, extension and stem), so a rewritten shard is an error, not
-      // another sample's bytes.
-      const data = (await reader.readSample(sample, { ext }))[0].data;
+      // Streamed in bounded chunks (members can be many GiB), with the member's tar header
+      // checked against the sample first (size, extension and stem), so a rewritten shard is an
+      // error, not another sample's bytes.
+      const chunks = reader.streamMember(member, { sample });
       if (options.output !== undefined) {
-        await writeFileAtomic(options.output, data);
+        const hash = createHash('sha256');
+        await writeFileAtomic(options.output, async (file) => {
+          for await (const chunk of chunks) {
+            hash.update(chunk);
+            await file.write(chunk);
+          }
+        });
         if (options.json) {
           await printJson(ctx.out, {
             index: indexPath,
@@ -117,12 +123,16 @@ export async function getCommand(
             offset: member.offset,
             size: member.size,
             output: options.output,
-            sha256: createHash('sha256').update(data).digest('hex'),
+            sha256: hash.digest('hex'),
             found: true,
           });
-        } else ctx.messages.line(`wrote ${options.output}: ${data.byteLength.toLocaleString('en-US')} bytes`);
+        } else ctx.messages.line(`wrote ${options.output}: ${member.size.toLocaleString('en-US')} bytes`);
       } else {
-        await ctx.out.bytes(data);
+        for await (const chunk of chunks) {
+          await ctx.out.bytes(chunk);
+          // The reader of stdout went away (`| head -c`): stop reading the shard.
+          if (ctx.out.closed) break;
+        }
         await ctx.out.flush();
       }
       return EXIT.ok;

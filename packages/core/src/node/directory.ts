@@ -5,7 +5,16 @@ import type { DirectorySource } from '../directory.js';
 import { SourceError } from '../errors.js';
 import { describeFsError, NodeFileSource } from './file.js';
 
-/** A folder on disk. Files open lazily, one descriptor each, and close with the directory. */
+/**
+ * A folder on disk. Files open lazily, one descriptor each, and close with the directory.
+ *
+ * Links (SECURITY.md, "Paths stay inside"): a symbolic link to a regular file is a file of the
+ * folder, in `list` and in `open` alike, wherever its target lives (shards and archive files
+ * are often links into other disks, and upstream tools follow them). Names stay inside: no
+ * `..`, and no path through a linked directory (those are not listed either), so what can be
+ * read is exactly what is listed. Links to directories, dangling links and other kinds are
+ * not files.
+ */
 export class NodeDirectory implements DirectorySource {
   private readonly opened = new Map<string, NodeFileSource>();
   readonly name: string;
@@ -26,7 +35,7 @@ export class NodeDirectory implements DirectorySource {
       for (const entry of entries) {
         const child = rel ? `${rel}/${entry.name}` : entry.name;
         if (entry.isDirectory()) visit(child);
-        else if (entry.isFile()) out.push(child);
+        else if (entry.isFile() || (entry.isSymbolicLink() && this.linksToFile(child))) out.push(child);
       }
     };
     visit('');
@@ -35,7 +44,8 @@ export class NodeDirectory implements DirectorySource {
 
   async has(rel: string): Promise<boolean> {
     try {
-      return fs.statSync(this.resolve(rel)).isFile();
+      const full = this.resolve(rel);
+      return this.throughRealDirectories(rel) && fs.statSync(full).isFile();
     } catch {
       return false;
     }
@@ -45,7 +55,14 @@ export class NodeDirectory implements DirectorySource {
     const key = rel.replace(/\\/g, '/');
     const existing = this.opened.get(key);
     if (existing) return existing;
-    const source = NodeFileSource.open(this.resolve(rel), key);
+    const full = this.resolve(rel);
+    if (!this.throughRealDirectories(key)) {
+      throw new SourceError(
+        `${rel}: a path through a linked directory of ${this.root} (links are followed to files only)`,
+        rel,
+      );
+    }
+    const source = NodeFileSource.open(full, key);
     this.opened.set(key, source);
     return source;
   }
@@ -54,6 +71,33 @@ export class NodeDirectory implements DirectorySource {
   async close(): Promise<void> {
     for (const source of this.opened.values()) await source.close();
     this.opened.clear();
+  }
+
+  /** A link whose target (followed to the end) is a regular file. */
+  private linksToFile(rel: string): boolean {
+    try {
+      return fs.statSync(path.join(this.root, rel)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  /** Every folder on the way to `rel` is a real directory, not a link (as `list` walks them). */
+  private throughRealDirectories(rel: string): boolean {
+    const parts = path
+      .normalize(rel)
+      .split(/[\\/]/)
+      .filter((p) => p && p !== '.');
+    let at = path.resolve(this.root);
+    for (const part of parts.slice(0, -1)) {
+      at = path.join(at, part);
+      try {
+        if (!fs.lstatSync(at).isDirectory()) return false;
+      } catch {
+        return true; // missing: opening reports it with the usual message
+      }
+    }
+    return true;
   }
 
   private resolve(rel: string): string {

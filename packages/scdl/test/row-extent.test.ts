@@ -1,0 +1,48 @@
+import { isFormatError, type MemoryDirectory } from '@binscope/core';
+import { describe, expect, it } from 'vitest';
+import { openScdl, writeScdlToMemory } from '../src/index.js';
+import { withChanges } from './helpers.js';
+
+/**
+ * The reader's own copy of C5's "a row lies inside DATA" check (validate.ts has another):
+ * a row_ptr entry past nnz names row_ptr.npy and the entry's offset, on every read path.
+ */
+async function archiveWithRowPtr(entry: number, value: number): Promise<MemoryDirectory> {
+  const { directory } = await writeScdlToMemory({
+    indptr: [0, 2, 3, 3, 5, 6, 7],
+    indices: [0, 3, 2, 1, 2, 0, 2],
+    data: [1, 2, 3, 4, 5, 6, 7],
+    numCols: 4,
+  });
+  const itemSize = (await openScdl(directory)).rowPtr.itemSize;
+  const rowPtr = directory.get('row_ptr.npy')!.slice();
+  // Little-endian: the low byte carries small values; the entry's other bytes stay 0.
+  rowPtr[entry * itemSize] = value;
+  return withChanges(directory, { 'row_ptr.npy': rowPtr });
+}
+
+async function failure(read: () => Promise<unknown>): Promise<unknown> {
+  return read().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+describe('row_ptr past nnz (reader)', () => {
+  // nnz is 7; row 0 would end at 9.
+  const cases: Array<[string, { rowPtrCacheBytes?: number }]> = [
+    ['row_ptr cached whole', {}],
+    ['row_ptr read per row', { rowPtrCacheBytes: 0 }],
+  ];
+  for (const [name, options] of cases) {
+    it(`row(0) is OutOfBounds at row_ptr[1] (${name})`, async () => {
+      const directory = await archiveWithRowPtr(1, 9);
+      const reader = await openScdl(directory, options);
+      for (const read of [() => reader.row(0), () => reader.rows(0, 1), () => reader.rowExtent(0)]) {
+        const error = await failure(read);
+        expect(isFormatError(error, 'OutOfBounds'), String(error)).toBe(true);
+        expect(error).toMatchObject({ file: 'row_ptr.npy', offset: reader.rowPtr.itemSize, format: 'scdl' });
+      }
+    });
+  }
+});

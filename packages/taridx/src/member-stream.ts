@@ -1,0 +1,63 @@
+import { type ByteSource, checkRange, FormatError, type ReadOptions, readExact } from '@binscope/core';
+import { FORMAT, TAR_BLOCK } from './layout.js';
+
+/**
+ * Members too big to hand out as one Uint8Array. A tar member can be any size (T6 allows
+ * 64-bit sizes); a typed array cannot (4 GiB in Node 20, less in browsers), and holding a
+ * 1.5 GB image to copy it to a file is not what anyone asked for.
+ */
+
+/**
+ * Largest member `readMember`, `readSample`, `readSampleSync` and `get` return whole: 1 GiB.
+ * Bigger members raise UnsupportedFeature; `streamMember` reads any size.
+ */
+export const MAX_MEMBER_BYTES = 1 << 30;
+/** Default chunk of `streamMember`. */
+export const STREAM_CHUNK = 4 << 20;
+
+export interface StreamChunkOptions extends ReadOptions {
+  /** Bytes per chunk (default 4 MiB): memory use is one chunk, whatever the member's size. */
+  chunkSize?: number;
+}
+
+/** Where a member's payload is: what streaming needs of a row. */
+export interface PayloadLocation {
+  row: number;
+  offset: number;
+  size: number;
+}
+
+/** Throws UnsupportedFeature for the first member over MAX_MEMBER_BYTES. */
+export function checkWholeReadable(
+  members: readonly PayloadLocation[],
+  file: (m: PayloadLocation) => string,
+): void {
+  for (const m of members) {
+    if (m.size > MAX_MEMBER_BYTES) {
+      throw new FormatError(
+        'UnsupportedFeature',
+        `row ${m.row}: member of ${m.size} bytes is larger than the ${MAX_MEMBER_BYTES} bytes read in one piece; read it in chunks with reader.streamMember(member)`,
+        { file: file(m), offset: m.offset, format: FORMAT },
+      );
+    }
+  }
+}
+
+/** The payload `size` bytes at offset + 512, one range-checked read per chunk, each read when asked for. */
+export async function* payloadChunks(
+  source: ByteSource,
+  member: PayloadLocation,
+  options: StreamChunkOptions = {},
+): AsyncGenerator<Uint8Array> {
+  const chunkSize = options.chunkSize ?? STREAM_CHUNK;
+  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0 || chunkSize > MAX_MEMBER_BYTES)
+    throw new RangeError(`chunkSize must be an integer in 1..${MAX_MEMBER_BYTES}, got ${chunkSize}`);
+  const start = member.offset + TAR_BLOCK;
+  const what = `payload of row ${member.row} (shard ${source.name})`;
+  checkRange(source, start, member.size, { format: FORMAT, what });
+  for (let done = 0; done < member.size; ) {
+    const length = Math.min(chunkSize, member.size - done);
+    yield await readExact(source, start + done, length, { format: FORMAT, what, signal: options.signal });
+    done += length;
+  }
+}
