@@ -9,6 +9,7 @@ import {
   extensionsOf,
   openScbf,
   scbfPlugin,
+  scbfToCsvChunks,
   scbfWhereRecords,
   validateScbf,
 } from '../src/index.js';
@@ -107,10 +108,15 @@ describe('dictionary encoding (extension kind 4)', () => {
       const back = path.join(dir, 'back.csv');
       await scbfToCsv(scbf, back);
       expect(fs.readFileSync(back, 'utf8')).toBe(text);
+      // A window of rows (cat --format csv --offset): nulls and codes are looked up by absolute row.
+      const reader = await openScbf(src(new Uint8Array(fs.readFileSync(scbf))));
+      let window = '';
+      for await (const chunk of scbfToCsvChunks(reader, { offset: 13, limit: 6 })) window += chunk;
+      expect(window).toBe(`${[lines[0], ...lines.slice(14, 20)].join('\n')}\n`);
       // A second rewrite decodes the dictionary first instead of encoding the codes again.
       await rewriteScbfFile(scbf, scbf, { dictionary: 'off' });
-      const reader = await openScbf(src(new Uint8Array(fs.readFileSync(scbf))));
-      expect(reader.columns.map((c) => c.type)).toEqual(['int32', 'utf8', 'float64', 'utf8']);
+      const plain = await openScbf(src(new Uint8Array(fs.readFileSync(scbf))));
+      expect(plain.columns.map((c) => c.type)).toEqual(['int32', 'utf8', 'float64', 'utf8']);
       await scbfToCsv(scbf, back);
       expect(fs.readFileSync(back, 'utf8')).toBe(text);
     } finally {
