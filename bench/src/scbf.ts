@@ -6,6 +6,7 @@ import { NodeFileSource } from '@binscope/core/node';
 import { openScbf, Utf8Column } from '@binscope/scbf';
 import { csvToScbf, openScbfFile, scbfToCsv, writeScbfFile } from '@binscope/scbf/node';
 import { type Bench, median } from './harness.js';
+import { wideCsvRows } from './scbf-wide.js';
 
 /**
  * SCBF (issue #3): a 1,000,000-row file (int32, utf8, float64, low-cardinality utf8, int32)
@@ -146,6 +147,9 @@ export default async function run(b: Bench): Promise<void> {
 
   fs.closeSync(fd);
   await reader.close();
+
+  // 5. Peak memory by column count.
+  await wideCsvRows(b, dir);
 }
 
 const cpuMs: { subject: number[]; floor: number[] } = { subject: [], floor: [] };

@@ -1,3 +1,4 @@
+import { removeTempsOnSignals } from '@binscope/core/node';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { convertCommand } from './commands/convert.js';
@@ -13,8 +14,9 @@ import { validateCommand } from './commands/validate.js';
 import { type CommonOptions, type Context, createContext } from './context.js';
 import { CliError, describeError, EXIT, type ExitCode, exitCodeFor } from './errors.js';
 import type { CliStreams } from './io.js';
+import { jsonError } from './json-errors.js';
 import { onPluginMissing } from './plugins.js';
-import { RECORD_FORMATS, type RecordFormat } from './render.js';
+import { printJson, RECORD_FORMATS, type RecordFormat } from './render.js';
 
 function wholeNumber(name: string) {
   return (value: string): number => {
@@ -96,6 +98,9 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
           ctx.messages.line(String((original as Error)?.stack ?? original));
         }
         ctx.messages.line(`binscope: ${describeError(error)}`);
+        // --json: the error is a JSON document too, unless the verb already closed one holding it.
+        if (options.json && !ctx.out.started)
+          await printJson(ctx.out, jsonError(error, typeof args[0] === 'string' ? args[0] : null));
         setExit(exitCodeFor(error));
       }
     };
@@ -325,7 +330,10 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       )
       .option('--use-x', '.h5ad → SCDL: read X instead of raw.X')
       .option('--neighbors <key>', '.h5ad → SCDL: write neighbor files from obsp[KEY]')
-      .option('-f, --force', 'replace an existing SCDL archive at OUT (other folders are never replaced)')
+      .option(
+        '-f, --force',
+        'replace an existing OUT (a folder only when it is an SCDL archive; never an input)',
+      )
       .option('--fold <name>', 'shard folder → MLDF: the fold whose NAME_*.tar shards to convert')
       .option('--keep-encoded', '.taridx → MLDF: store .jpg/.png as BYTES instead of decoding to IMAGE_RAW')
       .option('--checksum', '→ MLDF: store CRC-32s of the data and metadata regions (FLAG_CHECKSUMMED)'),
@@ -355,7 +363,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       )
       .argument('<dir>', 'the folder holding the shards')
       .requiredOption('--fold <name>', 'the fold name: shards are NAME_*.tar')
-      .option('-o, --output <file>', 'where to write the index (default DIR/NAME.taridx)'),
+      .option('-o, --output <file>', 'where to write the index (default DIR/NAME.taridx)')
+      .option('-f, --force', 'replace an existing index (never one of the shards)'),
   )
     .addHelpText(
       'after',
@@ -406,7 +415,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .argument('<key>', "the sample's key (the member names' stem)")
       .option('--ext <ext>', "write this member's payload (e.g. jpg, json, seg.png)")
       .option('-o, --output <file>', 'with --ext: write the payload here instead of stdout')
-      .option('--shards <dir>', 'the folder holding the shards (default: beside the index)'),
+      .option('--shards <dir>', 'the folder holding the shards (default: beside the index)')
+      .option('-f, --force', 'with -o: replace an existing FILE (never the index or a shard)'),
   )
     .addHelpText(
       'after',
@@ -427,7 +437,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
           'folder): an SCBF file from a CSV, a UDF file, an MLDF file, a fold of tar shards with its .taridx, ' +
           'and an SCDL archive. Then detect each one and print its summary (info).',
       )
-      .argument('[dir]', 'where to write the samples (created if missing)'),
+      .argument('[dir]', 'where to write the samples (created if missing)')
+      .option('-f, --force', 'write into a folder that already holds files, replacing samples there'),
   )
     .addHelpText('after', examples('$ binscope demo', '$ binscope demo ./samples --json'))
     .action(run((dir: string | undefined, options) => demoCommand(ctx, dir, options)));
@@ -495,5 +506,7 @@ export async function run(
 
 /** The `binscope` executable's entry point. */
 export function main(args: readonly string[]): Promise<number> {
+  // Ctrl-C or a kill mid-write: the temp files, spill folders and locks under way go too.
+  removeTempsOnSignals();
   return run(args);
 }

@@ -55,9 +55,15 @@ export function describeError(error: unknown, path?: string): string {
   let text: string;
   if (error instanceof CliError) text = error.message;
   else if (isFormatError(error)) text = `${prefix}${error.code}: ${error.message}`;
-  else if (isSourceError(error))
-    text = prefix && error.message.startsWith(path ?? '') ? error.message : `${prefix}${error.message}`;
-  else {
+  else if (isSourceError(error)) {
+    // An I/O error about another path (the output of a conversion: a full disk) names that
+    // path itself; prefixing the input would blame the wrong file.
+    const aboutOther = error.path !== undefined && path !== undefined && error.path !== path;
+    text =
+      !prefix || aboutOther || error.message.startsWith(path ?? '')
+        ? error.message
+        : `${prefix}${error.message}`;
+  } else {
     const code = (error as NodeJS.ErrnoException)?.code;
     const system = code ? SYSTEM_ERRORS[code] : undefined;
     const syscallPath = (error as NodeJS.ErrnoException)?.path;

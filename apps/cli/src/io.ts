@@ -20,6 +20,8 @@ export class Output {
   closed = false;
   /** A write error other than a closed pipe, reported once the command ends. */
   error: NodeJS.ErrnoException | undefined;
+  /** Something was written: a --json error must then go inside that document, not after it. */
+  started = false;
 
   constructor(readonly stream: CliStreams['stdout']) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -37,6 +39,7 @@ export class Output {
   }
 
   async write(text: string): Promise<void> {
+    this.started = true;
     if (this.closed) return;
     this.pending.push(text);
     this.pendingLength += text.length;
@@ -48,6 +51,7 @@ export class Output {
   }
 
   async bytes(data: Uint8Array): Promise<void> {
+    this.started = true;
     await this.flush();
     if (this.closed) return;
     await this.send(data);

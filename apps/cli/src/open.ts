@@ -92,6 +92,8 @@ export function unreadable(input: Input): CliError {
     return new CliError(`${input.path}: not a recognised archive directory`, EXIT.failed);
   }
   const hex = input.detection.headHex.slice(0, 32).replace(/(..)(?!$)/g, '$1 ');
+  const near = input.detection.nearMiss;
+  if (near) return new CliError(`${input.path}: ${near.message}`, EXIT.failed);
   return new CliError(
     `${input.path}: unknown format (first bytes: ${hex || 'none, the file is empty'})`,
     EXIT.failed,

@@ -8,7 +8,8 @@ export const RECORD_FORMATS: readonly RecordFormat[] = ['table', 'jsonl', 'csv',
 /** Streams records out in one format; `end` closes the document (a JSON array, a table). */
 export interface RecordWriter {
   write(record: JsonRecord): Promise<void>;
-  end(): Promise<void>;
+  /** `failure`: the error that cut the stream short; a JSON array holds it as its last entry. */
+  end(failure?: unknown): Promise<void>;
 }
 
 export function recordWriter(format: RecordFormat, out: Output): RecordWriter {
@@ -34,7 +35,9 @@ function jsonArrayWriter(out: Output): RecordWriter {
       await out.write(`${first ? '[\n' : ',\n'}${jsonText(record)}`);
       first = false;
     },
-    async end() {
+    async end(failure) {
+      // Closed either way, so the document parses; the error says it is not the whole answer.
+      if (failure !== undefined) await this.write(failure as JsonRecord);
       await out.write(first ? '[]\n' : '\n]\n');
       await out.flush();
     },

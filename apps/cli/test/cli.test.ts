@@ -165,6 +165,25 @@ describe('verbs on files no format reads', () => {
     }
   });
 
+  it("a file with most of a format's magic is named as that format with a damaged signature", () => {
+    // The 8-byte SCBF magic with one byte changed: detect, info and validate all say so.
+    const bytes = new Uint8Array(64);
+    bytes.set(new TextEncoder().encode('SCAFv1'), 0);
+    const p = write('damaged.dat', bytes);
+    const d = cli(['detect', p]);
+    expect(d.code).toBe(1);
+    expect(d.stdout).toContain(
+      'BadMagic for SCBF: byte 2 is 0x41, expected 0x42 (7 of 8 signature bytes match)',
+    );
+    const i = cli(['info', p]);
+    expect(i.code).toBe(1);
+    expect(i.stderr).toContain(`${p}: BadMagic for SCBF: byte 2 is 0x41, expected 0x42`);
+    const v = cli(['validate', '--json', p]);
+    expect(v.code).toBe(1);
+    expect(JSON.parse(v.stdout)[0].errors[0]).toMatchObject({ code: 'BadMagic', offset: 2 });
+    expect(JSON.parse(v.stdout)[0].errors[0].message).toContain('SCBF signature damaged');
+  });
+
   it('info on a tar shard points at the index', () => {
     const p = write('val_0000.tar', tiny_tar());
     const r = cli(['info', p]);
@@ -187,7 +206,13 @@ describe('verbs on files no format reads', () => {
     const p = write('junk3.bin', 'zzz');
     const r = cli(['validate', '--json', '/no/such', p]);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toHaveLength(1);
+    // The missing path stays in the array (issue 21: --json errors are JSON too).
+    const doc = JSON.parse(r.stdout) as Array<{ path: string; valid: boolean; errors: { code: string }[] }>;
+    expect(doc.map((d) => [d.path, d.valid])).toEqual([
+      ['/no/such', false],
+      [p, false],
+    ]);
+    expect(doc[0].errors[0]).toMatchObject({ code: 'SourceError' });
     expect(r.stderr).toContain('/no/such');
   });
 });

@@ -189,7 +189,18 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
             expect(out.code, out.stderr).toBe(0);
             expect(sha256(out.stdoutBytes)).toBe(first.sha256);
             const file = path.join(dir, `${sample.stem}.${member.ext}`);
-            const saved = cli(['get', v.target, sample.stem, '--ext', member.ext, '-o', file, '--json']);
+            // --force: a sample may hold two members with one extension, saved to one file in turn.
+            const saved = cli([
+              'get',
+              v.target,
+              sample.stem,
+              '--ext',
+              member.ext,
+              '-o',
+              file,
+              '--json',
+              '--force',
+            ]);
             expect(saved.code, saved.stderr).toBe(0);
             expect(JSON.parse(saved.stdout)).toMatchObject({
               output: file,
@@ -241,7 +252,9 @@ describe('demo', () => {
     const v = cli(['validate', '--json', '--deep', ...paths]);
     expect(v.code, v.stdout).toBe(0);
 
-    const human = cli(['demo', dir]);
+    // The folder now holds the samples: writing them again takes --force.
+    expect(cli(['demo', dir]).code).toBe(2);
+    const human = cli(['demo', dir, '--force']);
     expect(human.code).toBe(0);
     for (const f of doc.files) expect(human.stdout).toContain(`${f.path}: ${f.format}`);
   });

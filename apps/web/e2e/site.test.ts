@@ -308,6 +308,10 @@ describe.skipIf(!ready)('the built site in chromium', () => {
       await pickFiles(page, [vector('udf', 'invalid', 'bad_magic.udf')]);
       expect(await detectedFormat(page)).toBe('unknown');
       await page.getByTestId('unknown-view').waitFor();
+      // Most of UDF's magic and its extension: named as a UDF with a damaged signature.
+      expect(await page.getByTestId('near-miss').textContent()).toContain(
+        'Nearly a UDF file, but its signature is damaged: BadMagic — byte 2 is 0x58, expected 0x46',
+      );
       const dump = (await page.getByTestId('head-bytes').textContent()) ?? '';
       expect(dump).toMatch(/^00000000 {2}[0-9a-f]{2} /);
       await page.waitForSelector('.hexcols .b[data-offset="0"]:not(:empty)');

@@ -3,7 +3,15 @@
  * and reader; the page only ever holds small, structured-clonable answers (a page of tree
  * nodes, a window of bytes, a page of records), so a multi-GB file never crosses over.
  */
-import type { Candidate, JsonRecord, JsonValue, Problem, Summary, ValidationReport } from '@binscope/core';
+import type {
+  Candidate,
+  JsonRecord,
+  JsonValue,
+  NearMiss,
+  Problem,
+  Summary,
+  ValidationReport,
+} from '@binscope/core';
 
 /** A file the user gave us, with its path inside a dropped or picked folder. */
 export interface InputFile {
@@ -62,6 +70,8 @@ export interface SessionInfo {
   candidates: Candidate[];
   /** The first bytes, hex, for the unknown view. */
   headHex: string;
+  /** For an unknown file: the format it nearly is, and the first byte that differs. */
+  nearMiss?: NearMiss;
   /** Files of a folder session (or files dropped together), with sizes. */
   files: Array<{ path: string; size: number; format?: string | null }>;
   /** Opening (header parse) failed: the format matched but the file is broken. */

@@ -209,29 +209,61 @@ export function float16ToNumber(bits: number): number {
   return sign * (1024 + fraction) * exponentScale[exponent];
 }
 
-/** number → nearest IEEE 754 binary16 bits (round half to even), as numpy's astype(float16). */
+const f32Scratch = new Float32Array(1);
+const f32Bits = new Uint32Array(f32Scratch.buffer);
+
+/**
+ * number → nearest IEEE 754 binary16 bits, round half to even, NaN payloads kept: the bits
+ * numpy's astype(float16) gives. A value float32 holds exactly rounds from its float32 bits
+ * (integer work, no allocation: writers call this per element); any other value rounds once
+ * from the double, since going through float32 first would round twice.
+ */
 export function numberToFloat16(value: number): number {
-  const f32 = new Float32Array(1);
-  const u32 = new Uint32Array(f32.buffer);
-  f32[0] = value;
-  const x = u32[0];
+  f32Scratch[0] = value;
+  if (f32Scratch[0] !== value && !Number.isNaN(value)) return float16FromDouble(value);
+  const x = f32Bits[0];
   const sign = (x >>> 16) & 0x8000;
   const exp = (x >>> 23) & 0xff;
-  let mant = x & 0x7fffff;
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
-  // Round from the exact double, not the float32, to avoid double rounding.
+  const mant = x & 0x7fffff;
+  if (exp === 0xff) {
+    if (mant === 0) return sign | 0x7c00;
+    const nan = 0x7c00 + (mant >>> 13);
+    return sign | (nan === 0x7c00 ? 0x7c01 : nan);
+  }
+  const halfExp = exp - 112; // rebias 127 → 15
+  if (halfExp >= 31) return sign | 0x7c00;
+  if (halfExp <= 0) {
+    if (halfExp < -10) return sign;
+    const m = mant | 0x800000;
+    const shift = 14 - halfExp;
+    let q = m >>> shift;
+    const rest = m & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rest > half || (rest === half && q & 1)) q++;
+    return sign | q;
+  }
+  let q = (halfExp << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && q & 1)) q++;
+  return sign | q; // a carry into the exponent is right, up to infinity
+}
+
+/** numberToFloat16 over an array, into `out` (which must hold values.length elements). */
+export function encodeFloat16(values: ArrayLike<number>, out: Uint16Array): void {
+  for (let i = 0; i < values.length; i++) out[i] = numberToFloat16(values[i]);
+}
+
+/** The rounding of a finite or infinite double float32 cannot hold exactly, from the double. */
+export function float16FromDouble(value: number): number {
+  const sign = value < 0 || Object.is(value, -0) ? 0x8000 : 0;
   const abs = Math.abs(value);
   if (abs >= 65520) return sign | 0x7c00;
   if (abs <= 2 ** -25) return sign; // halfway to the smallest subnormal rounds to even (zero)
   let e = Math.floor(Math.log2(abs));
   if (2 ** e > abs) e--;
   if (2 ** (e + 1) <= abs) e++;
-  if (e < -14) {
-    const q = abs / 2 ** -24;
-    return sign | roundHalfEven(q);
-  }
-  const scaled = abs / 2 ** e; // in [1, 2)
-  mant = roundHalfEven((scaled - 1) * 1024);
+  if (e < -14) return sign | roundHalfEven(abs / 2 ** -24);
+  let mant = roundHalfEven((abs / 2 ** e - 1) * 1024);
   let biased = e + 15;
   if (mant === 1024) {
     mant = 0;

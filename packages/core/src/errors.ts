@@ -37,6 +37,8 @@ export class FormatError extends Error {
   readonly offset: number | undefined;
   readonly file: string | undefined;
   readonly format: string | undefined;
+  /** The message without the location suffix (kept apart: a message may itself contain " (at "). */
+  readonly detail: string;
 
   constructor(
     code: ErrorCode,
@@ -50,12 +52,7 @@ export class FormatError extends Error {
     this.offset = location.offset;
     this.file = location.file;
     this.format = location.format;
-  }
-
-  /** The message without the location suffix. */
-  get detail(): string {
-    const at = this.message.lastIndexOf(' (at ');
-    return at >= 0 ? this.message.slice(0, at) : this.message;
+    this.detail = message;
   }
 
   toProblem(): Problem {

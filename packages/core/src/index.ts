@@ -21,6 +21,7 @@ export {
   type CursorOptions,
   decodeUtf8,
   float16ToNumber,
+  encodeFloat16,
   numberToFloat16,
   readU64,
   readU64Big,
@@ -94,8 +95,11 @@ export {
   type Detection,
   HEAD_WINDOW,
   matchesMagic,
+  type NearMiss,
+  nearMisses,
   rankByMagic,
   type Registry,
+  SPECIFICATION_VERSIONS,
   TAR_SHARD,
 } from './registry.js';
 export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';

@@ -133,14 +133,13 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
    */
   csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
   /**
-   * Optional, for `diff`: the content as comparable fields (header fields, schema, fields,
-   * tables, arrays, counts) with their locations. Leave out what only reflects the encoding
+   * For `diff`: the content as comparable fields (header fields, schema, fields, tables,
+   * arrays, counts) with their locations. Leave out what only reflects the encoding
    * (compressed sizes, block offsets, padding) so files of equal content compare equal.
-   * Without it, diff compares info()'s version, counts and details.
    */
-  contentFields?(reader: R, options?: ReadOptions): Promise<ContentField[]>;
-  /** Optional, for `diff`: where record `index` (numbered as records() yields them) is stored. */
-  locateRecord?(reader: R, index: number, options?: ReadOptions): Promise<ByteLocation[]>;
+  contentFields(reader: R, options?: ReadOptions): Promise<ContentField[]>;
+  /** For `diff`: where record `index` (numbered as records() yields them) is stored. */
+  locateRecord(reader: R, index: number, options?: ReadOptions): Promise<ByteLocation[]>;
 }
 
 /** Erases a plugin's reader type so different plugins fit one list. */

@@ -19,10 +19,36 @@ export const TAR_SHARD: FormatInfo = {
 
 export const HEAD_WINDOW = 4096;
 
+/** Versions of the FormatPlugin contract this core can drive. */
+export const SPECIFICATION_VERSIONS = ['v1'] as const;
+
 export interface Candidate {
   id: string;
   score: number;
   reason: string;
+}
+
+/**
+ * A file that almost carries a format's signature: most of its magic bytes, or the format's
+ * extension. Named so a damaged file is reported as a damaged MLDF, not as "unknown".
+ */
+export interface NearMiss {
+  id: string;
+  title: string;
+  /** Absolute offset of the first byte that differs from the signature. */
+  offset: number;
+  /** The byte the signature wants there. */
+  expected: number;
+  /** The byte the file has there, or null when the file ends before it. */
+  actual: number | null;
+  /** How many of the signature's bytes match. */
+  matched: number;
+  length: number;
+  byExtension: boolean;
+  /** "byte 5 is 0x00, expected 0x0a (8 of 9 signature bytes match)" */
+  detail: string;
+  /** "BadMagic for MLDF: " + detail */
+  message: string;
 }
 
 export interface Detection {
@@ -35,6 +61,8 @@ export interface Detection {
   /** The first bytes of the file (empty for a directory), for an honest "unknown". */
   head: Uint8Array;
   headHex: string;
+  /** When nothing matched: the format this file most nearly is, if any. */
+  nearMiss?: NearMiss;
 }
 
 export interface Registry {
@@ -89,8 +117,70 @@ export function rankByMagic(formats: readonly FormatInfo[], head: Uint8Array, na
   return out.sort((a, b) => b.score - a.score);
 }
 
+const hexByte = (b: number) => `0x${b.toString(16).padStart(2, '0')}`;
+
+/**
+ * Formats a file nearly matches, best first: at least half of a signature's bytes (signatures
+ * of 4 bytes or more, so one stray byte never names a format), or any signature when the file
+ * has the format's extension. Pure, like rankByMagic.
+ */
+export function nearMisses(formats: readonly FormatInfo[], head: Uint8Array, name = ''): NearMiss[] {
+  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  const out: NearMiss[] = [];
+  for (const format of formats) {
+    if (format.kind !== 'file') continue;
+    const byExtension = ext !== '' && format.extensions.includes(ext);
+    let best: NearMiss | undefined;
+    for (const sig of format.magic) {
+      const bytes = magicBytes(sig);
+      let matched = 0;
+      let first = -1;
+      for (let i = 0; i < bytes.byteLength; i++) {
+        if (head[sig.offset + i] === bytes[i] && sig.offset + i < head.byteLength) matched++;
+        else if (first < 0) first = i;
+      }
+      if (first < 0) continue; // a full match is a candidate, not a near miss
+      const most = bytes.byteLength >= 4 && matched * 2 >= bytes.byteLength;
+      if (!most && !byExtension) continue;
+      if (best && best.matched >= matched) continue;
+      const offset = sig.offset + first;
+      const actual = offset < head.byteLength ? head[offset] : null;
+      const what =
+        actual === null
+          ? `the file ends before byte ${offset}, where ${hexByte(bytes[first])} is expected`
+          : `byte ${offset} is ${hexByte(actual)}, expected ${hexByte(bytes[first])}`;
+      const detail = `${what} (${matched} of ${bytes.byteLength} signature bytes match${byExtension ? `, extension .${ext}` : ''})`;
+      best = {
+        id: format.id,
+        title: format.title,
+        offset,
+        expected: bytes[first],
+        actual,
+        matched,
+        length: bytes.byteLength,
+        byExtension,
+        detail,
+        message: `BadMagic for ${format.id.toUpperCase()}: ${detail}`,
+      };
+    }
+    if (best) out.push(best);
+  }
+  const rank = (m: NearMiss) => m.matched / m.length + (m.byExtension ? 1 : 0);
+  return out.sort((a, b) => rank(b) - rank(a));
+}
+
 /** Registration is explicit: pass the plugins you want, in the order that breaks ties. */
 export function createRegistry(plugins: readonly AnyFormatPlugin[]): Registry {
+  for (const plugin of plugins) {
+    // A plugin built against another version of the contract would be called with arguments
+    // it does not expect: refuse it at registration, not at the first file.
+    const version: unknown = (plugin as { specificationVersion?: unknown }).specificationVersion;
+    if (!SPECIFICATION_VERSIONS.includes(version as 'v1')) {
+      throw new TypeError(
+        `plugin "${plugin.id}" implements FormatPlugin specification ${JSON.stringify(version)}; this @binscope/core supports ${SPECIFICATION_VERSIONS.join(', ')}`,
+      );
+    }
+  }
   const byId = new Map(plugins.map((p) => [p.id, p]));
   return {
     plugins,
@@ -126,7 +216,9 @@ export function createRegistry(plugins: readonly AnyFormatPlugin[]): Registry {
       candidates.sort((a, b) => b.score - a.score);
       const bestId = candidates[0]?.id;
       const plugin = bestId ? byId.get(bestId) : undefined;
+      const nearMiss = bestId ? undefined : nearMisses([...plugins, TAR_SHARD], head, name)[0];
       return {
+        nearMiss,
         format: bestId ?? null,
         title: plugin?.title ?? (bestId === TAR_SHARD.id ? TAR_SHARD.title : 'unknown'),
         plugin,

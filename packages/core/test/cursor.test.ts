@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   maxUnsigned,
   Cursor,
+  encodeFloat16,
   float16ToNumber,
   isFormatError,
   numberToFloat16,
   readU64,
   toTypedArray,
 } from '../src/index.js';
+import { float16FromDouble } from '../src/cursor.js';
 
 describe('Cursor', () => {
   it('reads little- and big-endian integers and floats', () => {
@@ -98,6 +100,26 @@ describe('float16', () => {
     expect(numberToFloat16(1 + 2 ** -11)).toBe(0x3c00);
     expect(numberToFloat16(1 + 3 * 2 ** -11)).toBe(0x3c02);
     expect(numberToFloat16(70000)).toBe(0x7c00);
+  });
+
+  it('the float32 fast path and the exact double rounding agree on every float32-exact value', () => {
+    // Two independent roundings of one value: the integer path on float32 bits and the
+    // arithmetic path on the double. Any disagreement is a bug in one of them.
+    fc.assert(
+      fc.property(fc.float({ noNaN: true, noDefaultInfinity: true }), (f) => {
+        expect(numberToFloat16(f)).toBe(float16FromDouble(f));
+      }),
+      { seed: 16, numRuns: 20_000 },
+    );
+    for (const v of [65504, 65519, 65520, 2 ** -25, 1.5 * 2 ** -25, 2 ** -24, -0, 1 + 2 ** -11, 2049, 2051])
+      expect(numberToFloat16(v)).toBe(float16FromDouble(v));
+  });
+
+  it('keeps NaN payloads as numpy does and encodes arrays', () => {
+    expect(numberToFloat16(Number.NaN)).toBe(0x7e00);
+    const out = new Uint16Array(3);
+    encodeFloat16([1, -2, 1 / 3], out);
+    expect(Array.from(out)).toEqual([0x3c00, 0xc000, 0x3555]);
   });
 });
 

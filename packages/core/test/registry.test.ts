@@ -12,6 +12,7 @@ import {
   node,
   nodesAt,
   ProblemList,
+  nearMisses,
   rankByMagic,
   toJsonValue,
   toPlainTree,
@@ -31,6 +32,8 @@ function fakePlugin(id: string, magic: string, extra: Partial<Parameters<typeof 
     inspect: async () => node(id, 'file', 0, 0),
     validate: async () => ({ valid: true, errors: [], warnings: [] }),
     records: async function* () {},
+    contentFields: async () => [],
+    locateRecord: async () => [],
     ...extra,
   });
 }
@@ -88,13 +91,80 @@ describe('registry and detection', () => {
     expect(no.format).toBeNull();
   });
 
+  it('refuses a plugin written for another version of the contract, naming it', () => {
+    const future = { ...fakePlugin('zz', 'ZZZZ'), specificationVersion: 'v2' } as unknown as typeof long;
+    expect(() => createRegistry([long, future])).toThrow(
+      'plugin "zz" implements FormatPlugin specification "v2"; this @binscope/core supports v1',
+    );
+    expect(() => createRegistry([long])).not.toThrow();
+  });
+
   it('rankByMagic needs no plugin code', () => {
     expect(rankByMagic([long], encoder.encode('ABCD'))[0].id).toBe('bb');
     expect(rankByMagic([long], encoder.encode('ABC'))).toEqual([]);
   });
 });
 
+describe('near misses', () => {
+  const nine = fakePlugin('nine', 'ABCDEFGHI');
+  const registry = createRegistry([nine, fakePlugin('two', 'QZ')]);
+  const detect = (text: string, name = 'x.bin') =>
+    registry.detect(fileTarget(new MemorySource(encoder.encode(text), name)));
+
+  it('names the format whose signature a file mostly carries, and the first byte that differs', async () => {
+    const d = await detect('ABCDE?GHI rest');
+    expect(d.format).toBeNull();
+    expect(d.nearMiss).toMatchObject({
+      id: 'nine',
+      offset: 5,
+      expected: 0x46,
+      actual: 0x3f,
+      matched: 8,
+      length: 9,
+    });
+    expect(d.nearMiss?.message).toBe(
+      'BadMagic for NINE: byte 5 is 0x3f, expected 0x46 (8 of 9 signature bytes match)',
+    );
+  });
+
+  it('names no format when fewer than half the bytes match or the signature is short', async () => {
+    expect((await detect('ABCD?????')).nearMiss).toBeUndefined();
+    expect((await detect('ABCD?FGHI')).nearMiss?.id).toBe('nine');
+    // A 2-byte signature never names a format by bytes alone: one stray byte would.
+    expect((await detect('Q?')).nearMiss).toBeUndefined();
+  });
+
+  it('names the format of the extension even when no byte matches, and a file cut inside the signature', async () => {
+    expect((await detect('zz', 'data.two')).nearMiss).toMatchObject({
+      id: 'two',
+      offset: 0,
+      byExtension: true,
+    });
+    const cut = await detect('ABCDEF', 'x.bin');
+    expect(cut.nearMiss).toMatchObject({ id: 'nine', offset: 6, actual: null });
+    expect(cut.nearMiss?.detail).toContain('the file ends before byte 6');
+  });
+
+  it('is not reported when a signature matches', async () => {
+    expect((await detect('ABCDEFGHI')).nearMiss).toBeUndefined();
+    expect(nearMisses([nine], encoder.encode('ABCDEFGHI'))).toEqual([]);
+  });
+});
+
 describe('errors', () => {
+  it('keeps a message that itself contains " (at " whole in detail and toProblem', () => {
+    const message = 'column "x (at 3)" has 2 rows, expected 4';
+    const error = new FormatError('CountMismatch', message, { offset: 7, file: 'a.scbf', format: 'scbf' });
+    expect(error.detail).toBe(message);
+    expect(error.toProblem().message).toBe(message);
+    const relocated = withLocation(new FormatError('CountMismatch', message, { offset: 7 }), {
+      file: 'b.scbf',
+    });
+    expect((relocated as FormatError).detail).toBe(message);
+    // Without a location there is no suffix to tell apart from the message's own " (at ".
+    expect(new FormatError('InvalidValue', message).detail).toBe(message);
+  });
+
   it('FormatError carries code, offset, file and format and a readable message', () => {
     const error = new FormatError('CountMismatch', 'rows disagree', {
       offset: 12,

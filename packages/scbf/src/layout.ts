@@ -8,6 +8,7 @@ import {
   type ReadOptions,
   readExact,
   readU64,
+  readU64Big,
 } from '@binscope/core';
 import { SCBF_MAGIC } from './magic.js';
 
@@ -175,20 +176,23 @@ export async function parseLayout(
     const schema = parseSchema(schemaBytes, source, add);
     const numColumns = cursor.u32();
     const totalRowsAt = cursor.offset;
+    // 64-bit fields in messages: the exact value, not the nearest double.
+    const totalRowsText = readU64Big(cursor.view, cursor.pos, true).toString();
     const totalRows = readU64(cursor.view, cursor.pos, true);
     cursor.skip(8);
     const metaAt = cursor.offset;
+    const metaText = readU64Big(cursor.view, cursor.pos, true).toString();
     const metaTableOffset = readU64(cursor.view, cursor.pos, true);
     cursor.skip(8);
     if (!Number.isSafeInteger(totalRows))
-      add(Phase.header, 'InvalidValue', `total_rows ${totalRows} is beyond any file`, totalRowsAt);
+      add(Phase.header, 'InvalidValue', `total_rows ${totalRowsText} is beyond any file`, totalRowsAt);
 
     // The metadata table: inside the file and not over the header (S1: readers seek to it).
     if (metaTableOffset < headerLength) {
       fatal(
         Phase.bounds,
         'OutOfBounds',
-        `meta_table_offset ${metaTableOffset} points into the header (which ends at ${headerLength})`,
+        `meta_table_offset ${metaText} points into the header (which ends at ${headerLength})`,
         metaAt,
       );
     }
@@ -200,7 +204,7 @@ export async function parseLayout(
       fatal(
         Phase.bounds,
         'OutOfBounds',
-        `meta_table_offset ${metaTableOffset} is past the end of the file (${source.size} bytes)`,
+        `meta_table_offset ${metaText} is past the end of the file (${source.size} bytes)`,
         metaAt,
       );
     }
@@ -209,7 +213,7 @@ export async function parseLayout(
       fatal(
         Phase.bounds,
         'Truncated',
-        `num_columns ${numColumns} needs at least ${numColumns * MIN_ENTRY} bytes of metadata from ${metaTableOffset}, but the file ends at ${source.size}`,
+        `num_columns ${numColumns} needs at least ${numColumns * MIN_ENTRY} bytes of metadata from ${metaText}, but the file ends at ${source.size}`,
         metaTableOffset,
       );
     }
@@ -406,6 +410,7 @@ async function parseMetaTable(
         );
       }
       const countAt = cursor.offset;
+      const countText = readU64Big(cursor.view, cursor.pos, true).toString();
       const count = readU64(cursor.view, cursor.pos, true);
       cursor.skip(8);
       const nBlocks = type === 'utf8' ? 2 : 1;
@@ -415,7 +420,12 @@ async function parseMetaTable(
       }
       if (!Number.isSafeInteger(count)) {
         pending.push(() =>
-          add(Phase.header, 'InvalidValue', `column "${name}" count ${count} is beyond any file`, countAt),
+          add(
+            Phase.header,
+            'InvalidValue',
+            `column "${name}" count ${countText} is beyond any file`,
+            countAt,
+          ),
         );
       }
       const roles: BlockRole[] = type === 'utf8' ? ['offsets', 'strings'] : ['values'];
@@ -531,6 +541,11 @@ function checkCrossReferences(
   }
   for (const column of columns) {
     const countAt = column.entryOffset + 3 + column.nameLength;
+    // A count beyond 2^53 is already reported exactly; its rounded double would only mislead here.
+    if (!Number.isSafeInteger(column.count) || !Number.isSafeInteger(header.totalRows)) {
+      defective.add(column.index);
+      continue;
+    }
     if (column.count !== header.totalRows) {
       add(
         Phase.crossref,

@@ -135,6 +135,42 @@ describe('CSV parsing (papaparse, fed in pieces)', () => {
   });
 });
 
+describe('CSV → SCBF: an unterminated quote', () => {
+  const unclosed = () => {
+    const head = 'a,b\n1,2\n3,';
+    // Many lines after the open quote: the old parser read them again for every chunk.
+    const csv = `${head}"never closed\n${'x,y\n'.repeat(1 << 20)}`;
+    return { csv, quoteAt: Buffer.byteLength(head) };
+  };
+
+  it('is reported at the byte where the quote opened, read in one pass', async () => {
+    const { csv, quoteAt } = unclosed();
+    fs.writeFileSync(file('open.csv'), csv);
+    const error = await csvToScbf(file('open.csv'), file('open.scbf')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isFormatError(error), String(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'InvalidValue', offset: quoteAt, file: 'open.csv' });
+    expect(String((error as Error).message)).toMatch(
+      new RegExp(`row 3: unterminated quote.*opened at byte ${quoteAt} `),
+    );
+    expect(fs.readdirSync(tmp.dir)).toEqual(['open.csv']);
+  });
+
+  it('stops once the open field passes maxRecordBytes, holding no more than that', async () => {
+    const { csv, quoteAt } = unclosed();
+    const error = await csvToScbf(pieces(csv, 4096), file('open.scbf'), { maxRecordBytes: 1 << 16 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'InvalidValue', offset: quoteAt });
+    expect(String((error as Error).message)).toMatch(
+      new RegExp(`opened at byte ${quoteAt} is still open after \\d+ bytes`),
+    );
+  });
+});
+
 describe('CSV → SCBF → CSV', () => {
   it('is byte-identical for property-generated tables (S7 inference)', async () => {
     await fc.assert(

@@ -119,7 +119,7 @@ export function castElements(
     case 'f16': {
       const target = new Uint16Array(outBuffer, 0, count);
       const values = asNumbers(src, from, count);
-      for (let i = 0; i < count; i++) target[i] = toFloat16Bits(values[i]);
+      for (let i = 0; i < count; i++) target[i] = numberToFloat16(values[i]);
       return out;
     }
     case 'u8':
@@ -212,41 +212,6 @@ function floatToU64(x: number, words: Uint32Array, at: number): void {
   const hi = Math.floor(t / TWO_32);
   words[at] = t - hi * TWO_32;
   words[at + 1] = hi;
-}
-
-const f32 = new Float32Array(1);
-const f32Bits = new Uint32Array(f32.buffer);
-
-/** number → binary16 bits, round half to even, NaN payloads kept like numpy's npy_floatbits_to_halfbits. */
-export function toFloat16Bits(value: number): number {
-  f32[0] = value;
-  // A double that float32 cannot hold exactly must round once, from the double.
-  if (f32[0] !== value && !Number.isNaN(value)) return numberToFloat16(value);
-  const x = f32Bits[0];
-  const sign = (x >>> 16) & 0x8000;
-  const exp = (x >>> 23) & 0xff;
-  const mant = x & 0x7fffff;
-  if (exp === 0xff) {
-    if (mant === 0) return sign | 0x7c00;
-    const nan = 0x7c00 + (mant >>> 13);
-    return sign | (nan === 0x7c00 ? 0x7c01 : nan);
-  }
-  const halfExp = exp - 127 + 15;
-  if (halfExp >= 31) return sign | 0x7c00;
-  if (halfExp <= 0) {
-    if (halfExp < -10) return sign;
-    const m = mant | 0x800000;
-    const shift = 14 - halfExp;
-    let q = m >>> shift;
-    const rest = m & ((1 << shift) - 1);
-    const half = 1 << (shift - 1);
-    if (rest > half || (rest === half && q & 1)) q++;
-    return sign | q;
-  }
-  let q = (halfExp << 10) | (mant >>> 13);
-  const rest = mant & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && q & 1)) q++;
-  return sign | q;
 }
 
 /**

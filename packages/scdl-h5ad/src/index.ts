@@ -8,6 +8,7 @@ import {
   convertAnnData,
 } from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
+import { asH5adError } from './h5-failures.js';
 import { comparePathParts, hasSignatureAt, openAnnData, signatureOffsets } from './open.js';
 
 export {
@@ -174,7 +175,9 @@ export async function convertH5adFiles(
       };
     },
     options,
-  );
+  ).catch((error: unknown) => {
+    throw asH5adError(error, files.map(labelOf).join(', '));
+  });
 }
 
 /** Converts into memory; `archiveFiles(sink)` then yields every file of the archive to save or zip. */
@@ -201,6 +204,8 @@ export async function describeH5adFile(
   const adata = await input.open();
   try {
     return adata.summary();
+  } catch (error) {
+    throw asH5adError(error, input.label);
   } finally {
     adata.close();
   }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FormatError, SourceError } from '@binscope/core';
+import { openRegularFile } from '@binscope/core/node';
 import { createScdlArchiveWriter } from '@binscope/scdl/node';
 import type { AnnDataFile, H5adSummary } from './anndata.js';
 import {
@@ -10,6 +11,7 @@ import {
   convertAnnData,
 } from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
+import { asH5adError, withQuietWasmConsole } from './h5-failures.js';
 import { comparePathParts, hasSignatureAt, openAnnData, pythonPath, signatureOffsets } from './open.js';
 
 export * from './index.js';
@@ -21,7 +23,8 @@ let nodeLib: Promise<H5Lib> | undefined;
  * (Emscripten NODERAWFS), so HDF5 reads exactly the byte ranges it needs from disk.
  */
 export function loadH5wasmNode(): Promise<H5Lib> {
-  nodeLib ??= import('h5wasm/node').then(async (lib) => {
+  nodeLib ??= withQuietWasmConsole(async () => {
+    const lib = await import('h5wasm/node');
     await lib.ready;
     useThrowingErrors(lib as unknown as H5Lib);
     return lib as unknown as H5Lib;
@@ -40,14 +43,9 @@ function describe(cause: unknown): string {
 
 /** Fails with BadMagic before h5wasm sees a file that is not HDF5 at all. */
 function checkHdf5(file: string): void {
-  let fd: number;
+  // Only regular files: h5wasm would wait forever on a FIFO.
+  const { fd, size } = openRegularFile(file);
   try {
-    fd = fs.openSync(file, 'r');
-  } catch (cause) {
-    throw new SourceError(`${file}: ${describe(cause)}`, file, { cause });
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
     const head = new Uint8Array(8);
     for (const at of signatureOffsets(size)) {
       if (fs.readSync(fd, head, 0, 8, at) === 8 && hasSignatureAt(head)) return;
@@ -74,6 +72,8 @@ export async function describeH5ad(file: string): Promise<H5adSummary> {
   const adata = await openH5ad(file);
   try {
     return adata.summary();
+  } catch (error) {
+    throw asH5adError(error, file);
   } finally {
     adata.close();
   }
@@ -113,10 +113,15 @@ export function listH5adInputs(dir: string): { path: string; label: string }[] {
  * of files (in the order given; `{ path, label }` to choose the label). Labels in the
  * feature indices (labels.json) are the paths as given, as upstream writes them.
  */
+export interface NodeConvertOptions extends ConvertOptions {
+  /** false: fail, changing nothing, if `output` exists when writing starts. Default true. */
+  replace?: boolean;
+}
+
 export async function convertH5adToScdl(
   input: string | readonly (string | { path: string; label: string })[],
   output: string,
-  options: ConvertOptions = {},
+  options: NodeConvertOptions = {},
 ): Promise<ConversionResult> {
   let files: { path: string; label: string }[];
   if (typeof input === 'string') {
@@ -137,10 +142,11 @@ export async function convertH5adToScdl(
     label: f.label,
     open: () => openAnnData(lib, path.resolve(f.path), f.path),
   }));
+  const label = typeof input === 'string' ? input : files.map((f) => f.label).join(', ');
   return convertAnnData(
     inputs,
     async (writeOptions) => {
-      const writer = await createScdlArchiveWriter(output, writeOptions);
+      const writer = await createScdlArchiveWriter(output, { ...writeOptions, replace: options.replace });
       // Its sink writes each chunk with fs.writeSync before appendRows resolves.
       return {
         appendRows: writer.appendRows,
@@ -150,7 +156,9 @@ export async function convertH5adToScdl(
       };
     },
     options,
-  );
+  ).catch((error: unknown) => {
+    throw asH5adError(error, label);
+  });
 }
 
 export type { ConversionInput, ConversionResult, ConvertOptions };

@@ -1,6 +1,7 @@
 import { FormatError } from '@binscope/core';
 import { AnnDataFile } from './anndata.js';
 import { child, condenseHdf5Error, type H5Lib, isGroup } from './h5.js';
+import { asH5adError } from './h5-failures.js';
 
 /** The HDF5 format signature (\x89HDF\r\n\x1a\n). */
 export const HDF5_SIGNATURE = new Uint8Array([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -32,8 +33,17 @@ export function openAnnData(lib: H5Lib, path: string, name: string, release?: ()
     const code = /truncat|eof|addr overflow/i.test(detail) ? 'Truncated' : 'InvalidValue';
     throw new FormatError(code, `cannot open as HDF5 (${detail})`, { file: name, format: 'h5ad' }, { cause });
   }
-  const hasObs = isGroup(file) && child(file, 'obs') !== undefined;
-  const hasVar = isGroup(file) && child(file, 'var') !== undefined;
+  let hasObs: boolean;
+  let hasVar: boolean;
+  try {
+    hasObs = isGroup(file) && child(file, 'obs') !== undefined;
+    hasVar = isGroup(file) && child(file, 'var') !== undefined;
+  } catch (cause) {
+    // A corrupt root group fails here, after the superblock opened fine.
+    closeQuietly(file);
+    release?.();
+    throw asH5adError(cause, name);
+  }
   if (!hasObs || !hasVar) {
     file.close();
     release?.();
@@ -43,6 +53,14 @@ export function openAnnData(lib: H5Lib, path: string, name: string, release?: ()
     });
   }
   return new AnnDataFile(lib, file, name, release);
+}
+
+function closeQuietly(file: { close(): unknown }): void {
+  try {
+    file.close();
+  } catch {
+    // The open already failed; that error is the one to report.
+  }
 }
 
 /**

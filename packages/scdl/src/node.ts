@@ -107,9 +107,16 @@ export interface ScdlArchiveWriter {
   abort(): Promise<void>;
 }
 
+export interface ScdlArchiveWriteOptions extends ScdlWriteOptions {
+  /** false: fail, changing nothing, if `target` exists when writing starts. Default true. */
+  replace?: boolean;
+  /** Told about previous copies that interrupted replacements left (restored or kept). */
+  onWarning?: (message: string) => void;
+}
+
 export async function createScdlArchiveWriter(
   target: string,
-  options: ScdlWriteOptions = {},
+  options: ScdlArchiveWriteOptions = {},
 ): Promise<ScdlArchiveWriter> {
   let release!: () => void;
   let fail!: (error: unknown) => void;
@@ -125,10 +132,14 @@ export async function createScdlArchiveWriter(
   });
   // core's writeDirectoryAtomic owns the temp-folder-and-rename dance; the build step
   // stays open until finish() or abort() settles it.
-  const done = writeDirectoryAtomic(target, async (tempDir) => {
-    ready(new NodeArchiveSink(tempDir));
-    await finished;
-  });
+  const done = writeDirectoryAtomic(
+    target,
+    async (tempDir) => {
+      ready(new NodeArchiveSink(tempDir));
+      await finished;
+    },
+    { replace: options.replace, onWarning: options.onWarning },
+  );
   done.catch((error) => notReady(error));
   const sink = await sinkReady;
   const writer = new ScdlWriter(sink, options);
@@ -180,7 +191,7 @@ export async function createScdlArchiveWriter(
 export async function writeScdlArchive(
   target: string,
   matrix: CsrMatrix,
-  options: ScdlWriteOptions = {},
+  options: ScdlArchiveWriteOptions = {},
 ): Promise<ScdlWriteResult> {
   const nnzFromIndptr =
     matrix.indptr.length > 0

@@ -3,6 +3,7 @@ import {
   FormatError,
   MemoryDirectory,
   maxUnsigned,
+  encodeFloat16,
   numberToFloat16,
   throwIfAborted,
 } from '@binscope/core';
@@ -650,48 +651,6 @@ export function encodeData(values: NumericArrayLike, dtype: ScdlDataDType): Uint
         for (let i = 0; i < n; i++) out[i] = Number(BigInt.asUintN(Number(bits), values[i] as bigint));
       } else out.set(values as ArrayLike<number>); // ToUint8/16/32: truncate, wrap, NaN → 0
       return bytesOf(out);
-    }
-  }
-}
-
-const f32Scratch = new Float32Array(1);
-const f32Bits = new Uint32Array(f32Scratch.buffer);
-
-/**
- * Numbers → binary16 bits, the same bits as core's numberToFloat16 without its per-call
- * allocation: a value float32 holds exactly rounds (half to even) from its float32 bits,
- * which gives the same result as rounding the double; any other value takes core's path.
- */
-function encodeFloat16(values: ArrayLike<number>, out: Uint16Array): void {
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    f32Scratch[0] = value;
-    if (f32Scratch[0] !== value) {
-      out[i] = numberToFloat16(value);
-      continue;
-    }
-    const x = f32Bits[0];
-    const sign = (x >>> 16) & 0x8000;
-    const exp = (x >>> 23) & 0xff;
-    const mant = x & 0x7fffff;
-    const halfExp = exp - 112; // rebias 127 → 15
-    if (halfExp >= 31) out[i] = sign | 0x7c00;
-    else if (halfExp <= 0) {
-      if (halfExp < -10) out[i] = sign;
-      else {
-        const m = mant | 0x800000;
-        const shift = 14 - halfExp;
-        let q = m >>> shift;
-        const rest = m & ((1 << shift) - 1);
-        const half = 1 << (shift - 1);
-        if (rest > half || (rest === half && q & 1)) q++;
-        out[i] = sign | q;
-      }
-    } else {
-      let q = (halfExp << 10) | (mant >>> 13);
-      const rest = mant & 0x1fff;
-      if (rest > 0x1000 || (rest === 0x1000 && q & 1)) q++;
-      out[i] = sign | q; // a carry into the exponent is right, up to infinity
     }
   }
 }

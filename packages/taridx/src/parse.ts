@@ -6,6 +6,7 @@ import {
   type ReadOptions,
   readExact,
   readU64,
+  readU64Big,
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows, type RowGroups } from './groups.js';
@@ -97,23 +98,29 @@ export async function parseIndex(source: ByteSource, options: ReadOptions = {}):
     warn('ReservedBytes', 'reserved header bytes are not zero; ignored', H.reserved);
 
   // Region bounds: [64, off_crash) extensions, [off_crash, off_arr) crash stems, [off_arr, EOF) rows.
+  // 64-bit fields in messages: the exact value, not the nearest double.
+  const exact = (at: number) => readU64Big(view, at, true).toString();
   if (header.offCrash < HEADER_SIZE) {
-    throw fail('OutOfBounds', `off_crash ${header.offCrash} points into the 64-byte header`, H.offCrash);
+    throw fail('OutOfBounds', `off_crash ${exact(H.offCrash)} points into the 64-byte header`, H.offCrash);
   }
   if (header.offCrash > size) {
     throw fail(
       'OutOfBounds',
-      `off_crash ${header.offCrash} is past the end of the file (${size} bytes)`,
+      `off_crash ${exact(H.offCrash)} is past the end of the file (${size} bytes)`,
       H.offCrash,
     );
   }
   if (header.offArr < header.offCrash) {
-    throw fail('OutOfBounds', `off_arr ${header.offArr} lies before off_crash ${header.offCrash}`, H.offArr);
+    throw fail(
+      'OutOfBounds',
+      `off_arr ${exact(H.offArr)} lies before off_crash ${exact(H.offCrash)}`,
+      H.offArr,
+    );
   }
   if (header.offArr > size) {
     throw fail(
       'OutOfBounds',
-      `off_arr ${header.offArr} is past the end of the file (${size} bytes)`,
+      `off_arr ${exact(H.offArr)} is past the end of the file (${size} bytes)`,
       H.offArr,
     );
   }
@@ -122,19 +129,23 @@ export async function parseIndex(source: ByteSource, options: ReadOptions = {}):
   if (rowBytes % ROW_SIZE !== 0) {
     throw fail(
       'Truncated',
-      `the row region (${rowBytes} bytes from off_arr ${header.offArr}) is not a multiple of ${ROW_SIZE}: the last row is cut after ${rowBytes % ROW_SIZE} bytes`,
+      `the row region (${rowBytes} bytes from off_arr ${exact(H.offArr)}) is not a multiple of ${ROW_SIZE}: the last row is cut after ${rowBytes % ROW_SIZE} bytes`,
       header.offArr + wholeRows * ROW_SIZE,
     );
   }
   if (header.nRows !== wholeRows) {
     throw fail(
       'CountMismatch',
-      `n_rows is ${header.nRows} but the row region holds ${wholeRows} rows`,
+      `n_rows is ${exact(H.nRows)} but the row region holds ${wholeRows} rows`,
       H.nRows,
     );
   }
   if (header.nStems > header.nRows || (header.nStems === 0 && header.nRows > 0)) {
-    throw fail('CountMismatch', `n_stems ${header.nStems} is impossible for ${header.nRows} rows`, H.nStems);
+    throw fail(
+      'CountMismatch',
+      `n_stems ${exact(H.nStems)} is impossible for ${exact(H.nRows)} rows`,
+      H.nStems,
+    );
   }
 
   const extBytes = await readExact(source, HEADER_SIZE, header.offCrash - HEADER_SIZE, {

@@ -98,8 +98,11 @@ export function isZeroBlock(block: Uint8Array, at: number): boolean {
   return true;
 }
 
-/** Whether the stored checksum matches (unsigned sum, or the signed sum some old tars wrote). */
-export function checksumOk(block: Uint8Array, at: number): boolean {
+/**
+ * The one header-checksum rule (the unsigned sum, or the signed sum some old tars wrote), shared by the indexer and `validate --deep`: undefined when
+ * the stored checksum matches, else what is wrong, in words.
+ */
+export function checksumProblem(block: Uint8Array, at: number): string | undefined {
   let unsigned = 0;
   let signed = 0;
   for (let i = at; i < at + TAR_BLOCK; i++) {
@@ -108,7 +111,10 @@ export function checksumOk(block: Uint8Array, at: number): boolean {
     signed += b > 127 ? b - 256 : b;
   }
   const stored = parseOctal(block, at + 148, 8);
-  return stored === unsigned || stored === signed;
+  if (stored === unsigned || stored === signed) return undefined;
+  if (stored < 0)
+    return `bad header checksum: the checksum field is not octal (the header sums to ${unsigned})`;
+  return `bad header checksum: stored ${stored}, the header sums to ${unsigned}`;
 }
 
 /** Octal text up to the first NUL, surrounding whitespace ignored, as Python's int(x, 8). -1 if not octal. */
@@ -311,6 +317,14 @@ export async function walkTar(
     }
     if (window[at] === 0 && isZeroBlock(window, at)) break;
     where.offset = offset;
+    const badChecksum = checksumProblem(window, at);
+    if (badChecksum) {
+      throw new FormatError('InvalidValue', `tar header at ${offset}: ${badChecksum}`, {
+        file,
+        offset: offset + 148,
+        format: FORMAT,
+      });
+    }
     let memberSize = sizeField(window, at, where);
     const type = window[at + 156];
     if (type === 0x78 /* x */ || type === 0x67 /* g */) {

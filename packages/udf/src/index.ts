@@ -12,6 +12,7 @@ export {
   type UdfOpenOptions,
   UdfReader,
   type UdfTable,
+  type UnloadedDataset,
 } from './read.js';
 export { type FileOffset, type Hint, hashName, type Prim } from './types.js';
 export { validateUdf } from './validate.js';

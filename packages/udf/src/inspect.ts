@@ -1,5 +1,5 @@
-import { type InspectNode, node, type ReadOptions } from '@binscope/core';
-import type { TableInfo, UdfDataset, UdfReader } from './read.js';
+import { type FormatError, type InspectNode, node, type ReadOptions } from '@binscope/core';
+import { type TableInfo, UdfDataset, type UdfReader, type UnloadedDataset } from './read.js';
 import { DESCRIPTOR_SIZE, FILE_HEADER_SIZE, LOOKUP_ENTRY_SIZE, STATIC_HEADER_SIZE } from './types.js';
 
 /** Lists up to this many children inline; longer lists load a page at a time. */
@@ -32,11 +32,16 @@ function describeType(t: TableInfo): string {
   return `${t.prim}${t.dims ? `[${t.shape.slice(0, t.dims).join('×')}]` : ''}${t.ghostDims ? ` ghost [${t.shape.slice(t.dims).join('×')}]` : ''}${t.hint === 'none' ? '' : ` ${t.hint}`}`;
 }
 
-function descriptorNode(t: TableInfo): InspectNode {
+function descriptorNode(t: TableInfo, problem?: FormatError): InspectNode {
   const at = t.descriptorOffset;
+  // A table that breaks a rule is shown with its error; the others read as usual (U15).
+  const error = problem
+    ? [node('error', 'error', problem.offset ?? at, 0, { value: `${problem.code}: ${problem.detail}` })]
+    : [];
   return node(t.name, 'descriptor', at, DESCRIPTOR_SIZE, {
-    value: describeType(t),
+    value: problem ? `${describeType(t)} (${problem.code})` : describeType(t),
     children: [
+      ...error,
       field('key_name', at, 4, t.name),
       field(
         'type_info',
@@ -86,7 +91,7 @@ export function datasetNode(d: UdfDataset): InspectNode {
         base + STATIC_HEADER_SIZE,
         DESCRIPTOR_SIZE * h.descsLen,
         d.tables,
-        descriptorNode,
+        (t) => descriptorNode(t, d.broken.get(t.index)),
         h.descsLen,
       ),
       list(
@@ -111,11 +116,19 @@ export function datasetNode(d: UdfDataset): InspectNode {
   });
 }
 
+/** A dataset that cannot be loaded, shown at the FileOffset that points at it (U15). */
+function unloadedNode({ ref, error }: UnloadedDataset): InspectNode {
+  return node(`dataset at ${ref.at.offset}`, 'error', ref.from, 16, {
+    value: `${error.code}: ${error.detail}`,
+  });
+}
+
 /** File header → datasets (walk order) → header / descriptors / lookup / strings / table data. */
 export async function inspectUdf(reader: UdfReader, _options: ReadOptions = {}): Promise<InspectNode> {
   const h = reader.header;
   const size = reader.source.size;
-  const datasets = await reader.allDatasets();
+  const datasets: (UdfDataset | UnloadedDataset)[] = [];
+  for await (const d of reader.walkReporting()) datasets.push(d);
   const rootValue = h.root ? `${h.root.offset} + ${h.root.size}` : 'null';
   return node(reader.source.name, 'file', 0, size, {
     value: 'UDF0',
@@ -141,7 +154,7 @@ export async function inspectUdf(reader: UdfReader, _options: ReadOptions = {}):
         FILE_HEADER_SIZE,
         Math.max(0, size - FILE_HEADER_SIZE),
         datasets,
-        datasetNode,
+        (d) => (d instanceof UdfDataset ? datasetNode(d) : unloadedNode(d)),
         datasets.length,
       ),
     ],

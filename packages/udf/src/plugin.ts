@@ -1,6 +1,7 @@
 import {
   definePlugin,
   FormatError,
+  isFormatError,
   type JsonRecord,
   type JsonValue,
   type RecordOptions,
@@ -11,7 +12,7 @@ import {
 import { udfContentFields, udfLocateTable } from './content.js';
 import { inspectUdf } from './inspect.js';
 import { udfFormat } from './magic.js';
-import { FORMAT_ID, type TableInfo, type UdfDataset, UdfReader } from './read.js';
+import { FORMAT_ID, type TableInfo, UdfDataset, UdfReader, type UnloadedDataset } from './read.js';
 import { validateUdf } from './validate.js';
 
 /** Tables with more elements than this show their first values only in records. */
@@ -71,6 +72,39 @@ export async function tableRecord(dataset: UdfDataset, info: TableInfo): Promise
   return out;
 }
 
+/**
+ * A table that breaks a rule, as a record: its type and the error instead of its content, so
+ * one bad table never hides the others (U15). Other failures (I/O) still end the listing.
+ */
+async function tableRecordOrError(dataset: UdfDataset, info: TableInfo): Promise<JsonRecord> {
+  try {
+    return await tableRecord(dataset, info);
+  } catch (error) {
+    if (!isFormatError(error)) throw error;
+    return {
+      dataset: dataset.fileOffset.offset,
+      dataset_id: dataset.id,
+      table: info.name,
+      prim: info.prim,
+      dims: info.dims,
+      hint: info.hint,
+      shape: info.shape,
+      error: { code: error.code, message: error.detail, offset: error.offset ?? null },
+    };
+  }
+}
+
+/** A dataset a DATASET table points at that cannot be loaded: where it is referenced, and why. */
+function unloadedRecord(unloaded: UnloadedDataset): JsonRecord {
+  const { ref, error } = unloaded;
+  return {
+    dataset: ref.at.offset,
+    dataset_size: ref.at.size,
+    referenced_at: ref.from,
+    error: { code: error.code, message: error.detail, offset: error.offset ?? null },
+  };
+}
+
 export const udfPlugin = definePlugin<UdfReader>({
   ...udfFormat,
 
@@ -83,7 +117,15 @@ export const udfPlugin = definePlugin<UdfReader>({
     let datasets = 0;
     let tables = 0;
     const details: JsonValue[] = [];
-    for await (const d of reader.walk()) {
+    for await (const d of reader.walkReporting()) {
+      if (!(d instanceof UdfDataset)) {
+        // A child that cannot be loaded is listed with its error; the summary goes on (U15).
+        if (details.length < DETAIL_DATASETS) {
+          const { code, detail } = d.error;
+          details.push({ offset: d.ref.at.offset, size: d.ref.at.size, error: `${code}: ${detail}` });
+        }
+        continue;
+      }
       datasets++;
       tables += d.tables.length;
       if (details.length < DETAIL_DATASETS) {
@@ -131,13 +173,20 @@ export const udfPlugin = definePlugin<UdfReader>({
     const only = options.columns ? new Set(options.columns) : undefined;
     let index = 0;
     let emitted = 0;
-    for await (const dataset of reader.walk()) {
+    for await (const dataset of reader.walkReporting()) {
+      if (!(dataset instanceof UdfDataset)) {
+        if (only || index++ < skip) continue;
+        if (emitted >= limit) return;
+        emitted++;
+        yield unloadedRecord(dataset);
+        continue;
+      }
       for (const info of dataset.tables) {
         if (only && !only.has(info.name)) continue;
         if (index++ < skip) continue;
         if (emitted >= limit) return;
         emitted++;
-        yield await tableRecord(dataset, info);
+        yield await tableRecordOrError(dataset, info);
       }
     }
   },

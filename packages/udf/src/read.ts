@@ -4,6 +4,7 @@ import {
   type ErrorCode,
   FormatError,
   type FormatReader,
+  isFormatError,
   type NumericArray,
   type ReadOptions,
   readExact,
@@ -20,8 +21,6 @@ import {
   type FileOffset,
   fileOffsetKey,
   HINT_BY_VALUE,
-  HINT_GHOSTS,
-  HINT_PRIMS,
   type Hint,
   LOOKUP_ENTRY_SIZE,
   PRIM_SIZE,
@@ -29,6 +28,9 @@ import {
   STATIC_HEADER_SIZE,
   unpackTypeInfo,
 } from './types.js';
+import { compressInfoProblem } from './compress.js';
+import { dataSizeProblem, hintProblem, minGhosts } from './shape-rules.js';
+import { decodeStored, sliceValues } from './stored.js';
 
 export const FORMAT_ID = 'udf';
 
@@ -40,6 +42,8 @@ export interface Issue {
   code: ErrorCode;
   message: string;
   offset: number;
+  /** The descriptor index of the table the problem belongs to; undefined for the dataset's own. */
+  table?: number;
 }
 
 export interface Warning {
@@ -52,17 +56,22 @@ export interface Warning {
 export class Issues {
   readonly errors: Issue[] = [];
   readonly warnings: Warning[] = [];
+  /** Errors recorded while this is set belong to that table (one bad table never hides the others, U15). */
+  table: number | undefined;
   constructor(readonly file: string) {}
   error(phase: number, code: ErrorCode, message: string, offset: number): void {
-    this.errors.push({ phase, code, message, offset });
+    this.errors.push({ phase, code, message, offset, table: this.table });
   }
   warn(code: string, message: string, offset: number): void {
     this.warnings.push({ code, message, offset });
   }
-  /** The first error in check order (lowest phase, then discovery order). */
-  first(): Issue | undefined {
+  /** The first error in check order (lowest phase, then discovery order), of one table if given. */
+  first(table?: number | null): Issue | undefined {
     let best: Issue | undefined;
-    for (const e of this.errors) if (!best || e.phase < best.phase) best = e;
+    for (const e of this.errors) {
+      if (table !== undefined && e.table !== (table ?? undefined)) continue;
+      if (!best || e.phase < best.phase) best = e;
+    }
     return best;
   }
   toError(issue: Issue): FormatError {
@@ -72,8 +81,9 @@ export class Issues {
       format: FORMAT_ID,
     });
   }
-  throwFirst(): void {
-    const first = this.first();
+  /** Throws the first error; `null` limits it to the dataset's own errors (its tables' wait for their reads). */
+  throwFirst(table?: null): void {
+    const first = this.first(table);
     if (first) throw this.toError(first);
   }
 }
@@ -146,8 +156,10 @@ export interface TableInfo {
 
 export interface UdfTable {
   info: TableInfo;
-  /** The stored bytes (data_size of them). */
+  /** The data: the stored bytes, or for a compressed table (U12) the decoded ones. */
   bytes: Uint8Array;
+  /** A compressed table's stored stream (data_size bytes). */
+  compressed?: Uint8Array;
   /** Elements, row-major, for every primitive except custom (JSON and opaque tables). */
   values?: NumericArray;
   /** TEXT: one string for a scalar, row-major strings (trailing NULs stripped) otherwise. */
@@ -235,7 +247,7 @@ export class UdfReader implements FormatReader {
   private async load(ref: DatasetRef): Promise<UdfDataset> {
     const issues = new Issues(this.source.name);
     const dataset = await loadDataset(this, ref, issues);
-    issues.throwFirst();
+    issues.throwFirst(null);
     return dataset!;
   }
 
@@ -273,8 +285,28 @@ export class UdfReader implements FormatReader {
   private loadSync(ref: DatasetRef): UdfDataset {
     const issues = new Issues(this.source.name);
     const dataset = loadDatasetSync(this, ref, issues);
-    issues.throwFirst();
+    issues.throwFirst(null);
     return dataset!;
+  }
+
+  /**
+   * walk() that goes on past a child dataset it cannot load (a DATASET table's bad FileOffset),
+   * yielding the error in its place, so one bad table never hides the rest of the file (U15).
+   */
+  async *walkReporting(): AsyncGenerator<UdfDataset | UnloadedDataset> {
+    yield* walkRefs<UdfDataset | UnloadedDataset>(this.header.root, async (ref) => {
+      const loaded = await this.load(ref).then(
+        (dataset) => ({ dataset }),
+        // The root's own failure is the file's: it still throws.
+        (error: unknown) => (isFormatError(error) && ref.from !== 0x10 ? { error } : Promise.reject(error)),
+      );
+      if (!('dataset' in loaded)) return { value: { ref, error: loaded.error }, children: [] };
+      // A DATASET table that does not decode is reported when read; its children are not walked.
+      const children = await loaded.dataset
+        .children()
+        .catch((e: unknown) => (isFormatError(e) ? [] : Promise.reject(e)));
+      return { value: loaded.dataset, children };
+    });
   }
 
   /** All datasets of the walk, in walk order. */
@@ -287,6 +319,12 @@ export class UdfReader implements FormatReader {
   async close(): Promise<void> {
     await this.source.close?.();
   }
+}
+
+/** A dataset walkReporting() could not load, with the reference that points at it. */
+export interface UnloadedDataset {
+  ref: DatasetRef;
+  error: FormatError;
 }
 
 /** The (offset, size) pairs a walk has visited, keyed by number (no key strings). */
@@ -371,8 +409,8 @@ export class UdfDataset {
     readonly warnings: Warning[],
     /** The whole dataset's bytes when it was small enough to fetch at once. */
     private readonly whole: Uint8Array | undefined,
-    /** Tables whose descriptor failed a check (validate mode only). */
-    readonly broken: ReadonlySet<number> = new Set(),
+    /** Tables whose descriptor failed a check, with the first problem: reading them throws it. */
+    readonly broken: ReadonlyMap<number, FormatError> = new Map(),
     /** @internal the first table of each name, when the caller has built it already. */
     byName?: Map<string, TableInfo>,
   ) {
@@ -417,6 +455,7 @@ export class UdfDataset {
     const info = this.resolve(table);
     if (info.prim === 'custom')
       throw new TypeError(`table ${JSON.stringify(info.name)} has a custom primitive: read its bytes`);
+    if (info.compressInfo !== 0) return sliceValues((await this.read(info, options)).values!, start, end);
     const size = PRIM_SIZE[info.prim];
     const count = Math.floor(info.dataSize / size);
     const from = Math.min(Math.max(0, Math.floor(start)), count);
@@ -482,13 +521,14 @@ export class UdfDataset {
   }
 
   private resolve(table: string | TableInfo): TableInfo {
-    if (typeof table !== 'string') return table;
-    const info = this.byName.get(table);
+    const info = typeof table === 'string' ? this.byName.get(table) : table;
     if (!info) {
       throw new RangeError(
         `dataset ${JSON.stringify(this.id)} at ${this.fileOffset.offset} has no table ${JSON.stringify(table)}`,
       );
     }
+    const problem = this.broken.get(info.index);
+    if (problem) throw problem;
     return info;
   }
 }
@@ -826,12 +866,14 @@ function parseDataset(
   if (!sorted) issues.warn('InvalidValue', 'lookup entries are not sorted by hash', base + lookupStart);
 
   const tables: TableInfo[] = [];
-  const broken = new Set<number>();
+  const broken = new Map<number, FormatError>();
   const storage = at.size - header.headerSize;
+  const markBroken = (i: number) => broken.set(i, issues.toError(issues.first(i)!));
   for (let i = 0; i < header.descsLen; i++) {
     const errorsBefore = issues.errors.length;
+    issues.table = i;
     const table = parseDescriptor(view, i, base, header.headerSize, storage, byHash, issues);
-    if (issues.errors.length > errorsBefore) broken.add(i);
+    if (issues.errors.length > errorsBefore) markBroken(i);
     tables.push(table);
   }
   const byName = new Map<string, TableInfo>();
@@ -851,9 +893,11 @@ function parseDataset(
   for (const t of tables) {
     if (broken.has(t.index)) continue;
     const errorsBefore = issues.errors.length;
+    issues.table = t.index;
     checkRelations(t, byName, issues);
-    if (issues.errors.length > errorsBefore) broken.add(t.index);
+    if (issues.errors.length > errorsBefore) markBroken(t.index);
   }
+  issues.table = undefined;
   // With no broken descriptor the map is the one the dataset would build: share it.
   return new UdfDataset(
     reader,
@@ -994,14 +1038,9 @@ function parseDescriptor(
       at + 4,
     );
   }
-  if (compressInfo !== 0) {
-    issues.error(
-      Phase.field,
-      'UnsupportedFeature',
-      `${label}: compress_info ${compressInfo} is not defined (only 0, no compression)`,
-      at + 6,
-    );
-  }
+  const compressProblem = type.prim && compressInfoProblem(compressInfo, type.prim);
+  if (compressProblem)
+    issues.error(Phase.field, compressProblem.code, `${label}: ${compressProblem.message}`, at + 6);
   if (reserved !== 0)
     issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, at + 0x2c);
   if (keyHash === 0)
@@ -1026,12 +1065,14 @@ function parseDescriptor(
     );
   }
   const shape = decoded ?? { shape: [], ghostDims: 0, elementCount: 0 };
-  const wantedGhosts = HINT_GHOSTS[hint];
   // A hint's element axis left zero (a list of empty strings) holds no elements.
-  if (wantedGhosts !== undefined && shape.ghostDims < wantedGhosts) shape.elementCount = 0;
+  if (shape.ghostDims < minGhosts(hint)) shape.elementCount = 0;
   const knownHint = type.hintValue < HINT_BY_VALUE.length;
-  if (type.prim && knownHint)
-    checkHint(label, at, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize, issues);
+  const hintIssue =
+    type.prim && knownHint
+      ? hintProblem(label, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize)
+      : undefined;
+  if (hintIssue) issues.error(Phase.field, hintIssue.code, hintIssue.message, at + hintIssue.field);
   const usesIndex = hint === 'index' || hint === 'range';
   if (usesIndex && indexHash === 0)
     issues.error(Phase.field, 'InvalidValue', `${label}: a ${hint} table needs index_name`, at + 0x1c);
@@ -1069,14 +1110,24 @@ function parseDescriptor(
   const relatedName = resolveName(byHash, relatedHash, 'related_name', at + 0x20, label, issues);
   const typeName = resolveName(byHash, typeHash, 'type_name', at + 0x24, label, issues);
 
-  if (type.prim && prim !== 'custom' && decoded && dataSize !== shape.elementCount * PRIM_SIZE[prim]) {
-    issues.error(
-      Phase.reference,
-      'CountMismatch',
-      `${label} ${JSON.stringify(name)}: data_size ${dataSize} != ${shape.elementCount} elements × ${PRIM_SIZE[prim]} bytes (shape [${shape.shape.join(', ')}])`,
-      at + 0x10,
-    );
-  }
+  // A compressed table's data_size is the stream's: its size is checked after decoding (U12).
+  const sizeIssue =
+    type.prim &&
+    decoded &&
+    compressInfo === 0 &&
+    prim !== 'custom' &&
+    dataSize !== shape.elementCount * PRIM_SIZE[prim]
+      ? dataSizeProblem(
+          `${label} ${JSON.stringify(name)}`,
+          prim,
+          hint,
+          type.dims,
+          shape.shape,
+          shape.elementCount,
+          dataSize,
+        )
+      : undefined;
+  if (sizeIssue) issues.error(Phase.reference, sizeIssue.code, sizeIssue.message, at + sizeIssue.field);
 
   return {
     index,
@@ -1133,60 +1184,6 @@ class IndexLabel {
   constructor(readonly index: number) {}
   toString(): string {
     return `table ${this.index}`;
-  }
-}
-
-/** The spec's per-hint rules on primitives and ghost axes. */
-function checkHint(
-  label: Label,
-  at: number,
-  prim: Prim,
-  hint: Hint,
-  dims: number,
-  shape: number[],
-  ghostDims: number,
-  dataSize: number,
-  issues: Issues,
-): void {
-  const allowed = HINT_PRIMS[hint];
-  if (allowed && !allowed.includes(prim)) {
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: a ${hint} table cannot hold ${prim} (allowed: ${allowed.join(', ')})`,
-      at + 4,
-    );
-    return;
-  }
-  const wanted = HINT_GHOSTS[hint];
-  if (wanted === undefined) return;
-  // An empty table may leave its ghost axes zero (a list of no strings has no width).
-  const empty = dataSize === 0 && ghostDims <= wanted;
-  if (ghostDims !== wanted && !empty) {
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: a ${hint} table needs ${wanted} ghost ${wanted === 1 ? 'axis' : 'axes'} beyond its ${dims} declared, shape [${shape.join(', ')}] has ${ghostDims}`,
-      at + 0x14,
-    );
-    return;
-  }
-  if (ghostDims === 0) return;
-  const ghost = shape[shape.length - 1];
-  if ((hint === 'dataset' || hint === 'range') && ghost !== 2) {
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: a ${hint} table's ghost axis must be 2, not ${ghost}`,
-      at + 0x14,
-    );
-  } else if (hint === 'rgb' && ghost !== 3 && ghost !== 4) {
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: an rgb table's ghost axis must be 3 or 4, not ${ghost}`,
-      at + 0x14,
-    );
   }
 }
 
@@ -1247,8 +1244,9 @@ function payloadError(dataset: UdfDataset, code: ErrorCode, message: string, off
 }
 
 /** Decodes a table's bytes by primitive and hint (U10, U11, U13, DATASET offsets). */
-export function decodeTable(dataset: UdfDataset, info: TableInfo, bytes: Uint8Array): UdfTable {
-  const out: UdfTable = { info, bytes };
+export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8Array): UdfTable {
+  const bytes = info.compressInfo === 0 ? stored : decodeStored(info, stored, dataset.reader.source.name);
+  const out: UdfTable = bytes === stored ? { info, bytes } : { info, bytes, compressed: stored };
   const label = tableLabel(info);
   if (info.prim !== 'custom') out.values = toTypedArray(bytes, info.prim);
   switch (info.hint) {

@@ -17,7 +17,7 @@ function record(issues: Issues, problems: ProblemList): void {
 }
 
 /**
- * Every MUST of the UDF spec and U1–U14: the file header, then each dataset reachable from the
+ * Every MUST of the UDF spec and U1–U15: the file header, then each dataset reachable from the
  * root in walk order (header, lookup table, descriptors, cross-references, then every table's
  * payload). Keeps going after an error wherever the structure still allows it. Never throws for
  * bad input; "only reported" fields (U8) are warnings.

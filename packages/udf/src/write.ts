@@ -1,4 +1,6 @@
 import { alignUp, type ByteSink, type NumericArray, TYPED_ARRAY, typedArrayBytes } from '@binscope/core';
+import { type CompressOption, compressOptionId, encodeCompressed } from './compress-encode.js';
+import { ghostsAllowed, HINT_GHOST_RANGE, minGhosts } from './shape-rules.js';
 import {
   DATASET_CHECK,
   DESCRIPTOR_SIZE,
@@ -39,6 +41,8 @@ export interface TableSpec {
   typeName?: string;
   /** Opaque descriptor checksum (U4); 0 = absent. */
   checksum?: number;
+  /** Store the data compressed with one of the udf crate's schemes (U12); SimpleF32 is lossy. */
+  compress?: CompressOption;
 }
 
 export interface DatasetOptions {
@@ -60,6 +64,7 @@ interface PendingTable {
   /** INDEX/RANGE values, checked against their target at layout. */
   values?: NumericArray;
   dataSize: number;
+  compressInfo: number;
   indexName?: string;
   relatedName?: string;
   typeName?: string;
@@ -119,15 +124,16 @@ export class UdfDatasetBuilder {
     const ghosts = known ? (HINT_GHOSTS[hint] ?? 0) : 0;
     const dims = spec.dims ?? shape.length - ghosts;
     checkShape(name, shape, dims);
-    const constrained = known && HINT_GHOSTS[hint] !== undefined;
-    if (constrained && shape.length - dims !== ghosts && values.length > 0) {
+    const range = known ? HINT_GHOST_RANGE[hint] : undefined;
+    if (range && !ghostsAllowed(hint, shape.length - dims) && values.length > 0) {
+      const wanted = range[0] === range[1] ? `${range[0]}` : `${range[0]} to ${range[1]}`;
       throw new RangeError(
-        `table ${JSON.stringify(name)}: a ${hint} table needs ${ghosts} ghost axes after its ${dims} declared`,
+        `table ${JSON.stringify(name)}: a ${hint} table needs ${wanted} ghost axes after its ${dims} declared`,
       );
     }
     if (spec.prim !== 'custom') {
       // A hint's element axis left out (a list of empty strings) holds no elements.
-      const count = constrained && shape.length - dims < ghosts ? 0 : shape.reduce((a, b) => a * b, 1);
+      const count = known && shape.length - dims < minGhosts(hint) ? 0 : shape.reduce((a, b) => a * b, 1);
       if (count !== values.length) {
         throw new RangeError(
           `table ${JSON.stringify(name)}: shape [${shape.join(', ')}] holds ${count} elements, data has ${values.length}`,
@@ -140,7 +146,9 @@ export class UdfDatasetBuilder {
     } else if (spec.indexName !== undefined) {
       throw new TypeError(`table ${JSON.stringify(name)}: indexName is only for INDEX and RANGE tables`);
     }
-    const bytes = typedArrayBytes(values);
+    const bytes = spec.compress
+      ? encodeCompressed(name, spec.prim, values, spec.compress)
+      : typedArrayBytes(values);
     this.push({
       name,
       prim: spec.prim,
@@ -150,6 +158,7 @@ export class UdfDatasetBuilder {
       bytes,
       values: hint === 'index' || hint === 'range' ? values : undefined,
       dataSize: bytes.byteLength,
+      compressInfo: spec.compress ? compressOptionId(spec.compress) : 0,
       indexName: spec.indexName,
       relatedName: spec.relatedName,
       typeName: spec.typeName,
@@ -261,6 +270,7 @@ export class UdfDatasetBuilder {
       shape: scalar ? [2] : [children.length, 2],
       refs: [...children],
       dataSize: children.length * 16,
+      compressInfo: 0,
       relatedName: options.relatedName,
       typeName: options.typeName,
       checksum: options.checksum ?? 0,
@@ -588,6 +598,7 @@ function encodeDatasetHeader(d: UdfDatasetBuilder, layout: DatasetLayout): Uint8
     const [raw0, raw1] = encodeShape(t.shape);
     view.setUint32(pos, hash(t.name), true);
     view.setUint16(pos + 4, packTypeInfo(t.prim, t.dims, t.hintValue), true);
+    view.setUint16(pos + 6, t.compressInfo, true);
     view.setUint32(pos + 8, layout.mem[i][0], true);
     view.setUint32(pos + 0x0c, layout.mem[i][1], true);
     view.setUint32(pos + 0x10, t.dataSize, true);

@@ -146,10 +146,10 @@ const cases: Case[] = [
     (c) => c.t('rgb').descriptorOffset + 0x14,
   ],
   [
-    'NONE with a ghost axis',
-    (c) => void c.view.setUint32(c.t('ids').descriptorOffset + 0x18, 1, true),
+    'JSON with a ghost axis',
+    (c) => void c.view.setUint32(c.t('meta').descriptorOffset + 0x18, 1, true),
     'InvalidValue',
-    (c) => c.t('ids').descriptorOffset + 0x14,
+    (c) => c.t('meta').descriptorOffset + 0x14,
   ],
   [
     'index_name on a NONE table',

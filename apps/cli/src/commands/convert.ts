@@ -6,6 +6,7 @@ import type { DataDtype } from '@binscope/scdl-h5ad';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { progressBar } from '../progress.js';
 import { printJson } from '../render.js';
 import { convertShards } from './convert-shards.js';
@@ -85,6 +86,12 @@ export async function convertCommand(
 ): Promise<ExitCode> {
   if (!fs.existsSync(input)) throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
+  guardOutput({
+    output,
+    inputs: [input],
+    force: options.force,
+    onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+  });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
   let report: Record<string, unknown>;
   try {
@@ -152,12 +159,11 @@ export async function convertCommand(
 }
 
 /**
- * An existing OUT folder is replaced only with --force, and only when it is an SCDL archive:
- * a typo must never delete an unrelated folder.
+ * An existing OUT folder (which guardOutput let through only with --force) is replaced only
+ * when it is an SCDL archive: a typo must never delete an unrelated folder.
  */
-async function checkArchiveTarget(output: string, force: boolean | undefined): Promise<void> {
+async function checkArchiveTarget(output: string): Promise<void> {
   if (!fs.existsSync(output)) return;
-  if (!force) throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
   const opened = await forPath(output, () => openInput(output));
   await opened.close();
   if (opened.detection.format !== 'scdl') {
@@ -174,7 +180,7 @@ async function convertH5ad(
 ): Promise<Record<string, unknown>> {
   if (options.types || options.level !== undefined || options.zlib)
     throw new CliError('--types, --level and --zlib are for CSV → SCBF', EXIT.usage);
-  await checkArchiveTarget(output, options.force);
+  await checkArchiveTarget(output);
   const { convertH5adToScdl } = await import('@binscope/scdl-h5ad/node');
   const result = await forPath(input, () =>
     convertH5adToScdl(input, output, {
@@ -183,6 +189,9 @@ async function convertH5ad(
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+      // guardOutput checked before converting; a convert running beside this one may put
+      // an archive there meanwhile, which only --force may replace.
+      replace: options.force === true,
     }),
   );
   return {

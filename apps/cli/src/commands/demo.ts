@@ -219,8 +219,15 @@ interface DemoEntry {
 export async function demoCommand(
   ctx: Context,
   dirArg: string | undefined,
-  options: CommonOptions,
+  options: CommonOptions & { force?: boolean },
 ): Promise<ExitCode> {
+  // The samples have fixed names: in a folder that holds files, they could replace the user's.
+  if (dirArg !== undefined && !options.force && folderHoldsFiles(dirArg)) {
+    ctx.messages.line(
+      `binscope: ${dirArg} is not empty; demo writes its samples there: choose a new or empty folder, or pass --force`,
+    );
+    return EXIT.usage;
+  }
   const dir = dirArg ?? fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-demo-'));
   try {
     fs.mkdirSync(dir, { recursive: true });
@@ -274,6 +281,14 @@ export async function demoCommand(
   }
   await ctx.out.flush();
   return code;
+}
+
+function folderHoldsFiles(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** detect, then info, exactly as the verbs do. */

@@ -1,3 +1,4 @@
+import type { NearMiss } from '@binscope/core';
 import type { Context, CommonOptions } from '../context.js';
 import { describeError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
@@ -17,6 +18,8 @@ interface DetectResult {
   candidates?: Array<{ id: string; score: number; reason: string }>;
   /** The first bytes in hex, for an unknown file. */
   head?: string;
+  /** For an unknown file: the format it nearly is (most magic bytes, or its extension). */
+  nearMiss?: NearMiss;
   error?: string;
 }
 
@@ -46,6 +49,7 @@ export async function detectCommand(
           candidates: d.candidates,
         };
         if (!d.format && input.target.kind === 'file') result.head = d.headHex;
+        if (d.nearMiss) result.nearMiss = d.nearMiss;
       } finally {
         await input.close();
       }
@@ -66,7 +70,8 @@ export async function detectCommand(
 function humanLine(r: DetectResult, verbose?: boolean): string {
   if (!r.format) {
     if (r.kind === 'directory') return `${r.path}: unknown (a directory no format recognises)`;
-    return `${r.path}: unknown (first bytes: ${r.head ? spacedHex(r.head.slice(0, 64)) : 'none, the file is empty'})`;
+    const near = r.nearMiss ? ` — ${r.nearMiss.message}` : '';
+    return `${r.path}: unknown${near} (first bytes: ${r.head ? spacedHex(r.head.slice(0, 64)) : 'none, the file is empty'})`;
   }
   const best = r.candidates?.[0];
   let line = `${r.path}: ${r.format} (${r.title})`;

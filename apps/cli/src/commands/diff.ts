@@ -3,7 +3,6 @@ import type {
   ByteLocation,
   ContentField,
   FormatReader,
-  InspectNode,
   JsonRecord,
   JsonValue,
   Summary,
@@ -63,140 +62,10 @@ type Segment = string | number;
 /** Header/structure differences listed at most (records have --max-records). */
 const MAX_CONTENT_DIFFERENCES = 200;
 
-/**
- * Keys that describe how content is stored, not what it is: two files written with
- * different zlib settings or padding differ only there, and are equal in content.
- */
-const LAYOUT_KEY =
-  /^(?:.*_)?(?:offsets?|ptrs?|pointers?|positions?|compressed(?:_?size|_?bytes|_?length)?|comp_?(?:size|len|length)|checksums?|crc(?:32)?|adler(?:32)?|padding|file_?size|size_?on_?disk|bytes_?on_?disk)$/i;
-
-function isLayoutKey(key: string): boolean {
-  return LAYOUT_KEY.test(key.replace(/([a-z])([A-Z])/g, '$1_$2').replace(/[\s-]+/g, '_'));
-}
-
 function pathString(segments: readonly Segment[]): string {
   let out = '';
   for (const s of segments) out += typeof s === 'number' ? `[${s}]` : out ? `.${s}` : s;
   return out;
-}
-
-/** A copy of a JSON value without layout keys (see LAYOUT_KEY). */
-function withoutLayout(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutLayout);
-  if (value !== null && typeof value === 'object') {
-    const out: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) if (!isLayoutKey(k)) out[k] = withoutLayout(v);
-    return out;
-  }
-  return value;
-}
-
-function normalize(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-const MAX_NODES = 20_000;
-
-/** Eager nodes below `from`, breadth first, with their paths (bounded). */
-function* descendants(
-  from: InspectNode,
-  maxDepth = 4,
-): Generator<{ node: InspectNode; names: string[]; file?: string }> {
-  let level = (from.children ?? []).map((node) => ({
-    node,
-    names: [node.name],
-    file: node.file ?? from.file,
-  }));
-  let seen = 0;
-  for (let depth = 0; depth < maxDepth && level.length > 0; depth++) {
-    const next: typeof level = [];
-    for (const item of level) {
-      if (++seen > MAX_NODES) return;
-      yield item;
-      for (const c of item.node.children ?? [])
-        next.push({ node: c, names: [...item.names, c.name], file: c.file ?? item.file });
-    }
-    level = next;
-  }
-}
-
-interface Located {
-  node: InspectNode;
-  names: string[];
-  file?: string;
-}
-
-/** Names a header field holding the count `key` goes by: rows, num_rows, n_rows, total_rows, rows_count. */
-function countNames(key: string): string[] {
-  const k = normalize(key);
-  return [k, `num${k}`, `n${k}`, `total${k}`, `${k}count`, `numberof${k}`];
-}
-
-function scalarEquals(node: InspectNode, value: JsonValue | undefined): boolean {
-  if (value === undefined || value === null || typeof value === 'object' || node.value === undefined)
-    return false;
-  return String(node.value) === String(value);
-}
-
-/**
- * Where a summary value lives in the inspect tree, or undefined: follow the path's keys to
- * nodes of the same name and its list positions to those nodes' children; failing that, the
- * one node named like the last key that shows the same value. Never a guess: an unmatched
- * path has no location.
- */
-function locateInTree(
-  root: InspectNode | undefined,
-  segments: readonly Segment[],
-  value: JsonValue | undefined,
-  isCount: boolean,
-): Located | undefined {
-  if (!root) return undefined;
-  const lastKey = [...segments].reverse().find((s): s is string => typeof s === 'string');
-  const walk = (): Located | undefined => {
-    let current: Located = { node: root, names: [], file: root.file };
-    let keyMatched = false;
-    for (const seg of segments) {
-      if (typeof seg === 'number') {
-        const child = keyMatched ? current.node.children?.[seg] : undefined;
-        if (!child) return undefined;
-        current = { node: child, names: [...current.names, child.name], file: child.file ?? current.file };
-        continue;
-      }
-      const wanted = isCount ? countNames(seg) : [normalize(seg)];
-      let found: Located | undefined;
-      for (const d of descendants(current.node)) {
-        if (wanted.includes(normalize(d.node.name))) {
-          found = { node: d.node, names: [...current.names, ...d.names], file: d.file ?? current.file };
-          break;
-        }
-      }
-      if (!found) return undefined;
-      current = found;
-      keyMatched = true;
-    }
-    return current.node === root ? undefined : current;
-  };
-  const walked = walk();
-  if (walked || !lastKey) return walked;
-  const wanted = isCount ? countNames(lastKey) : [normalize(lastKey)];
-  const hits: Located[] = [];
-  for (const d of descendants(root, 8)) {
-    if (wanted.includes(normalize(d.node.name)) && scalarEquals(d.node, value))
-      hits.push({ node: d.node, names: d.names, file: d.file ?? root.file });
-    if (hits.length > 1) return undefined;
-  }
-  return hits[0];
-}
-
-function treeLocation(located: Located | undefined): DiffLocation | null {
-  if (!located) return null;
-  const loc: DiffLocation = {
-    offset: located.node.offset,
-    length: located.node.length,
-    node: located.names.join('/'),
-  };
-  if (located.file !== undefined) loc.file = located.file;
-  return loc;
 }
 
 function byteLocation(loc: ByteLocation | undefined): DiffLocation | null {
@@ -208,22 +77,12 @@ interface Side {
   plugin: AnyFormatPlugin;
   reader: FormatReader;
   summary: Summary;
-  tree?: InspectNode;
 }
 
 function kindOf(path: string): Difference['kind'] {
   if (path === 'version' || path.startsWith('header')) return 'header';
   if (path.startsWith('counts')) return 'count';
   return 'structure';
-}
-
-/** The comparable content from info(): version, counts and details, minus layout keys. */
-function summaryContent(summary: Summary): { [key: string]: JsonValue } {
-  const content: { [key: string]: JsonValue } = {};
-  if (summary.version !== undefined) content.version = summary.version;
-  content.counts = summary.counts;
-  if (summary.details) Object.assign(content, withoutLayout(summary.details));
-  return content;
 }
 
 /** The paths where two JSON values differ (at most `limit`); a part only one side has is one path. */
@@ -272,55 +131,26 @@ function valueAt(value: JsonValue | undefined, segments: readonly Segment[]): Js
 /** Header, structure and count differences, each located in both files where possible. */
 async function compareContent(a: Side, b: Side, limit: number): Promise<Difference[]> {
   const differences: Difference[] = [];
-  if (a.plugin.contentFields && b.plugin.contentFields) {
-    const [fa, fb] = await Promise.all([a.plugin.contentFields(a.reader), b.plugin.contentFields(b.reader)]);
-    const mapA = new Map<string, ContentField>(fa.map((f) => [f.path, f]));
-    const mapB = new Map<string, ContentField>(fb.map((f) => [f.path, f]));
-    for (const path of new Set([...mapA.keys(), ...mapB.keys()])) {
-      const x = mapA.get(path);
-      const y = mapB.get(path);
-      if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
-      differences.push({
-        kind: kindOf(path),
-        path,
-        a: { value: x?.value ?? null, present: Boolean(x), location: byteLocation(x?.location) },
-        b: { value: y?.value ?? null, present: Boolean(y), location: byteLocation(y?.location) },
-      });
-      if (differences.length >= limit) break;
-    }
-    return differences;
-  }
-  [a.tree, b.tree] = await Promise.all([a.plugin.inspect(a.reader), b.plugin.inspect(b.reader)]);
-  const ca = summaryContent(a.summary);
-  const cb = summaryContent(b.summary);
-  const paths: Segment[][] = [];
-  jsonDifferences(ca, cb, [], paths, limit);
-  for (const segments of paths) {
-    const isCount = segments[0] === 'counts';
-    const inTree = isCount ? segments.slice(1) : segments;
-    const va = valueAt(ca, segments);
-    const vb = valueAt(cb, segments);
-    const path = pathString(segments);
+  const [fa, fb] = await Promise.all([a.plugin.contentFields(a.reader), b.plugin.contentFields(b.reader)]);
+  const mapA = new Map<string, ContentField>(fa.map((f) => [f.path, f]));
+  const mapB = new Map<string, ContentField>(fb.map((f) => [f.path, f]));
+  for (const path of new Set([...mapA.keys(), ...mapB.keys()])) {
+    const x = mapA.get(path);
+    const y = mapB.get(path);
+    if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
     differences.push({
       kind: kindOf(path),
       path,
-      a: {
-        value: va ?? null,
-        present: va !== undefined,
-        location: va === undefined ? null : treeLocation(locateInTree(a.tree, inTree, va, isCount)),
-      },
-      b: {
-        value: vb ?? null,
-        present: vb !== undefined,
-        location: vb === undefined ? null : treeLocation(locateInTree(b.tree, inTree, vb, isCount)),
-      },
+      a: { value: x?.value ?? null, present: Boolean(x), location: byteLocation(x?.location) },
+      b: { value: y?.value ?? null, present: Boolean(y), location: byteLocation(y?.location) },
     });
+    if (differences.length >= limit) break;
   }
   return differences;
 }
 
 async function recordLocations(side: Side, index: number): Promise<ByteLocation[]> {
-  return side.plugin.locateRecord ? await side.plugin.locateRecord(side.reader, index) : [];
+  return side.plugin.locateRecord(side.reader, index);
 }
 
 /**

@@ -4,12 +4,14 @@ import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
+import { guardOutput } from '../output-guard.js';
 import { printJson } from '../render.js';
 
 export interface GetOptions extends CommonOptions {
   ext?: string;
   output?: string;
   shards?: string;
+  force?: boolean;
 }
 
 /**
@@ -57,6 +59,14 @@ export async function getCommand(
         return EXIT.failed;
       }
       const set = await reader.shards();
+      if (options.output !== undefined) {
+        const shardFolder = options.shards ?? path.dirname(path.resolve(indexPath));
+        guardOutput({
+          output: options.output,
+          inputs: [indexPath, ...(set?.names ?? []).map((name) => path.join(shardFolder, name))],
+          force: options.force,
+        });
+      }
       const shardName = (fid: number) => set?.names[fid] ?? null;
       if (options.ext === undefined) {
         const doc = {

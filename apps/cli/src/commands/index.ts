@@ -3,12 +3,14 @@ import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { guardOutput } from '../output-guard.js';
 import { printJson } from '../render.js';
 import { progressBar } from '../progress.js';
 
 export interface IndexCommandOptions extends CommonOptions {
   fold: string;
   output?: string;
+  force?: boolean;
 }
 
 /** `binscope index DIR --fold NAME [-o OUT]`: the taridx package's indexer, with a progress bar. */
@@ -39,6 +41,11 @@ export async function indexCommand(
   );
   // An index of nothing is almost certainly a typo in --fold: say so, and write nothing.
   if (shards.length === 0) throw new CliError(`${dir}: no shards named ${options.fold}_*.tar`, EXIT.failed);
+  guardOutput({
+    output: options.output ?? path.join(dir, `${options.fold}.taridx`),
+    inputs: shards.map((name) => path.join(dir, name)),
+    force: options.force,
+  });
   const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
   const result = await forPath(dir, async () => {
     try {

@@ -1,6 +1,7 @@
 import type { JsonRecord, Problem } from '@binscope/core';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
+import { type JsonErrorEntry, jsonError } from '../json-errors.js';
 import { withReader } from '../open.js';
 import { type RecordFormat, recordWriter } from '../render.js';
 import { whereRecords } from './where.js';
@@ -30,7 +31,7 @@ export async function recordsCommand(
     ? 'json'
     : (options.format ?? (ctx.out.isTTY ? 'table' : 'jsonl'));
   const writer = recordWriter(format, ctx.out);
-  let done = false;
+  let failure: JsonErrorEntry | undefined;
   try {
     await forPath(filePath, () =>
       withReader(filePath, { as: options.as }, async (input, reader) => {
@@ -59,11 +60,13 @@ export async function recordsCommand(
           ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
       }),
     );
-    done = true;
+  } catch (error) {
+    failure = jsonError(error, filePath);
+    throw error;
   } finally {
-    // Records already read still reach the terminal before the error line; a JSON array is
-    // closed only when complete, so a failed --json run never looks like a whole answer.
-    if (done || format !== 'json') await writer.end();
+    // Records already read still reach the terminal before the error line (on stderr); a
+    // --json array is closed with the error as its last entry, so it parses and says so.
+    await writer.end(format === 'json' ? failure : undefined);
   }
   return EXIT.ok;
 }

@@ -2,6 +2,7 @@ import { isFormatError, type Problem, TAR_SHARD, type ValidationReport } from '@
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
 import { type Input, openInput } from '../open.js';
+import { jsonError } from '../json-errors.js';
 import { printJson } from '../render.js';
 
 export interface ValidateCommandOptions extends CommonOptions {
@@ -46,6 +47,23 @@ function unrecognised(input: Input): ValidationReport {
           message:
             'a plain tar shard has no rules of its own to check; validate its .taridx index with --deep',
           file,
+        },
+      ],
+      warnings: [],
+    };
+  }
+  const near = input.detection.nearMiss;
+  if (near) {
+    const { detail, offset, id } = near;
+    return {
+      valid: false,
+      errors: [
+        {
+          code: 'BadMagic',
+          message: `${id.toUpperCase()} signature damaged: ${detail}`,
+          offset,
+          file,
+          format: id,
         },
       ],
       warnings: [],
@@ -109,8 +127,18 @@ export async function validateCommand(
     } catch (error) {
       // A missing path or a bad --as is not a finding about a file: say so, go on, exit 2.
       if (options.debug) ctx.messages.line(String((error as Error)?.stack ?? error));
-      ctx.messages.line(`binscope: ${error instanceof CliError ? error.message : describeError(error, p)}`);
+      const message = error instanceof CliError ? error.message : describeError(error, p);
+      ctx.messages.line(`binscope: ${message}`);
       code = EXIT.usage;
+      // --json: an unreadable path is an entry of the array like any other, never dropped.
+      const { error: e } = jsonError(error, p);
+      results.push({
+        path: p,
+        format: null,
+        valid: false,
+        errors: [{ code: e.code, message, offset: e.offset, file: e.file ?? p }],
+        warnings: [],
+      });
       continue;
     }
     results.push(result);

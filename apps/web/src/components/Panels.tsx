@@ -197,6 +197,12 @@ export function UnknownView({ session }: { session: SessionInfo }) {
           <code>.taridx</code> index: open the index together with its shards (select them all, or pick their
           folder) to browse samples.
         </p>
+      ) : session.nearMiss ? (
+        <p data-testid="near-miss">
+          Nearly a{/^[AEFHILMNORSX]/.test(session.nearMiss.id.toUpperCase()) ? 'n' : ''}{' '}
+          <strong>{session.nearMiss.id.toUpperCase()}</strong> file, but its signature is damaged:{' '}
+          <code>BadMagic</code> — {session.nearMiss.detail}.
+        </p>
       ) : (
         <p>
           None of the formats binscope knows (SCBF, UDF, MLDF, TARIDX, SCDL) matches this{' '}

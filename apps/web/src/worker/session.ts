@@ -224,6 +224,7 @@ export class Session {
       title: format === 'h5ad' ? 'AnnData (.h5ad, HDF5)' : this.detection.title,
       candidates: this.detection.candidates,
       headHex: this.detection.headHex || toHex(this.detection.head),
+      nearMiss: this.detection.nearMiss,
       files,
       openError: this.openError,
       summary: this.summary,

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import type { ByteSink } from '../sink.js';
 import { SourceError } from '../errors.js';
 import { describeFsError } from './file.js';
+import { asideNameFor, lockTarget, pidAlive, recoverInterruptedReplace } from './replace.js';
+import { trackTemp, untrackTemp } from './temps.js';
 
 const TEMP_MARK = '.binscope-tmp-';
 
@@ -10,15 +12,6 @@ function tempNameFor(target: string): string {
   const dir = path.dirname(target);
   const base = path.basename(target);
   return path.join(dir, `.${base}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -72,6 +65,7 @@ export class AtomicFile implements ByteSink {
     } catch (cause) {
       throw ioError('cannot write', target, cause);
     }
+    trackTemp(tempPath);
     return new AtomicFile(target, tempPath, fd);
   }
 
@@ -113,6 +107,7 @@ export class AtomicFile implements ByteSink {
       fs.closeSync(this.fd);
       this.fd = undefined;
       fs.renameSync(this.tempPath, this.target);
+      untrackTemp(this.tempPath);
       this.done = true;
     } catch (cause) {
       this.abort();
@@ -132,6 +127,7 @@ export class AtomicFile implements ByteSink {
       this.fd = undefined;
     }
     fs.rmSync(this.tempPath, { force: true });
+    untrackTemp(this.tempPath);
   }
 }
 
@@ -151,40 +147,75 @@ export async function writeFileAtomic(
   }
 }
 
+export interface DirectoryWriteOptions {
+  /** Told about previous copies that interrupted replacements left (restored or kept). */
+  onWarning?: (message: string) => void;
+  /**
+   * false: fail, changing nothing, when the target exists once the lock is held. A check
+   * made before the write (a CLI without --force) cannot see a target that a concurrent
+   * writer puts in place meanwhile; this one can. Default true.
+   */
+  replace?: boolean;
+}
+
 /**
- * Builds a directory under a temp name and renames it into place. An existing target is
- * moved aside first and deleted only once the new one is in place.
+ * Builds a directory under a temp name and renames it into place. One writer per target at
+ * a time (a second one fails at once, changing nothing). An existing target is moved aside
+ * and deleted only once the new one is in place; a copy left aside by a killed writer is
+ * restored or reported, never deleted (see replace.ts).
  */
 export async function writeDirectoryAtomic(
   target: string,
   build: (tempDir: string) => Promise<void>,
+  options: DirectoryWriteOptions = {},
 ): Promise<void> {
-  const tempDir = tempNameFor(target);
+  const unlock = lockTarget(target);
   try {
-    fs.mkdirSync(tempDir, { recursive: false });
-  } catch (cause) {
-    throw ioError('cannot create', target, cause);
+    for (const message of recoverInterruptedReplace(target)) options.onWarning?.(message);
+    if (options.replace === false && fs.existsSync(target)) {
+      throw new SourceError(
+        `cannot write ${target}: it exists and replacing it was not asked for; nothing was changed`,
+        target,
+      );
+    }
+    // Dead writers' half-built folders are temp, unlike a previous copy: they can go now.
+    removeStaleTemps(target);
+    const tempDir = tempNameFor(target);
+    try {
+      fs.mkdirSync(tempDir, { recursive: false });
+    } catch (cause) {
+      throw ioError('cannot create', target, cause);
+    }
+    trackTemp(tempDir);
+    try {
+      await build(tempDir);
+      swapIn(tempDir, target);
+    } catch (error) {
+      fs.rmSync(tempDir, { recursive: true, force: true });
+      throw error;
+    } finally {
+      untrackTemp(tempDir);
+    }
+  } finally {
+    unlock();
   }
-  try {
-    await build(tempDir);
-  } catch (error) {
-    fs.rmSync(tempDir, { recursive: true, force: true });
-    throw error;
-  }
+  removeStaleTemps(target);
+}
+
+/** Old target aside, new one in, old one deleted; any failure puts the old one back. */
+function swapIn(tempDir: string, target: string): void {
   let aside: string | undefined;
   try {
     if (fs.existsSync(target)) {
-      aside = tempNameFor(target);
+      aside = asideNameFor(target);
       fs.renameSync(target, aside);
     }
     fs.renameSync(tempDir, target);
   } catch (cause) {
     if (aside && !fs.existsSync(target)) fs.renameSync(aside, target);
-    fs.rmSync(tempDir, { recursive: true, force: true });
     throw ioError('cannot write', target, cause);
   }
   if (aside) fs.rmSync(aside, { recursive: true, force: true });
-  removeStaleTemps(target);
 }
 
 /** A private scratch folder (spilled columns, staged data), removed by the returned function. */
@@ -196,5 +227,12 @@ export function makeScratchDir(near?: string): { dir: string; remove: () => void
   } catch {
     dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', TEMP_MARK.slice(1)));
   }
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  trackTemp(dir);
+  return {
+    dir,
+    remove: () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      untrackTemp(dir);
+    },
+  };
 }

@@ -23,18 +23,8 @@ export class NodeFileSource implements ByteSource {
 
   /** Opens a file; `name` is what errors call it (defaults to the path as given). */
   static open(filePath: string, name = filePath): NodeFileSource {
-    let fd: number;
-    try {
-      fd = fs.openSync(filePath, 'r');
-    } catch (cause) {
-      throw new SourceError(`${filePath}: ${describeFsError(cause)}`, filePath, { cause });
-    }
-    const stat = fs.fstatSync(fd);
-    if (stat.isDirectory()) {
-      fs.closeSync(fd);
-      throw new SourceError(`${filePath}: is a directory`, filePath);
-    }
-    return new NodeFileSource(filePath, name, fd, stat.size);
+    const { fd, size } = openRegularFile(filePath);
+    return new NodeFileSource(filePath, name, fd, size);
   }
 
   read(offset: number, length: number): Promise<Uint8Array> {
@@ -132,4 +122,33 @@ export function describeFsError(cause: unknown): string {
     default:
       return (cause as Error)?.message ?? String(cause);
   }
+}
+
+/** What a path that is neither a file nor a folder is, for messages. */
+function specialKind(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/**
+ * Opens a regular file for reading; anything else is a SourceError at once. O_NONBLOCK keeps
+ * opening a FIFO from waiting for a writer that may never come (it has no effect on files).
+ */
+export function openRegularFile(filePath: string): { fd: number; size: number } {
+  let fd: number;
+  try {
+    fd = fs.openSync(filePath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (cause) {
+    throw new SourceError(`${filePath}: ${describeFsError(cause)}`, filePath, { cause });
+  }
+  const stat = fs.fstatSync(fd);
+  if (!stat.isFile()) {
+    fs.closeSync(fd);
+    const what = stat.isDirectory() ? 'is a directory' : `is ${specialKind(stat)}, not a regular file`;
+    throw new SourceError(`${filePath}: ${what}`, filePath);
+  }
+  return { fd, size: stat.size };
 }

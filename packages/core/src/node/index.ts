@@ -1,11 +1,14 @@
 /** Node-only parts of core: local files and folders, atomic writes. Never imported by browser code. */
 export {
   AtomicFile,
+  type DirectoryWriteOptions,
   makeScratchDir,
   removeStaleTemps,
   writeDirectoryAtomic,
   writeFileAtomic,
 } from './atomic.js';
 export { NodeDirectory, openDirectory } from './directory.js';
-export { describeFsError, NodeFileSource, openFile } from './file.js';
+export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';
+export { lockTarget, recoverInterruptedReplace } from './replace.js';
+export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';
