@@ -55,6 +55,9 @@ export interface RewriteChoice {
    * see int32 codes, not the strings); `off` (default): store every utf8 column as text.
    */
   dictionary?: 'auto' | 'off';
+  /** How the rewritten blocks are deflated, as for `writeScbf`. */
+  level?: number;
+  pythonZlib?: boolean;
 }
 
 /**
@@ -78,7 +81,11 @@ export async function rewriteScbfFile(
         : { columns: nullable.columns, dictionaries: new Map<number, string[]>() };
     const { nulls } = nullable;
     await writeFileAtomic(output, (sink) =>
-      writeScbf(sink, columns, { extensions: { nulls, dictionaries } }),
+      writeScbf(sink, columns, {
+        level: choice.level,
+        pythonZlib: choice.pythonZlib,
+        extensions: { nulls, dictionaries },
+      }),
     );
     const names = (indices: Iterable<number>) => [...indices].map((i) => columns[i].name);
     return { nullColumns: names(nulls.keys()), dictionaryColumns: names(dictionaries.keys()) };

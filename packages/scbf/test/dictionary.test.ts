@@ -123,4 +123,30 @@ describe('dictionary encoding (extension kind 4)', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a rewrite deflates as asked (pythonZlib, level), as the CSV converter did', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scbf-dict-zlib-'));
+    try {
+      const file = path.join(dir, 'z.scbf');
+      // Enough varied codes and numbers that node:zlib's and Python's deflate pick different matches.
+      const many = Array.from({ length: 20_000 }, (_, i) => colours[((i * 7919) % 8) ^ ((i >> 5) % 8)]);
+      const input = [
+        { name: 'colour', type: 'utf8' as const, values: many },
+        {
+          name: 'n',
+          type: 'int32' as const,
+          values: Int32Array.from(many, (_, i) => (i * 2654435761) % 1000),
+        },
+      ];
+      const { columns, dictionaries } = dictionaryColumns(input);
+      for (const write of [{ pythonZlib: true }, { level: 0 }]) {
+        fs.writeFileSync(file, await encodeScbf(input));
+        await rewriteScbfFile(file, file, { dictionary: 'auto', ...write });
+        const expected = await encodeScbf(columns, { ...write, extensions: { dictionaries } });
+        expect(new Uint8Array(fs.readFileSync(file))).toEqual(expected);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

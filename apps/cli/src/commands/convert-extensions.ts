@@ -7,7 +7,7 @@
  */
 export async function addScbfExtensions(
   output: string,
-  options: { extensions?: boolean; nulls?: boolean; dictionary?: string },
+  options: { extensions?: boolean; nulls?: boolean; dictionary?: string; level?: number; zlib?: string },
 ): Promise<{ nullColumns: string[]; dictionaryColumns: string[] } | undefined> {
   const dictionary = options.dictionary === 'auto';
   if (!options.extensions && !options.nulls && !dictionary) return undefined;
@@ -19,5 +19,8 @@ export async function addScbfExtensions(
   return rewriteScbfFile(output, output, {
     nulls: options.nulls === true,
     dictionary: dictionary ? 'auto' : 'off',
+    // The rewritten blocks are deflated as the converter deflated the first ones.
+    level: options.level,
+    pythonZlib: options.zlib === 'python',
   });
 }
