@@ -1,8 +1,24 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+import { makeSamples } from './samples/make-samples';
+
+/** Writes the sample files with the project's writers into the build (nothing binary is committed). */
+function samples(): Plugin {
+  return {
+    name: 'binscope-samples',
+    apply: 'build',
+    async generateBundle() {
+      const { files, manifest } = await makeSamples();
+      for (const [path, source] of files)
+        this.emitFile({ type: 'asset', fileName: `samples/${path}`, source });
+      this.emitFile({ type: 'asset', fileName: 'samples/index.json', source: JSON.stringify(manifest) });
+    },
+  };
+}
 
 // React without @vitejs/plugin-react: esbuild (already inside Vite) compiles JSX with the
 // automatic runtime. We give up Fast Refresh (dev reloads the page instead); see README.
 export default defineConfig({
+  plugins: [samples()],
   esbuild: { jsx: 'automatic', jsxImportSource: 'react' },
   worker: { format: 'es' },
   build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 4096 },

@@ -18,7 +18,7 @@ function lcg(seed: number): () => number {
  * Issue #5 workload: 100,000 samples (× scale) of a 64×64×3 IMAGE_RAW, an INT label and a
  * small JSON record, ~1.2 GB at scale 1, written with the package's own streaming writer.
  */
-async function generate(b: Bench): Promise<{ file: string; samples: number }> {
+export async function generate(b: Bench): Promise<{ file: string; samples: number }> {
   const samples = b.n(100_000, 100);
   const file = path.join(b.dir('mldf'), `train-${samples}.mldf`);
   if (fs.existsSync(file)) return { file, samples };

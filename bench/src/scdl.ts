@@ -26,7 +26,7 @@ function rng(seed: number): () => number {
  * (sorted distinct columns), float32 counts, a var table of gene ids and an obs table of
  * cell types and counts. Written with this project's streaming writer.
  */
-async function generate(target: string, cells: number): Promise<void> {
+export async function generate(target: string, cells: number): Promise<void> {
   const random = rng(7);
   const perRow = Array.from({ length: cells }, () => 400 + Math.floor(random() * 801));
   const nnz = perRow.reduce((a, b) => a + b, 0);

@@ -28,7 +28,7 @@ const keyOf = (i: number) => `s${String(i).padStart(7, '0')}`;
  * WebDataset-style shards: `samples` samples over 8 shards, each a 2–20 KiB .jpg, a ~200 B
  * .json and a tiny .cls, written with the testkit tar writer through a 4 MiB buffer.
  */
-function generate(dir: string, samples: number): number {
+export function generate(dir: string, samples: number): number {
   const random = prng(6);
   const pool = new Uint8Array(1 << 20);
   for (let i = 0; i < pool.length; i++) pool[i] = (random() * 256) | 0;

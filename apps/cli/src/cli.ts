@@ -364,6 +364,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .argument('<dir>', 'the folder holding the shards')
       .requiredOption('--fold <name>', 'the fold name: shards are NAME_*.tar')
       .option('-o, --output <file>', 'where to write the index (default DIR/NAME.taridx)')
+      .option('--shard-name <name>', 'with DIR -: the name of the shard streamed on stdin (NAME_0000.tar)')
       .option('-f, --force', 'replace an existing index (never one of the shards)'),
   )
     .addHelpText(

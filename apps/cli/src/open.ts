@@ -11,6 +11,7 @@ import {
 import { openPath } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
 import { loadPlugins } from './plugins.js';
+import { openRemote } from './remote.js';
 
 /** A path the user named, opened and detected. Close it when done. */
 export interface Input {
@@ -55,7 +56,7 @@ export async function openInput(inputPath: string, options: OpenInputOptions = {
       throw new CliError(`--as ${options.as}: no such format (known: ${known})`, EXIT.usage);
     }
   }
-  const target = openPath(inputPath);
+  const target = (await openRemote(inputPath)) ?? openPath(inputPath);
   try {
     const detection = await registry.detect(target);
     let plugin = forced ?? detection.plugin;

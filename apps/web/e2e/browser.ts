@@ -19,13 +19,20 @@ const ARGS = [
 ];
 
 /** A browser with a fresh profile in a temp folder, removed on close. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchBrowser(
+  options: {
+    viewport?: { width: number; height: number };
+    deviceScaleFactor?: number;
+    extraArgs?: string[];
+  } = {},
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'binscope-e2e-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ARGS,
-    viewport: { width: 1440, height: 900 },
+    args: [...ARGS, ...(options.extraArgs ?? [])],
+    viewport: options.viewport ?? { width: 1440, height: 900 },
+    deviceScaleFactor: options.deviceScaleFactor,
     acceptDownloads: true,
   });
   return {

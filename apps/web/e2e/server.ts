@@ -23,11 +23,11 @@ export interface StaticServer {
 /**
  * A small static server for the tests: serves a folder on 127.0.0.1 at a free port, with
  * Range requests (single ranges, open-ended and suffix) and, when asked, CORS so a page on
- * another origin can read ranges and see Content-Range.
+ * another origin can read ranges and see Content-Range; `delayMs` holds every response back.
  */
 export async function startStaticServer(
   root: string,
-  options: { cors?: boolean; spa?: boolean } = {},
+  options: { cors?: boolean; spa?: boolean; delayMs?: number } = {},
 ): Promise<StaticServer> {
   const base = resolve(root);
   const served = new Map<string, number>();
@@ -48,6 +48,8 @@ export async function startStaticServer(
       res.writeHead(204).end();
       return;
     }
+    // A slow network, so a page's long-running work can be watched and cancelled mid-way.
+    if (options.delayMs) await new Promise((wait) => setTimeout(wait, options.delayMs));
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();
       return;

@@ -1,11 +1,17 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { isAbort, ParserClient } from './client';
+import { DataInspector } from './components/DataInspector';
+import { type ByteLocation, ShowBytesContext } from './components/BytesLink';
 import { DataPanel } from './components/DataPanel';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
+import { SampleList } from './components/SampleList';
+import { SearchBar } from './components/SearchBar';
+import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
 import { Tree } from './components/Tree';
 import { inputFromDrop } from './files';
+import { readShareLink, writeShareLink } from './shareLink';
 import type {
   ByteStats,
   NodeLocation,
@@ -33,10 +39,16 @@ export function App() {
   const [hexSize, setHexSize] = useState(0);
   const [cursor, setCursor] = useState(0);
   const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
+  /** A range picked by dragging or found by search; it wins over the selected node's range. */
+  const [range, setRange] = useState<{ start: number; end: number } | null>(null);
+  const [fields, setFields] = useState<Array<{ start: number; end: number }>>([]);
 
   const [report, setReport] = useState<ValidationReport | null>(null);
   const [validating, setValidating] = useState<AbortController | null>(null);
   const [progress, setProgress] = useState<{ done: number; total?: number } | null>(null);
+  const [cancelled, setCancelled] = useState(false);
+  /** The run the page shows; an abort from opening another file is not the user's cancel. */
+  const currentRun = useRef<AbortController | null>(null);
   const token = useRef(0);
 
   useEffect(() => {
@@ -46,15 +58,20 @@ export function App() {
   const validate = useCallback(
     (s: SessionInfo) => {
       const controller = new AbortController();
+      currentRun.current = controller;
       setValidating(controller);
       setProgress(null);
+      setCancelled(false);
       client
         .request(
           { type: 'validate', sessionId: s.sessionId },
           { signal: controller.signal, onProgress: setProgress },
         )
         .then(setReport)
-        .catch((e) => !isAbort(e) && setFailure(`validation failed: ${(e as Error).message}`))
+        .catch((e) => {
+          if (isAbort(e)) setCancelled(currentRun.current === controller);
+          else setFailure(`validation failed: ${(e as Error).message}`);
+        })
         .finally(() => setValidating(null));
     },
     [client],
@@ -65,8 +82,11 @@ export function App() {
     (info: SessionInfo) => {
       setSession(info);
       setReport(null);
+      currentRun.current = null;
+      setCancelled(false);
       setSelected(null);
       setReveal(null);
+      setRange(null);
       setCursor(0);
       setTab(info.view === 'h5ad' ? 'data' : 'structure');
       const firstFile =
@@ -106,17 +126,18 @@ export function App() {
     [client, adopt, validating],
   );
 
-  // ?url=… opens a remote file on load (shareable links).
+  // ?url=…&at=…&file=… reopens a remote file at a byte (shareable links).
+  const linked = useRef(readShareLink());
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, on load.
   useEffect(() => {
-    const url = new URLSearchParams(location.search).get('url');
-    if (url) open({ kind: 'url', url });
+    if (linked.current) open({ kind: 'url', url: linked.current.url });
   }, []);
 
   const showFile = useCallback(
     async (file: string | undefined) => {
       if (!session) return;
       setHexFile(file);
+      setRange(null);
       try {
         setHexSize(await client.request({ type: 'size', sessionId: session.sessionId, file }));
       } catch (e) {
@@ -129,6 +150,7 @@ export function App() {
   const selectNode = useCallback(
     (path: number[], node: TreeNodeView) => {
       setSelected({ path, node });
+      setRange(null);
       if (node.file !== hexFile) showFile(node.file);
       setCursor(node.offset);
       setScrollRequest({ offset: node.offset, token: ++token.current });
@@ -136,11 +158,34 @@ export function App() {
     [hexFile, showFile],
   );
 
+  // The selected node's children, coloured in the hex view so each field's bytes stand out.
+  useEffect(() => {
+    setFields([]);
+    if (!session || !selected || selected.node.childCount === 0) return;
+    const controller = new AbortController();
+    client
+      .request(
+        { type: 'children', sessionId: session.sessionId, path: selected.path, start: 0, end: 256 },
+        { signal: controller.signal },
+      )
+      .then((children) =>
+        setFields(
+          children
+            .filter((c) => c.length > 0 && (c.file ?? selected.node.file) === selected.node.file)
+            .map((c) => ({ start: c.offset, end: c.offset + c.length }))
+            .sort((a, b) => a.start - b.start),
+        ),
+      )
+      .catch(() => {});
+    return () => controller.abort();
+  }, [client, session, selected]);
+
   /** A byte or a problem points at an offset: select the node that owns it and reveal it. */
   const pick = useCallback(
     async (file: string | undefined, offset: number, scroll: boolean) => {
       if (!session) return;
       if (file !== hexFile) await showFile(file);
+      setRange(null);
       setCursor(offset);
       if (scroll) setScrollRequest({ offset, token: ++token.current });
       if (!session.root || session.root.childCount === 0) return;
@@ -151,6 +196,38 @@ export function App() {
       setReveal({ location, token: ++token.current });
     },
     [client, session, hexFile, showFile],
+  );
+
+  // The link's byte is shown once its file is open; from then on the address bar follows the view.
+  useEffect(() => {
+    if (session?.source !== 'url') return;
+    const link = linked.current;
+    if (link) {
+      linked.current = undefined;
+      if (link.at !== undefined) {
+        pick(link.file, link.at, true);
+        return;
+      }
+    }
+    writeShareLink({
+      url: session.name,
+      at: cursor || undefined,
+      file: hexFile === session.root?.file ? undefined : hexFile,
+    });
+  }, [session, cursor, hexFile, pick]);
+
+  /** A data cell's bytes: to the structure tab, its file in the hex view, the range selected. */
+  const showBytes = useCallback(
+    async (location: ByteLocation) => {
+      if (!session) return;
+      setTab('structure');
+      const file = location.file ?? (session.source === 'directory' ? hexFile : session.root?.file);
+      if (file !== hexFile) await showFile(file);
+      setCursor(location.offset);
+      setRange({ start: location.offset, end: location.offset + Math.max(1, location.length) });
+      setScrollRequest({ offset: location.offset, token: ++token.current });
+    },
+    [session, hexFile, showFile],
   );
 
   const jumpToProblem = (problem: Problem) => {
@@ -170,7 +247,8 @@ export function App() {
   const selection = selected
     ? { start: selected.node.offset, end: selected.node.offset + selected.node.length }
     : null;
-  const selectionInView = selected && (selected.node.file ?? undefined) === hexFile ? selection : null;
+  const nodeInView = !!selected && (selected.node.file ?? undefined) === hexFile;
+  const selectionInView = range ?? (nodeInView ? selection : null);
   const known = !!session?.format && session.format !== 'tar';
   const hasTree = !!session?.root && session.root.childCount > 0;
 
@@ -209,11 +287,13 @@ export function App() {
               Nothing is uploaded: files are read in this tab, lazily, a few kilobytes at a time. A URL is
               read with HTTP range requests.
             </p>
+            <SampleList onOpen={open} />
           </div>
         </main>
       ) : (
         <div className="workspace">
-          <aside className="sidebar" aria-label="File details">
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the sidebar scrolls on its own; keyboard users must reach its overflow. */}
+          <aside className="sidebar" aria-label="File details" tabIndex={0}>
             <SummaryPanel session={session} />
             {(session.format !== null && session.format !== 'tar' && session.format !== 'h5ad') ||
             session.openError ? (
@@ -221,6 +301,7 @@ export function App() {
                 report={report}
                 openError={session.openError}
                 running={!!validating}
+                cancelled={cancelled}
                 progress={progress}
                 canValidate={!!session.format}
                 remote={session.source === 'url'}
@@ -229,11 +310,10 @@ export function App() {
                 onJump={jumpToProblem}
               />
             ) : null}
-            <FilesPanel
-              session={session}
-              current={hexFile ?? session.mainFile}
-              onShow={(path) => showFile(path)}
-            />
+            {(hexFile !== undefined || session.source !== 'directory') && (
+              <DataInspector client={client} sessionId={session.sessionId} file={hexFile} cursor={cursor} />
+            )}
+            <FilesPanel session={session} current={hexFile} onShow={(ref) => showFile(ref)} />
           </aside>
           <main className="main">
             <div className="tabs" role="tablist" aria-label="Views">
@@ -281,10 +361,43 @@ export function App() {
                       client={client}
                       sessionId={session.sessionId}
                       file={hexFile}
-                      label={hexFile ?? session.mainFile ?? session.name}
+                      label={
+                        session.files.find((f) => f.ref === hexFile)?.path ??
+                        hexFile ??
+                        session.mainFile ??
+                        session.name
+                      }
                       size={hexSize}
                       selection={selectionInView}
-                      selectionLabel={selected?.node.name}
+                      selectionLabel={range ? 'selection' : selected?.node.name}
+                      fields={!range && nodeInView ? fields : undefined}
+                      onRange={setRange}
+                      tools={
+                        <>
+                          <SearchBar
+                            client={client}
+                            sessionId={session.sessionId}
+                            file={hexFile}
+                            cursor={cursor}
+                            onFound={(offset, length) => {
+                              setCursor(offset);
+                              setRange({ start: offset, end: offset + length });
+                              setScrollRequest({ offset, token: ++token.current });
+                            }}
+                          />
+                          <SelectionTools
+                            client={client}
+                            sessionId={session.sessionId}
+                            file={hexFile}
+                            range={selectionInView}
+                            name={
+                              range
+                                ? (hexFile ?? session.mainFile ?? 'bytes')
+                                : (selected?.node.name ?? 'bytes')
+                            }
+                          />
+                        </>
+                      }
                       cursor={cursor}
                       onCursor={setCursor}
                       onPick={(offset) => pick(hexFile, offset, false)}
@@ -295,7 +408,9 @@ export function App() {
               </div>
             ) : (
               <div id="panel-data" role="tabpanel" aria-labelledby="tab-data" className="data">
-                <DataPanel client={client} session={session} onOpen={adopt} />
+                <ShowBytesContext.Provider value={showBytes}>
+                  <DataPanel client={client} session={session} onOpen={adopt} />
+                </ShowBytesContext.Provider>
               </div>
             )}
           </main>

@@ -30,10 +30,23 @@ export function parseOffset(text: string): number | undefined {
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
-export function displayValue(value: unknown): string {
+/**
+ * A value as people read it: objects as "key value, …" and lists as "a, b, …" rather than
+ * raw JSON; numbers keep the sign of zero.
+ */
+export function displayValue(value: unknown, depth = 0): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+  if (typeof value === 'number') return Object.is(value, -0) ? '-0' : String(value);
+  if (typeof value !== 'object') return String(value);
+  const nested = (v: unknown) => {
+    const text = displayValue(v, depth + 1);
+    return typeof v === 'object' && v !== null && depth < 3 ? `(${text})` : text;
+  };
+  if (Array.isArray(value)) return value.map(nested).join(', ');
+  return Object.entries(value as Record<string, unknown>)
+    .map(([key, v]) => `${key} ${nested(v)}`)
+    .join(', ');
 }
 
 /** A hex string as a classic dump (core's hexDump over the decoded bytes). */

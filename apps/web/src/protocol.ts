@@ -73,7 +73,17 @@ export interface SessionInfo {
   /** For an unknown file: the format it nearly is, and the first byte that differs. */
   nearMiss?: NearMiss;
   /** Files of a folder session (or files dropped together), with sizes. */
-  files: Array<{ path: string; size: number; format?: string | null }>;
+  files: Array<{
+    path: string;
+    size: number;
+    format?: string | null;
+    /**
+     * What to send as `file` to read this file's bytes: the name the tree uses for it (tree
+     * names of a single file are relative to that file's folder), or its folder path after
+     * a '/' when it lies outside that folder and no tree node can own its bytes.
+     */
+    ref: string;
+  }>;
   /** Opening (header parse) failed: the format matched but the file is broken. */
   openError?: SerializedError;
   summary?: Summary;
@@ -102,6 +112,8 @@ export type Request =
   | { type: 'nodeAt'; sessionId: number; file?: string; offset: number }
   | { type: 'bytes'; sessionId: number; file?: string; offset: number; length: number }
   | { type: 'size'; sessionId: number; file?: string }
+  /** The next (or, backward, previous) occurrence of `pattern` from `from`. */
+  | { type: 'search'; sessionId: number; file?: string; pattern: Uint8Array; from: number; backward: boolean }
   | { type: 'validate'; sessionId: number }
   | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
   | { type: 'view'; sessionId: number; query: ViewQuery }
@@ -123,6 +135,7 @@ export interface ResponseMap {
   nodeAt: NodeLocation;
   bytes: Uint8Array;
   size: number;
+  search: number | null;
   validate: ValidationReport;
   records: JsonRecord[];
   view: ViewResult;

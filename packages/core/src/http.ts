@@ -146,20 +146,32 @@ export class HttpSource implements ByteSource {
     if (lastBlock - firstBlock + 1 > this.cacheBlocks / 2)
       return this.fetchRange(start, end, options?.signal);
 
+    // This read keeps its own references: concurrent reads may evict blocks from the cache
+    // between this read's check and its copy.
+    const held = new Map<number, Uint8Array>();
     const missing: number[] = [];
-    for (let b = firstBlock; b <= lastBlock; b++) if (!this.cache.has(b)) missing.push(b);
+    for (let b = firstBlock; b <= lastBlock; b++) {
+      const cached = this.cache.get(b);
+      if (cached) held.set(b, cached);
+      else missing.push(b);
+    }
     // One request per run of consecutive missing blocks.
     for (let i = 0; i < missing.length; ) {
       let j = i;
       while (j + 1 < missing.length && missing[j + 1] === missing[j] + 1) j++;
       const runStart = missing[i] * this.blockSize;
       const runEnd = Math.min(this.size, (missing[j] + 1) * this.blockSize);
-      this.storeBlocks(runStart, await this.fetchRange(runStart, runEnd, options?.signal));
+      const bytes = await this.fetchRange(runStart, runEnd, options?.signal);
+      for (let b = missing[i]; b <= missing[j]; b++) {
+        const from = (b - missing[i]) * this.blockSize;
+        held.set(b, bytes.subarray(from, Math.min(bytes.byteLength, from + this.blockSize)));
+      }
+      this.storeBlocks(runStart, bytes);
       i = j + 1;
     }
     const out = new Uint8Array(end - start);
     for (let b = firstBlock; b <= lastBlock; b++) {
-      const block = this.cache.get(b)!;
+      const block = held.get(b)!;
       this.touch(b, block);
       const blockStart = b * this.blockSize;
       const from = Math.max(start, blockStart);

@@ -57,8 +57,12 @@ export {
   withLocation,
 } from './errors.js';
 export { crc32 } from './crc32.js';
+export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
+export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
 export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';
+export { HttpDirectory, S3Directory } from './remote-directory.js';
+export { isHttpUrl, isS3Url, parseS3Url, S3Client, type S3Location, type S3Settings } from './s3.js';
 export {
   type InspectNode,
   type LazyChildren,
@@ -89,6 +93,7 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { percentProgress } from './progress.js';
 export {
   type Candidate,
   createRegistry,

@@ -1,4 +1,10 @@
-import { type ByteSource, ProblemList, type ValidateOptions, type ValidationReport } from '@binscope/core';
+import {
+  type ByteSource,
+  ProblemList,
+  percentProgress,
+  type ValidateOptions,
+  type ValidationReport,
+} from '@binscope/core';
 import { verifyMldfChecksums } from './checksum.js';
 import { FORMAT_ID } from './layout.js';
 import { MldfReader } from './read.js';
@@ -26,6 +32,9 @@ export async function validateMldf(
   }
   for (const w of reader.warnings) problems.warn(w.code, w.message, { offset: w.offset, file: w.file });
   const full = () => problems.errors.length >= MAX_ERRORS;
+  // Two passes over the samples when some field holds text to decode: structure, then payloads.
+  const passes = payloadFields(reader).length > 0 ? 2 : 1;
+  const progress = percentProgress(options.onProgress, reader.numSamples * passes);
 
   for (let i = 0; i < reader.numSamples && !full(); i++) {
     try {
@@ -33,6 +42,7 @@ export async function validateMldf(
     } catch (error) {
       problems.capture(error);
     }
+    progress(i + 1);
   }
   if (problems.errors.length === 0) {
     try {
@@ -49,7 +59,9 @@ export async function validateMldf(
       problems.capture(error);
     }
   }
-  if (problems.errors.length === 0) await checkPayloads(reader, problems, options);
+  if (problems.errors.length === 0)
+    await checkPayloads(reader, problems, options, (done) => progress(reader.numSamples + done));
+  progress(reader.numSamples * passes);
   if (full()) problems.warn('TooManyErrors', `stopped after ${MAX_ERRORS} errors`);
   return problems.report();
 }
@@ -59,8 +71,9 @@ async function checkPayloads(
   reader: MldfReader,
   problems: ProblemList,
   options: ValidateOptions,
+  progress: (done: number) => void,
 ): Promise<void> {
-  const fields = reader.fields.filter((f) => f.type === 'JSON' || f.type === 'TEXT_RAW').map((f) => f.name);
+  const fields = payloadFields(reader);
   if (fields.length === 0) return;
   let start = 0;
   while (start < reader.numSamples && problems.errors.length < MAX_ERRORS) {
@@ -73,6 +86,7 @@ async function checkPayloads(
         signal: options.signal,
       })) {
         done += batch.length;
+        progress(done);
       }
       return;
     } catch (error) {
@@ -88,6 +102,11 @@ async function checkPayloads(
       }
       if (problems.errors.length === before) problems.capture(error);
       start = end;
+      progress(end);
     }
   }
+}
+
+function payloadFields(reader: MldfReader): string[] {
+  return reader.fields.filter((f) => f.type === 'JSON' || f.type === 'TEXT_RAW').map((f) => f.name);
 }

@@ -1,4 +1,4 @@
-import { MemorySource } from '@binscope/core';
+import { MemorySource, type ProgressEvent } from '@binscope/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -271,3 +271,34 @@ describe('property: random field sets and samples round-trip write → read → 
     );
   }, 120_000);
 });
+
+describe('validate reports progress', () => {
+  it('counts samples (and the payload pass) up to 100 %', async () => {
+    const samples = Array.from({ length: 300 }, (_, i) => ({ n: i, meta: { i } }));
+    const bytes = await writeMldf(
+      [
+        { name: 'n', type: 'INT' },
+        { name: 'meta', type: 'JSON' },
+      ],
+      samples,
+    );
+    const events: ProgressEvent[] = [];
+    const report = await validateMldf(new MemorySource(bytes), { onProgress: (e) => events.push(e) });
+    expect(report.errors).toEqual([]);
+    expectProgressToEnd(events);
+    expect(events[0].total).toBe(600);
+  });
+});
+
+/** Progress counts up to its total and ends there; the total never changes mid-run. */
+function expectProgressToEnd(events: ProgressEvent[]): void {
+  expect(events.length).toBeGreaterThan(1);
+  const total = events[0].total;
+  expect(total).toBeGreaterThan(0);
+  for (let i = 0; i < events.length; i++) {
+    expect(events[i].total).toBe(total);
+    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
+  }
+  expect(events[0].done).toBeLessThan(total as number);
+  expect(events.at(-1)?.done).toBe(total);
+}

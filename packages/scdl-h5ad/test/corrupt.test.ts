@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isFormatError, isSourceError } from '@binscope/core';
-import { tempDir } from '@binscope/testkit';
+import { builtFile, tempDir } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertH5adToScdl, describeH5ad } from '../src/node.js';
 import { type AnnDataSpec, randomCounts, rng, writeH5ad } from './fixture.js';
@@ -15,6 +15,7 @@ const scratch = tempDir('scdl-h5ad-corrupt-');
 afterAll(() => scratch.remove());
 
 const distNode = path.resolve(import.meta.dirname, '../dist/node.js');
+const builtDist = builtFile(distNode);
 /** Mutants that made the HDF5 library abort, kept for the stderr check in a fresh process. */
 const abortingFiles: string[] = [];
 
@@ -155,11 +156,9 @@ describe('corrupt .h5ad files give typed one-line errors', () => {
   // Emscripten prints "Aborted(...)" on stderr besides throwing; in the CLI that line came
   // before the error. A fresh process (h5wasm loaded by the package, not by the fixture
   // writer) must print nothing but what the caller prints.
-  it.skipIf(!fs.existsSync(distNode))(
-    'an abort prints nothing on stderr (fresh process, built package)',
-    () => {
-      expect(abortingFiles.length).toBeGreaterThan(0);
-      const script = `
+  it.skipIf(!builtDist.present)('an abort prints nothing on stderr (fresh process, built package)', () => {
+    expect(abortingFiles.length).toBeGreaterThan(0);
+    const script = `
       const { convertH5adToScdl, describeH5ad } = await import(${JSON.stringify(distNode)});
       const messages = [];
       for (const file of ${JSON.stringify(abortingFiles)}) {
@@ -169,15 +168,14 @@ describe('corrupt .h5ad files give typed one-line errors', () => {
       }
       process.stdout.write(JSON.stringify(messages));
     `;
-      const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-      expect(child.status).toBe(0);
-      expect(child.stderr).toBe('');
-      const messages = JSON.parse(child.stdout) as string[];
-      expect(messages.length).toBe(abortingFiles.length * 2);
-      for (const message of messages) expect(message).toMatch(/^FormatError: [^\n]*$/);
-      expect(messages.filter((m) => m.includes('HDF5 library aborted')).length).toBeGreaterThanOrEqual(
-        abortingFiles.length,
-      );
-    },
-  );
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status).toBe(0);
+    expect(child.stderr).toBe('');
+    const messages = JSON.parse(child.stdout) as string[];
+    expect(messages.length).toBe(abortingFiles.length * 2);
+    for (const message of messages) expect(message).toMatch(/^FormatError: [^\n]*$/);
+    expect(messages.filter((m) => m.includes('HDF5 library aborted')).length).toBeGreaterThanOrEqual(
+      abortingFiles.length,
+    );
+  });
 });

@@ -40,6 +40,7 @@ export {
 } from './write.js';
 export {
   PACKAGE_VERSION,
+  arrayFile,
   parseHeader,
   SCHEMA_VERSION,
   type ArrayDescriptor,

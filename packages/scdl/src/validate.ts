@@ -2,6 +2,7 @@ import {
   type DirectorySource,
   FormatError,
   isSourceError,
+  percentProgress,
   ProblemList,
   readExact,
   type Target,
@@ -76,7 +77,9 @@ async function run(target: Target, problems: ProblemList, options: ValidateOptio
   const { data, rowPtr, colPtr } = await openMatrixArrays(directory, header, options);
   const rows = rowPtr.length - 1;
   const nnz = data.length;
-  const rowPtrValues = await checkRowPtr(rowPtr, nnz, problems, options);
+  // The scans of row_ptr and of the column indices are what takes time on a big archive.
+  const progress = percentProgress(options.onProgress, rowPtr.length + nnz);
+  const rowPtrValues = await checkRowPtr(rowPtr, nnz, problems, options, progress);
   if (!rowPtrValues) return;
 
   const files = await directory.list();
@@ -135,9 +138,13 @@ async function run(target: Target, problems: ProblemList, options: ValidateOptio
   if (problems.errors.length) return;
 
   const varIndex = indices[0];
-  if (varIndex) await checkColumnIndices(colPtr, rowPtrValues, varIndex, problems, options);
+  if (varIndex)
+    await checkColumnIndices(colPtr, rowPtrValues, varIndex, problems, options, (entries) =>
+      progress(rowPtr.length + entries),
+    );
 
   await checkSidecars(directory, files, rows, problems, options);
+  progress(rowPtr.length + nnz);
 }
 
 async function checkArrayFiles(
@@ -206,6 +213,7 @@ async function checkRowPtr(
   nnz: number,
   problems: ProblemList,
   options: ValidateOptions,
+  progress: (entries: number) => void,
 ): Promise<RowPtrLookup | undefined> {
   let prev = 0;
   for (let start = 0; start < rowPtr.length; start += SCAN_CHUNK) {
@@ -234,6 +242,7 @@ async function checkRowPtr(
       }
       prev = v;
     }
+    progress(start + chunk.length);
   }
   if (prev !== nnz) {
     problems.error('CountMismatch', `row_ptr ends at ${prev}, DATA has ${nnz} entries`, {
@@ -254,6 +263,7 @@ async function checkColumnIndices(
   varIndex: FeatureIndex,
   problems: ProblemList,
   options: ValidateOptions,
+  progress: (entries: number) => void,
 ): Promise<void> {
   for (let b = 0; b < varIndex.blockCount; b++) {
     const info = varIndex.block(b);
@@ -280,6 +290,7 @@ async function checkColumnIndices(
           return;
         }
       }
+      progress(end);
     }
   }
 }

@@ -5,6 +5,7 @@ import {
   directoryTarget,
   isFormatError,
   type MemoryDirectory,
+  type ProgressEvent,
 } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { openScdl, scdlPlugin, validateScdl, writeScdlToMemory } from '../src/index.js';
@@ -366,3 +367,29 @@ describe('row(i, { reuse: true })', () => {
     }
   });
 });
+
+describe('validate reports progress', () => {
+  it('counts the row_ptr and column-index entries scanned up to 100 %', async () => {
+    const events: ProgressEvent[] = [];
+    const report = await validateScdl(directoryTarget(await fixture()), {
+      onProgress: (e) => events.push(e),
+    });
+    expect(report.errors).toEqual([]);
+    expectProgressToEnd(events);
+    // 7 row_ptr entries and 7 stored values.
+    expect(events[0].total).toBe(14);
+  });
+});
+
+/** Progress counts up to its total and ends there; the total never changes mid-run. */
+function expectProgressToEnd(events: ProgressEvent[]): void {
+  expect(events.length).toBeGreaterThan(1);
+  const total = events[0].total;
+  expect(total).toBeGreaterThan(0);
+  for (let i = 0; i < events.length; i++) {
+    expect(events[i].total).toBe(total);
+    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
+  }
+  expect(events[0].done).toBeLessThan(total as number);
+  expect(events.at(-1)?.done).toBe(total);
+}

@@ -3,6 +3,7 @@ import {
   type ErrorCode,
   isFormatError,
   isSourceError,
+  percentProgress,
   ProblemList,
   readU64,
   type Target,
@@ -66,7 +67,12 @@ export async function validateTaridx(
   checkRows(parsed, rows, hasher, (code, message, offset) => add(code, message, offset));
 
   const fold = foldOf(source.name);
-  if (options.deep !== false && target.siblings && fold && problems.errors.length === 0) {
+  const nRows = parsed.header.nRows;
+  // The rows' own checks are one pass in memory; visiting each row's tar header is the long part.
+  const withShards = options.deep !== false && !!target.siblings && !!fold && problems.errors.length === 0;
+  const progress = percentProgress(options.onProgress, withShards ? 2 * nRows : nRows);
+  progress(nRows);
+  if (withShards && target.siblings && fold) {
     try {
       const shards = await ShardSet.fromDirectory(target.siblings, fold);
       if (shards.count === 0 && parsed.header.nRows > 0 && options.deep === true) {
@@ -76,7 +82,8 @@ export async function validateTaridx(
           `--deep: no ${fold}_*.tar shards beside the index, so none of its ${parsed.header.nRows} rows can be checked`,
           undefined,
         );
-      } else await checkShards(parsed, rows, shards, problems, add);
+      } else
+        await checkShards(parsed, rows, shards, problems, add, (i) => progress(nRows + i), options.signal);
     } catch (error) {
       if (isFormatError(error)) problems.capture(error);
       else if (isSourceError(error))
@@ -84,6 +91,7 @@ export async function validateTaridx(
       else throw error;
     }
   }
+  progress(withShards ? 2 * nRows : nRows);
   for (const [code, n] of counts) {
     if (n > MAX_PER_CODE)
       problems.error(code as ErrorCode, `… and ${n - MAX_PER_CODE} more ${code} errors`, {
@@ -99,6 +107,8 @@ async function checkShards(
   shards: ShardSet,
   problems: ProblemList,
   add: (code: ErrorCode, message: string, offset: number | undefined, file?: string) => void,
+  progress: (rowsDone: number) => void,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const { header, extensions, crashStems } = parsed;
   const hasher = await loadHasher();
@@ -126,6 +136,8 @@ async function checkShards(
   const ends = new Map<number, number>();
 
   for (let i = 0; i < header.nRows; i++) {
+    signal?.throwIfAborted();
+    progress(i);
     const at = i * ROW_SIZE;
     const fid = view.getUint16(at + R.fid, true);
     const offset = readU64(view, at + R.offset);

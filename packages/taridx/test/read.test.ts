@@ -10,7 +10,7 @@ import {
   taridxPlugin,
   validateTaridx,
 } from '../src/index.js';
-import { fileTarget } from '@binscope/core';
+import { fileTarget, type ProgressEvent } from '@binscope/core';
 
 const enc = new TextEncoder();
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
@@ -278,3 +278,29 @@ describe('writer', () => {
     );
   });
 });
+
+describe('validate reports progress', () => {
+  it('counts the rows, then the tar header of each row in its shard, up to 100 %', async () => {
+    const { dir, index } = await fold();
+    const events: ProgressEvent[] = [];
+    const report = await validateTaridx(fileTarget(new MemorySource(index, 'f.taridx'), dir), {
+      onProgress: (e) => events.push(e),
+    });
+    expect(report.errors).toEqual([]);
+    expectProgressToEnd(events);
+    expect(events[0].total).toBe(2 * 6);
+  });
+});
+
+/** Progress counts up to its total and ends there; the total never changes mid-run. */
+function expectProgressToEnd(events: ProgressEvent[]): void {
+  expect(events.length).toBeGreaterThan(1);
+  const total = events[0].total;
+  expect(total).toBeGreaterThan(0);
+  for (let i = 0; i < events.length; i++) {
+    expect(events[i].total).toBe(total);
+    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
+  }
+  expect(events[0].done).toBeLessThan(total as number);
+  expect(events.at(-1)?.done).toBe(total);
+}

@@ -1,4 +1,10 @@
-import { type ByteSource, ProblemList, type ReadOptions, type ValidationReport } from '@binscope/core';
+import {
+  type ByteSource,
+  ProblemList,
+  percentProgress,
+  type ValidateOptions,
+  type ValidationReport,
+} from '@binscope/core';
 import {
   type DatasetRef,
   FORMAT_ID,
@@ -22,8 +28,15 @@ function record(issues: Issues, problems: ProblemList): void {
  * payload). Keeps going after an error wherever the structure still allows it. Never throws for
  * bad input; "only reported" fields (U8) are warnings.
  */
-export async function validateUdf(source: ByteSource, options: ReadOptions = {}): Promise<ValidationReport> {
+export async function validateUdf(
+  source: ByteSource,
+  options: ValidateOptions = {},
+): Promise<ValidationReport> {
   const problems = new ProblemList(FORMAT_ID);
+  // The number of datasets is known only at the end of the walk; the tables' payloads are
+  // nearly all of a file, so the share of its bytes checked so far is the honest measure.
+  const progress = percentProgress(options.onProgress, source.size, 'validate', 'bytes');
+  let checked = 0;
   try {
     const headerIssues = new Issues(source.name);
     const header = await parseFileHeader(source, headerIssues, options);
@@ -46,6 +59,8 @@ export async function validateUdf(source: ByteSource, options: ReadOptions = {})
         } catch (error) {
           problems.capture(error);
         }
+        checked += info.dataSize;
+        progress(checked);
       }
       return { value: dataset, children };
     });
@@ -53,5 +68,6 @@ export async function validateUdf(source: ByteSource, options: ReadOptions = {})
   } catch (error) {
     problems.capture(error);
   }
+  progress(source.size);
   return problems.report();
 }

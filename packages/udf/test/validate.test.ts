@@ -1,4 +1,4 @@
-import { isFormatError, MemorySource } from '@binscope/core';
+import { isFormatError, MemorySource, type ProgressEvent } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { arr } from './helpers.js';
 import { type TableInfo, type UdfDataset, UdfBuilder, UdfReader, validateUdf } from '../src/index.js';
@@ -358,3 +358,27 @@ describe('only reported (U8)', () => {
     expect(report.errors.map((e) => e.code)).toEqual(['OutOfBounds', 'InvalidValue', 'ReservedNonZero']);
   });
 });
+
+describe('validate reports progress', () => {
+  it('counts the bytes of the tables checked up to the file size', async () => {
+    const bytes = baseFile();
+    const events: ProgressEvent[] = [];
+    const report = await validateUdf(new MemorySource(bytes), { onProgress: (e) => events.push(e) });
+    expect(report.errors).toEqual([]);
+    expectProgressToEnd(events);
+    expect(events[0].total).toBe(bytes.byteLength);
+  });
+});
+
+/** Progress counts up to its total and ends there; the total never changes mid-run. */
+function expectProgressToEnd(events: ProgressEvent[]): void {
+  expect(events.length).toBeGreaterThan(1);
+  const total = events[0].total;
+  expect(total).toBeGreaterThan(0);
+  for (let i = 0; i < events.length; i++) {
+    expect(events[i].total).toBe(total);
+    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
+  }
+  expect(events[0].done).toBeLessThan(total as number);
+  expect(events.at(-1)?.done).toBe(total);
+}

@@ -5,9 +5,11 @@ import type { ScbfType } from '@binscope/scbf';
 import type { DataDtype } from '@binscope/scdl-h5ad';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { ConvertEnds, urlPath } from '../convert-io.js';
 import { openInput } from '../open.js';
 import { guardOutput } from '../output-guard.js';
 import { progressBar } from '../progress.js';
+import { inputKind } from '../remote.js';
 import { printJson } from '../render.js';
 import { convertShards } from './convert-shards.js';
 import { addScbfExtensions } from './convert-extensions.js';
@@ -32,7 +34,7 @@ export interface ConvertOptions extends CommonOptions {
 type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl' | 'taridx→mldf';
 
 function extension(p: string): string {
-  const base = path.basename(p);
+  const base = path.basename(urlPath(p));
   return base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
 }
 
@@ -46,8 +48,10 @@ function isDirectory(p: string): boolean {
 
 /** Which conversion IN → OUT asks for, by extension (and, for a folder IN, its .h5ad files). */
 function chooseConversion(input: string, output: string): Conversion {
-  const from = isDirectory(input) ? 'dir' : extension(input);
-  const to = extension(output);
+  // Standard input can only be CSV (the one format read in a single forward pass); `-` as
+  // output takes the other side of the pair.
+  const from = input === '-' ? 'csv' : isDirectory(input) ? 'dir' : extension(input);
+  const to = output === '-' ? ({ csv: 'scbf', scbf: 'csv' }[from] ?? '-') : extension(output);
   if (to === 'mldf' && (from === 'taridx' || from === 'dir')) return 'taridx→mldf';
   if (from === 'csv' && to === 'scbf') return 'csv→scbf';
   if (from === 'scbf' && to === 'csv') return 'scbf→csv';
@@ -84,14 +88,23 @@ export async function convertCommand(
   output: string,
   options: ConvertOptions,
 ): Promise<ExitCode> {
-  if (!fs.existsSync(input)) throw new CliError(`${input}: no such file or directory`, EXIT.usage);
+  if (inputKind(input) === 'path' && !fs.existsSync(input))
+    throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
-  guardOutput({
-    output,
-    inputs: [input],
-    force: options.force,
-    onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
-  });
+  const ends = new ConvertEnds(input, output, ctx.streams);
+  if (ends.toStdout && (options.json || conversion === 'h5ad→scdl'))
+    throw new CliError(
+      'output - (stdout) takes the converted bytes: not with --json, and not for an SCDL folder',
+      EXIT.usage,
+    );
+  // Standard output and inputs by URL or on stdin cannot be overwritten; a local output can.
+  if (!ends.toStdout)
+    guardOutput({
+      output,
+      inputs: inputKind(input) === 'path' ? [input] : [],
+      force: options.force,
+      onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
+    });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
   let report: Record<string, unknown>;
   try {
@@ -99,15 +112,18 @@ export async function convertCommand(
       case 'csv→scbf': {
         const { csvToScbf } = await import('@binscope/scbf/node');
         const types = options.types ? parseTypes(options.types) : undefined;
-        const result = await forPath(input, () =>
-          csvToScbf(input, output, {
+        const result = await forPath(input, async () =>
+          csvToScbf(await ends.csvInput(), ends.outputPath('scbf'), {
+            inputName: path.basename(urlPath(input)),
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
             pythonZlib: options.zlib === 'python',
             onProgress: progress.onProgress,
           }),
         );
-        const rewritten = await addScbfExtensions(output, options);
+        // The footer pass rewrites the staged or final file before it is delivered.
+        const rewritten = await addScbfExtensions(ends.outputPath('scbf'), options);
+        await ends.deliver(ends.outputPath('scbf'));
         report = {
           input,
           output,
@@ -138,20 +154,35 @@ export async function convertCommand(
             EXIT.failed,
           );
         const { scbfToCsv } = await import('@binscope/scbf/node');
-        const { warnings } = await forPath(input, () => scbfToCsv(input, output));
+        const { warnings } = await forPath(input, async () =>
+          scbfToCsv((await ends.remoteSource()) ?? input, ends.outputPath('csv')),
+        );
         for (const w of warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
-        report = { input, output, conversion, bytes: fs.statSync(output).size, warnings };
+        await ends.deliver(ends.outputPath('csv'));
+        report = { input, output, conversion, bytes: fs.statSync(ends.outputPath('csv')).size, warnings };
         break;
       }
       case 'h5ad→scdl':
-        report = await convertH5ad(ctx, input, output, options, progress.onProgress);
+        report = {
+          ...(await convertH5ad(
+            ctx,
+            await forPath(input, () => ends.localInput()),
+            output,
+            options,
+            progress.onProgress,
+          )),
+          input,
+        };
         break;
       case 'taridx→mldf':
+        if (inputKind(input) !== 'path')
+          throw new CliError('tar shards → MLDF reads a local .taridx or shard folder', EXIT.usage);
         report = await convertShards(input, output, options, progress.onProgress);
         break;
     }
   } finally {
     progress.stop();
+    ends.cleanup();
   }
   if (options.json) await printJson(ctx.out, report);
   else ctx.messages.line(`wrote ${output} (${conversion})`);

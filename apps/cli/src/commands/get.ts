@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { openFile, openDirectory, writeFileAtomic } from '@binscope/core/node';
+import type { Target } from '@binscope/core';
+import { writeFileAtomic } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import { openInput } from '../open.js';
 import { guardOutput } from '../output-guard.js';
+import { openFolder } from '../remote.js';
 import { printJson } from '../render.js';
 
 export interface GetOptions extends CommonOptions {
@@ -24,7 +26,7 @@ export async function getCommand(
   key: string,
   options: GetOptions,
 ): Promise<ExitCode> {
-  if (options.json && options.ext !== undefined && options.output === undefined) {
+  if (options.json && options.ext !== undefined && (options.output === undefined || options.output === '-')) {
     throw new CliError('--json with --ext needs -o FILE: the payload bytes would go to stdout', EXIT.usage);
   }
   if (options.output !== undefined && options.ext === undefined) {
@@ -32,8 +34,8 @@ export async function getCommand(
   }
   const input = await forPath(indexPath, () => openInput(indexPath));
   const detected = input.detection.format;
-  await input.close();
-  if (detected !== 'taridx') {
+  if (detected !== 'taridx' || input.target.kind !== 'file') {
+    await input.close();
     throw new CliError(
       `${indexPath}: not a .taridx index (detected: ${detected ?? 'unknown format'})`,
       EXIT.failed,
@@ -42,15 +44,13 @@ export async function getCommand(
   const { TaridxReader } = await import('@binscope/taridx');
   const shardDir =
     options.shards !== undefined
-      ? forPath(options.shards, async () => openDirectory(options.shards!))
+      ? forPath(options.shards, async () => openFolder(options.shards!))
       : undefined;
   const shards = await shardDir;
 
   return forPath(indexPath, async () => {
-    const reader = await TaridxReader.open(
-      openFile(indexPath),
-      shards ? { shards } : { shards: openDirectory(path.dirname(path.resolve(indexPath))) },
-    );
+    const { source, siblings } = input.target as Extract<Target, { kind: 'file' }>;
+    const reader = await TaridxReader.open(source, { shards: shards ?? siblings });
     try {
       const sample = await reader.find(key);
       if (!sample) {
@@ -59,7 +59,7 @@ export async function getCommand(
         return EXIT.failed;
       }
       const set = await reader.shards();
-      if (options.output !== undefined) {
+      if (options.output !== undefined && options.output !== '-') {
         const shardFolder = options.shards ?? path.dirname(path.resolve(indexPath));
         guardOutput({
           output: options.output,
@@ -113,9 +113,9 @@ export async function getCommand(
       }
       // Streamed in bounded chunks (members can be many GiB), with the member's tar header
       // checked against the sample first (size, extension and stem), so a rewritten shard is an
-      // error, not another sample's bytes.
+      // error, not another sample's bytes. `-o -` is standard output, as no -o is.
       const chunks = reader.streamMember(member, { sample });
-      if (options.output !== undefined) {
+      if (options.output !== undefined && options.output !== '-') {
         const hash = createHash('sha256');
         await writeFileAtomic(options.output, async (file) => {
           for await (const chunk of chunks) {
@@ -148,6 +148,7 @@ export async function getCommand(
       return EXIT.ok;
     } finally {
       await reader.close();
+      await input.close();
     }
   });
 }

@@ -3,13 +3,16 @@ import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
+import { indexElsewhere } from '../index-input.js';
 import { guardOutput } from '../output-guard.js';
+import { isRemote } from '../remote.js';
 import { printJson } from '../render.js';
 import { progressBar } from '../progress.js';
 
 export interface IndexCommandOptions extends CommonOptions {
   fold: string;
   output?: string;
+  shardName?: string;
   force?: boolean;
 }
 
@@ -19,6 +22,7 @@ export async function indexCommand(
   dir: string,
   options: IndexCommandOptions,
 ): Promise<ExitCode> {
+  if (dir === '-' || isRemote(dir)) return indexRemote(ctx, dir, options);
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(dir);
@@ -64,6 +68,28 @@ export async function indexCommand(
   else
     ctx.messages.line(
       `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard${result.shards.length === 1 ? '' : 's'} (${result.shards[0]} … ${result.shards[result.shards.length - 1]})`,
+    );
+  return EXIT.ok;
+}
+
+/** Shards under a URL prefix or streamed on stdin (see index-input.ts). */
+async function indexRemote(ctx: Context, where: string, options: IndexCommandOptions): Promise<ExitCode> {
+  // The inputs are remote or a stream: only an existing output is at stake.
+  guardOutput({ output: options.output ?? `${options.fold}.taridx`, inputs: [], force: options.force });
+  const progress = progressBar(ctx.streams.stderr, `indexing ${options.fold}`, !options.json);
+  const result = await indexElsewhere(where, { ...options, onProgress: progress.onProgress }).finally(() =>
+    progress.stop(),
+  );
+  if (options.json)
+    await printJson(ctx.out, {
+      path: result.path,
+      fold: options.fold,
+      rows: result.rows,
+      shards: result.shards,
+    });
+  else
+    ctx.messages.line(
+      `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard(s)`,
     );
   return EXIT.ok;
 }

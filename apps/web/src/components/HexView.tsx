@@ -1,14 +1,13 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ParserClient } from '../client';
 import { hexOffset, parseOffset } from '../format';
+import { HexRows } from './HexRows';
+import { HexScrubber } from './HexScrubber';
+import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
+import { useHexBytes } from './useHexBytes';
 import { useViewportSize } from './useViewportSize';
 
 const ROW_HEIGHT = 20;
-const BYTES_PER_ROW = 16;
-const CHUNK = 4096;
-const MAX_CHUNKS = 64;
-/** Browsers cap element heights (~16M px in Chromium); beyond this the scrollbar is scaled. */
-const MAX_SCROLL_HEIGHT = 4_000_000;
 
 export interface HexViewProps {
   client: ParserClient;
@@ -26,86 +25,90 @@ export interface HexViewProps {
   onPick(offset: number): void;
   /** Bring this offset into view (token changes each time it is asked). */
   scrollRequest: { offset: number; token: number };
+  /** A range was drag-selected, [start, end). */
+  onRange?(range: { start: number; end: number }): void;
+  /** The selected structure's fields, coloured in turn so their bounds show. */
+  fields?: Array<{ start: number; end: number }>;
+  /** Search and selection tools, shown under the toolbar. */
+  tools?: React.ReactNode;
 }
 
 /**
- * A virtualized hex view: 16 bytes per row, only the rows on screen are rendered, and only
- * their 4 KiB chunks are read (through the worker, so over HTTP that is a range request).
+ * A virtualized hex view: only the rows on screen are rendered and only their 4 KiB chunks
+ * are read (through the worker, so over HTTP that is a range request). It scrolls by rows,
+ * not by pixels: the wheel moves a few rows per notch at any file size, and the scrubber
+ * beside it places the view anywhere in the file.
  */
 export function HexView(props: HexViewProps) {
-  const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest } = props;
+  const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest, fields } = props;
+  const dragAnchor = useRef<number | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
-  const { height } = useViewportSize(scrollRef);
-  const [scrollTop, setScrollTop] = useState(0);
-  const chunks = useRef(new Map<number, Uint8Array>());
-  const inflight = useRef(new Set<number>());
-  const [version, setVersion] = useState(0);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { width, height } = useViewportSize(scrollRef);
+  const probeRef = useRef<HTMLSpanElement>(null);
+  const charWidth = useCharWidth(probeRef);
+  const offsetWidth = Math.max(8, size.toString(16).length);
+  // 16 bytes per row where they fit, 8 (or 4) on narrow screens, so the ASCII column is never clipped.
+  const bytesPerRow = bytesPerRowFor(width, charWidth, offsetWidth);
   const [goto, setGoto] = useState('');
 
-  const totalRows = Math.max(1, Math.ceil(size / BYTES_PER_ROW));
+  const totalRows = Math.max(1, Math.ceil(size / bytesPerRow));
   const visibleRows = Math.max(1, Math.floor(height / ROW_HEIGHT));
-  const contentHeight = totalRows * ROW_HEIGHT;
-  const scaled = contentHeight > MAX_SCROLL_HEIGHT;
-  const spacerHeight = Math.min(contentHeight, MAX_SCROLL_HEIGHT);
   const maxTopRow = Math.max(0, totalRows - visibleRows);
-
-  const topRow = scaled
-    ? Math.round((scrollTop / Math.max(1, spacerHeight - height)) * maxTopRow)
-    : Math.floor(scrollTop / ROW_HEIGHT);
-  const firstRow = Math.min(topRow, maxTopRow);
-
-  const scrollTopFor = useCallback(
-    (row: number) => (scaled ? (row / Math.max(1, maxTopRow)) * (spacerHeight - height) : row * ROW_HEIGHT),
-    [scaled, maxTopRow, spacerHeight, height],
+  // The first shown row is kept as a byte offset, so a change of bytes per row keeps the place.
+  const [topOffset, setTopOffset] = useState(0);
+  const firstRow = Math.min(Math.floor(topOffset / bytesPerRow), maxTopRow);
+  const setFirstRow = useCallback(
+    (row: number) => setTopOffset(Math.max(0, Math.min(maxTopRow, Math.round(row))) * bytesPerRow),
+    [maxTopRow, bytesPerRow],
   );
 
-  // A new file means new bytes.
-  useEffect(() => {
-    void file;
-    void sessionId;
-    chunks.current = new Map();
-    inflight.current = new Set();
-    setLoadError(null);
-    setVersion((v) => v + 1);
-  }, [file, sessionId]);
+  const { byteAt, version, error } = useHexBytes(
+    client,
+    sessionId,
+    file,
+    size,
+    firstRow * bytesPerRow,
+    (firstRow + visibleRows + 1) * bytesPerRow,
+  );
 
-  // Read the chunks under the visible rows.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new file starts at its top.
+  useEffect(() => setTopOffset(0), [file, sessionId]);
+
+  // The wheel scrolls rows: a line-mode notch is a row, a pixel-mode notch (~100 px) a few.
+  const wheelRest = useRef(0);
   useEffect(() => {
-    const from = Math.floor((firstRow * BYTES_PER_ROW) / CHUNK);
-    const to = Math.floor(Math.min(size - 1, (firstRow + visibleRows + 1) * BYTES_PER_ROW) / CHUNK);
-    for (let c = from; c <= to && size > 0; c++) {
-      if (chunks.current.has(c) || inflight.current.has(c)) continue;
-      inflight.current.add(c);
-      const map = chunks.current;
-      client
-        .request({ type: 'bytes', sessionId, file, offset: c * CHUNK, length: CHUNK })
-        .then((bytes) => {
-          if (map !== chunks.current) return;
-          map.set(c, bytes);
-          if (map.size > MAX_CHUNKS) map.delete(map.keys().next().value as number);
-          setVersion((v) => v + 1);
-        })
-        .catch((error: Error) => setLoadError(error.message))
-        .finally(() => inflight.current.delete(c));
-    }
-  }, [firstRow, visibleRows, size, client, sessionId, file]);
+    const el = scrollRef.current;
+    if (!el) return;
+    const onWheel = (event: WheelEvent) => {
+      if (event.ctrlKey) return; // pinch zoom
+      event.preventDefault();
+      const rows =
+        event.deltaMode === 1
+          ? event.deltaY
+          : event.deltaMode === 2
+            ? event.deltaY * visibleRows
+            : (wheelRest.current + event.deltaY) / ROW_HEIGHT;
+      const whole = Math.trunc(rows);
+      wheelRest.current = event.deltaMode === 0 ? (rows - whole) * ROW_HEIGHT : 0;
+      if (whole !== 0) setTopOffset((top) => clampTop(Math.floor(top / bytesPerRow) + whole));
+    };
+    const clampTop = (row: number) => Math.max(0, Math.min(maxTopRow, row)) * bytesPerRow;
+    el.addEventListener('wheel', onWheel, { passive: false });
+    return () => el.removeEventListener('wheel', onWheel);
+  }, [visibleRows, maxTopRow, bytesPerRow]);
 
   const ensureVisible = useCallback(
     (offset: number, center = false) => {
-      const el = scrollRef.current;
-      if (!el) return;
-      const row = Math.floor(offset / BYTES_PER_ROW);
+      const row = Math.floor(offset / bytesPerRow);
       if (!center && row >= firstRow && row < firstRow + visibleRows) return;
       const target = center
-        ? Math.max(0, row - Math.floor(visibleRows / 3))
+        ? row - Math.floor(visibleRows / 3)
         : row < firstRow
           ? row
           : row - visibleRows + 1;
-      el.scrollTop = scrollTopFor(Math.max(0, Math.min(maxTopRow, target)));
-      setScrollTop(el.scrollTop);
+      setFirstRow(target);
     },
-    [firstRow, visibleRows, maxTopRow, scrollTopFor],
+    [firstRow, visibleRows, bytesPerRow, setFirstRow],
   );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request scrolls.
@@ -120,17 +123,17 @@ export function HexView(props: HexViewProps) {
   };
 
   const onKeyDown = (event: React.KeyboardEvent) => {
-    const page = visibleRows * BYTES_PER_ROW;
-    const rowStart = cursor - (cursor % BYTES_PER_ROW);
+    const page = visibleRows * bytesPerRow;
+    const rowStart = cursor - (cursor % bytesPerRow);
     const steps: Record<string, number | undefined> = {
       ArrowRight: cursor + 1,
       ArrowLeft: cursor - 1,
-      ArrowDown: cursor + BYTES_PER_ROW,
-      ArrowUp: cursor - BYTES_PER_ROW,
+      ArrowDown: cursor + bytesPerRow,
+      ArrowUp: cursor - bytesPerRow,
       PageDown: cursor + page,
       PageUp: cursor - page,
       Home: event.ctrlKey || event.metaKey ? 0 : rowStart,
-      End: event.ctrlKey || event.metaKey ? size - 1 : rowStart + BYTES_PER_ROW - 1,
+      End: event.ctrlKey || event.metaKey ? size - 1 : rowStart + bytesPerRow - 1,
     };
     if (event.key in steps) {
       event.preventDefault();
@@ -141,45 +144,58 @@ export function HexView(props: HexViewProps) {
     }
   };
 
-  const byteAt = (offset: number): number | undefined =>
-    chunks.current.get(Math.floor(offset / CHUNK))?.[offset % CHUNK];
-
   // biome-ignore lint/correctness/useExhaustiveDependencies: byteAt reads the chunk cache; `version` says when it changed.
   const rows = useMemo(() => {
     void version;
     const out: Array<{ row: number; cells: Array<{ offset: number; value: number | undefined }> }> = [];
-    for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows + 1); r++) {
+    for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows); r++) {
       const cells: Array<{ offset: number; value: number | undefined }> = [];
-      for (let i = 0; i < BYTES_PER_ROW; i++) {
-        const offset = r * BYTES_PER_ROW + i;
+      for (let i = 0; i < bytesPerRow; i++) {
+        const offset = r * bytesPerRow + i;
         if (offset >= size) break;
         cells.push({ offset, value: byteAt(offset) });
       }
       out.push({ row: r, cells });
     }
     return out;
-  }, [firstRow, visibleRows, totalRows, size, version]);
+  }, [firstRow, visibleRows, totalRows, size, version, bytesPerRow]);
 
-  const offsetWidth = Math.max(8, size.toString(16).length);
-  const inSelection = (o: number) => !!selection && o >= selection.start && o < selection.end;
-  const cellClass = (o: number) => {
-    let c = 'b';
-    if (inSelection(o)) {
-      c += ' sel';
-      if (o === selection!.start) c += ' sel-start';
-      if (o === selection!.end - 1) c += ' sel-end';
-    }
-    if (o === cursor) c += ' cur';
-    return c;
-  };
+  const isSelected = useCallback(
+    (o: number) => !!selection && o >= selection.start && o < selection.end,
+    [selection],
+  );
+  const cellClass = useCallback(
+    (o: number) => {
+      let c = 'b';
+      if (selection && o >= selection.start && o < selection.end) {
+        c += ' sel';
+        if (o === selection.start) c += ' sel-start';
+        if (o === selection.end - 1) c += ' sel-end';
+      }
+      if (o === cursor) c += ' cur';
+      const field = fields ? fieldIndex(fields, o) : -1;
+      if (field >= 0) c += ` fld f${field % 4}`;
+      return c;
+    },
+    [selection, cursor, fields],
+  );
   const cellFromEvent = (event: React.MouseEvent): number | undefined => {
     const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
     return value === undefined ? undefined : Number(value);
   };
-  const smoothShift = scaled ? 0 : scrollTop - firstRow * ROW_HEIGHT;
+  const gridId = `hex-${sessionId}`;
 
   return (
-    <section className="hex" aria-label="Hex view">
+    <section
+      className="hex"
+      aria-label="Hex view"
+      data-bytes-per-row={bytesPerRow}
+      data-first-row={firstRow}
+      style={{ '--hex-row-ch': rowWidthCh(16, offsetWidth) } as React.CSSProperties}
+    >
+      <span ref={probeRef} className="ch-probe" aria-hidden="true">
+        0000000000
+      </span>
       <div className="hex-toolbar">
         <span className="hex-file" title={props.label}>
           {props.label}
@@ -214,85 +230,92 @@ export function HexView(props: HexViewProps) {
           </label>
         </form>
       </div>
+      {props.tools && <div className="hex-tools">{props.tools}</div>}
       <div className="hex-head" aria-hidden="true">
         <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
           offset
         </span>
-        <span className="hexcols">
-          {Array.from({ length: BYTES_PER_ROW }, (_, i) => (
+        <span className={`hexcols w${bytesPerRow}`}>
+          {Array.from({ length: bytesPerRow }, (_, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the identity.
             <span key={i} className="b">
               {i.toString(16).padStart(2, '0')}
             </span>
           ))}
         </span>
-        <span className="ascii">ascii</span>
+        <span className={`ascii w${bytesPerRow}`}>ascii</span>
       </div>
-      {loadError && (
+      {error && (
         <div className="hex-error" role="alert">
-          cannot read bytes: {loadError}
+          cannot read bytes: {error}
         </div>
       )}
-      {/* A virtualized grid of spans (a <table> of millions of rows is what this avoids); focus stays on the
-          grid and aria-activedescendant names the cursor cell, so cells need no tabindex of their own. */}
-      {/* biome-ignore lint/a11y/useSemanticElements: see above. */}
-      <div
-        ref={scrollRef}
-        className="hex-scroll"
-        role="grid"
-        aria-label={`Bytes of ${props.label}`}
-        aria-rowcount={totalRows}
-        aria-readonly="true"
-        aria-activedescendant={`hex-${sessionId}-${cursor}`}
-        tabIndex={0}
-        onKeyDown={onKeyDown}
-        onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
-        onMouseDown={(e) => {
-          const offset = cellFromEvent(e);
-          if (offset === undefined) return;
-          onCursor(offset);
-          onPick(offset);
-        }}
-      >
-        <div style={{ height: spacerHeight }}>
-          <div className="hex-rows" style={{ transform: `translateY(${-smoothShift}px)` }}>
-            {rows.map(({ row, cells }) => (
-              // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: rows of the virtualized grid above.
-              <div className="hex-row" role="row" aria-rowindex={row + 1} key={row}>
-                <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
-                  {hexOffset(row * BYTES_PER_ROW, offsetWidth)}
-                </span>
-                <span className="hexcols">
-                  {cells.map(({ offset, value }) => (
-                    // biome-ignore lint/a11y/useSemanticElements lint/a11y/useFocusableInteractive: cells of the grid; the grid holds focus.
-                    <span
-                      key={offset}
-                      id={`hex-${sessionId}-${offset}`}
-                      role="gridcell"
-                      className={cellClass(offset)}
-                      data-offset={offset}
-                      aria-selected={inSelection(offset)}
-                    >
-                      {value === undefined ? '··' : value.toString(16).padStart(2, '0')}
-                    </span>
-                  ))}
-                </span>
-                <span className="ascii" aria-hidden="true">
-                  {cells.map(({ offset, value }) => (
-                    <span key={offset} className={cellClass(offset)} data-offset={offset}>
-                      {value === undefined
-                        ? ' '
-                        : value >= 0x20 && value < 0x7f
-                          ? String.fromCharCode(value)
-                          : '.'}
-                    </span>
-                  ))}
-                </span>
-              </div>
-            ))}
-          </div>
+      <div className="hex-body">
+        {/* A virtualized grid of spans (a <table> of millions of rows is what this avoids); focus stays on the
+            grid and aria-activedescendant names the cursor cell, so cells need no tabindex of their own. */}
+        {/* biome-ignore lint/a11y/useSemanticElements: see above. */}
+        <div
+          ref={scrollRef}
+          id={gridId}
+          className="hex-scroll"
+          role="grid"
+          aria-label={`Bytes of ${props.label}`}
+          aria-rowcount={totalRows}
+          aria-readonly="true"
+          aria-activedescendant={`${gridId}-${cursor}`}
+          tabIndex={0}
+          onKeyDown={onKeyDown}
+          onMouseDown={(e) => {
+            const offset = cellFromEvent(e);
+            if (offset === undefined || e.button !== 0) return;
+            dragAnchor.current = offset;
+            onCursor(offset);
+            onPick(offset);
+          }}
+          onMouseMove={(e) => {
+            const anchor = dragAnchor.current;
+            if (anchor === null || !(e.buttons & 1)) return;
+            const offset = cellFromEvent(e);
+            if (offset === undefined || offset === anchor) return;
+            onCursor(offset);
+            props.onRange?.({ start: Math.min(anchor, offset), end: Math.max(anchor, offset) + 1 });
+          }}
+          onMouseUp={() => {
+            dragAnchor.current = null;
+          }}
+        >
+          <HexRows
+            rows={rows}
+            gridId={gridId}
+            bytesPerRow={bytesPerRow}
+            offsetWidth={offsetWidth}
+            cellClass={cellClass}
+            isSelected={isSelected}
+          />
         </div>
+        <HexScrubber
+          controls={gridId}
+          topRow={firstRow}
+          maxTopRow={maxTopRow}
+          visibleRows={visibleRows}
+          totalRows={totalRows}
+          bytesPerRow={bytesPerRow}
+          onRow={setFirstRow}
+        />
       </div>
     </section>
   );
+}
+
+/** The index of the field holding `offset` (fields are in offset order), or -1. */
+function fieldIndex(fields: Array<{ start: number; end: number }>, offset: number): number {
+  let lo = 0;
+  let hi = fields.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (offset < fields[mid].start) hi = mid - 1;
+    else if (offset >= fields[mid].end) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
 }

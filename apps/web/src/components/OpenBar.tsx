@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { inputFromFileList } from '../files';
 import { formatBytes } from '../format';
 import type { ByteStats, OpenInput } from '../protocol';
+import { useTheme } from '../theme';
 
 export function OpenBar({
   onOpen,
@@ -86,6 +87,24 @@ export function OpenBar({
           </span>
         )}
       </div>
+      <ThemeToggle />
     </header>
+  );
+}
+
+function ThemeToggle() {
+  const [theme, setTheme] = useTheme();
+  const dark = theme === 'dark';
+  return (
+    <button
+      type="button"
+      className="theme-toggle"
+      aria-pressed={dark}
+      data-testid="theme-toggle"
+      title={dark ? 'switch to the light theme' : 'switch to the dark theme'}
+      onClick={() => setTheme(dark ? 'light' : 'dark')}
+    >
+      <span aria-hidden="true">{dark ? '☾' : '☀'}</span> Dark theme
+    </button>
   );
 }

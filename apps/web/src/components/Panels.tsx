@@ -26,7 +26,9 @@ export function SummaryPanel({ session }: { session: SessionInfo }) {
       </p>
       <dl className="props">
         <dt>{session.source === 'url' ? 'URL' : session.source === 'directory' ? 'folder' : 'file'}</dt>
-        <dd className="wrap">{session.mainFile ?? session.name}</dd>
+        <dd className="wrap" data-testid="summary-file">
+          {session.mainFile ?? session.name}
+        </dd>
         {best && (
           <>
             <dt>detected by</dt>
@@ -75,6 +77,8 @@ export interface ProblemsProps {
   report: ValidationReport | null;
   openError?: SessionInfo['openError'];
   running: boolean;
+  /** The last run was stopped by the user before it finished. */
+  cancelled: boolean;
   progress: { done: number; total?: number } | null;
   canValidate: boolean;
   remote: boolean;
@@ -85,6 +89,7 @@ export interface ProblemsProps {
 
 export function ProblemsPanel(props: ProblemsProps) {
   const { report, openError, running, progress } = props;
+  const percent = progress?.total ? Math.floor((100 * progress.done) / progress.total) : undefined;
   // Problems have no identity but their place in the report.
   const items: Array<{ problem: Problem; level: 'error' | 'warning'; id: string }> = [
     ...(report?.errors ?? []).map((problem, n) => ({ problem, level: 'error' as const, id: `e${n}` })),
@@ -100,11 +105,17 @@ export function ProblemsPanel(props: ProblemsProps) {
         </p>
       )}
       {running && (
-        <p aria-live="polite">
-          validating… {progress?.total ? `${Math.round((100 * progress.done) / progress.total)}%` : ''}{' '}
+        <p className="validating" data-testid="validation-progress" data-percent={percent ?? ''}>
+          <span aria-live="polite">validating…{percent !== undefined && ` ${percent}%`}</span>
+          {percent !== undefined && <progress max={100} value={percent} aria-label="validation progress" />}
           <button type="button" onClick={props.onCancel}>
             cancel
           </button>
+        </p>
+      )}
+      {!running && !report && props.cancelled && (
+        <p className="muted" data-testid="validation-cancelled">
+          validation cancelled
         </p>
       )}
       {!running && !report && props.canValidate && (
@@ -154,9 +165,14 @@ export function FilesPanel({
 }: {
   session: SessionInfo;
   current: string | undefined;
-  onShow(path: string): void;
+  /** Called with the file's `ref` (see SessionInfo.files). */
+  onShow(ref: string): void;
 }) {
   if (session.files.length <= 1) return null;
+  // The main file of a single-file session is shown under the tree's name for it (or none).
+  const showsMain = current === undefined || current === session.root?.file || current === session.mainFile;
+  const isCurrent = (f: SessionInfo['files'][number]) =>
+    f.ref === current || (f.path === session.mainFile && showsMain);
   return (
     <section className="panel" aria-labelledby="files-h">
       <h2 id="files-h">Files ({session.files.length})</h2>
@@ -165,8 +181,11 @@ export function FilesPanel({
           <li key={f.path}>
             <button
               type="button"
-              className={f.path === current ? 'current' : ''}
-              onClick={() => onShow(f.path)}
+              className={isCurrent(f) ? 'current' : ''}
+              aria-current={isCurrent(f) ? 'true' : undefined}
+              data-testid="file-entry"
+              data-path={f.path}
+              onClick={() => onShow(f.ref)}
               title="show its bytes"
             >
               <span className="wrap">{f.path}</span>

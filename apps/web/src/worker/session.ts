@@ -1,11 +1,9 @@
 import {
   type AnyFormatPlugin,
-  BlobSource,
   type ByteSource,
   type Detection,
   type DirectorySource,
   directoryTarget,
-  FileListDirectory,
   type FormatReader,
   fileTarget,
   HttpSource,
@@ -15,7 +13,6 @@ import {
   type JsonRecord,
   nodesAt,
   type ProgressCallback,
-  SubDirectory,
   type Summary,
   type Target,
   type ValidationReport,
@@ -26,25 +23,16 @@ import {
 import type {
   ByteStats,
   DataViewKind,
-  InputFile,
   NodeLocation,
   OpenInput,
   SerializedError,
   SessionInfo,
   TreeNodeView,
 } from '../protocol';
-import { CoverageDirectory, CoverageSource } from './counting';
+import { CoverageDirectory } from './counting';
+import { explainFetchFailure } from './fetch-failure';
+import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
-
-/** HDF5's signature; AnnData .h5ad files start with it (a user block may push it to 512, 1024, ...). */
-const HDF5_MAGIC = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
-
-export function isHdf5(head: Uint8Array): boolean {
-  for (let at = 0; at + 8 <= head.byteLength; at = at === 0 ? 512 : at * 2) {
-    if (HDF5_MAGIC.every((b, i) => head[at + i] === b)) return true;
-  }
-  return false;
-}
 
 const LAZY_PAGE = 256;
 
@@ -61,24 +49,6 @@ export function serializeError(error: unknown): SerializedError {
   if (isSourceError(error)) return { name: 'SourceError', message: error.message, file: error.path };
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
-}
-
-interface Counters {
-  http?: HttpSource;
-  /** Every local file is read through this, so its coverage totals the session's reads. */
-  directory?: CoverageDirectory;
-}
-
-interface Opened {
-  target: Target;
-  /** The file being shown, for file targets. */
-  main?: { path: string; source: ByteSource };
-  files: InputFile[] | null;
-  /** Paths and sizes of a folder held in the worker (no Files behind it). */
-  listing?: Array<{ path: string; size: number }>;
-  directory?: DirectorySource;
-  detection: Detection;
-  fileFormats: Map<string, string | null>;
 }
 
 /**
@@ -121,7 +91,9 @@ export class Session {
     let opened: Opened;
     let totalSize: number;
     if (input.kind === 'url') {
-      const http = await HttpSource.open(input.url, { signal });
+      const http = await HttpSource.open(input.url, { signal }).catch((error: unknown) => {
+        throw explainFetchFailure(input.url, error);
+      });
       counters.http = http;
       const target = fileTarget(http);
       const detection = await registry.detect(target, { signal });
@@ -207,8 +179,13 @@ export class Session {
     const { opened } = this;
     const format = this.format;
     const files = opened.files
-      ? opened.files.map((f) => ({ path: f.path, size: f.file.size, format: opened.fileFormats.get(f.path) }))
-      : (opened.listing ?? []);
+      ? opened.files.map((f) => ({
+          path: f.path,
+          size: f.file.size,
+          format: opened.fileFormats.get(f.path),
+          ref: this.refOf(f.path),
+        }))
+      : (opened.listing ?? []).map((f) => ({ ...f, ref: f.path }));
     return {
       sessionId: this.id,
       name:
@@ -232,6 +209,33 @@ export class Session {
       view: this.dataView(),
       autoValidate: this.input.kind !== 'url' && !!this.plugin,
     };
+  }
+
+  /**
+   * The `file` a folder path is read by. A directory target names its files by folder path,
+   * as its tree does. A single file's tree names its siblings relative to its own folder,
+   * so a file outside that folder is addressed by its folder path after a '/'.
+   */
+  private refOf(path: string): string {
+    const { target, main } = this.opened;
+    if (target.kind === 'directory' || !main) return path;
+    if (path === main.path) return path;
+    const base = dirname(main.path);
+    if (!base) return path;
+    return path.startsWith(`${base}/`) ? path.slice(base.length + 1) : `/${path}`;
+  }
+
+  /** True when `file` names the opened single file itself (the tree's own bytes). */
+  private isMain(file: string | undefined): boolean {
+    const { target, main } = this.opened;
+    if (target.kind !== 'file') return false;
+    return (
+      !file ||
+      file === main?.path ||
+      file === basename(main?.path ?? '') ||
+      file === target.source.name ||
+      file === this.root?.file
+    );
   }
 
   /** Without a parser there is still a file to look at: the whole file as one range. */
@@ -327,12 +331,18 @@ export class Session {
    */
   async nodeAt(file: string | undefined, offset: number, signal?: AbortSignal): Promise<NodeLocation> {
     if (!this.root) return { path: [], nodes: [] };
-    const matchFile = this.target.kind === 'directory' ? file : undefined;
+    // Bytes of a file no tree node lives in belong to no node (not to the main file's node
+    // at the same offset).
+    if (file?.startsWith('/')) return { path: [], nodes: [] };
+    const matchFile = this.target.kind === 'directory' || !this.isMain(file) ? file : undefined;
     const path: number[] = [];
     const nodes: TreeNodeView[] = [];
-    let current = this.root;
+    // Nodes without a file of their own belong to the main file: name it, so that a sibling's
+    // bytes (a shard, a CSV next to it) never land on them.
+    const mainName = this.target.kind === 'file' ? this.opened.main?.path : undefined;
+    let current: InspectNode = matchFile && !this.root.file ? { ...this.root, file: mainName } : this.root;
     let currentFile = current.file;
-    nodes.push(this.view(current, currentFile));
+    nodes.push(this.view(this.root, this.root.file));
     for (;;) {
       const eagerPath = nodesAt(current, offset, matchFile);
       // nodesAt starts with `current` itself.
@@ -352,6 +362,8 @@ export class Session {
       currentFile = current.file ?? currentFile;
       nodes.push(this.view(current, currentFile));
     }
+    // The root of a single file's tree is that file, not its sibling.
+    if (mainName && matchFile && path.length === 0) return { path: [], nodes: [] };
     return { path, nodes };
   }
 
@@ -378,17 +390,9 @@ export class Session {
 
   /** The byte source behind a tree node's `file` (the main file, an archive member, a shard). */
   private source(file: string | undefined): Promise<ByteSource> {
-    const { target, main } = this.opened;
-    if (target.kind === 'file') {
-      if (
-        !file ||
-        file === main?.path ||
-        file === basename(main?.path ?? '') ||
-        file === target.source.name
-      ) {
-        return Promise.resolve(target.source);
-      }
-    }
+    const { target } = this.opened;
+    if (target.kind === 'file' && this.isMain(file)) return Promise.resolve(target.source);
+    if (file?.startsWith('/')) return this.rootFile(file.slice(1));
     if (!file) {
       return Promise.reject(new Error('choose a file of the folder to see its bytes'));
     }
@@ -404,6 +408,20 @@ export class Session {
     return source;
   }
 
+  /** A file of the picked folder by its folder path (files outside the main file's folder). */
+  private rootFile(path: string): Promise<ByteSource> {
+    const root = this.opened.directory;
+    if (!root) return Promise.reject(new Error(`${path}: no such file`));
+    const key = `/${path}`;
+    let source = this.fileSources.get(key);
+    if (!source) {
+      source = root.open(path);
+      source.catch(() => this.fileSources.delete(key));
+      this.fileSources.set(key, source);
+    }
+    return source;
+  }
+
   async bytes(
     file: string | undefined,
     offset: number,
@@ -414,6 +432,11 @@ export class Session {
     const start = Math.max(0, Math.min(offset, source.size));
     const end = Math.min(source.size, start + Math.max(0, Math.min(length, 1 << 20)));
     return (await source.read(start, end - start, { signal })).slice();
+  }
+
+  /** The bytes behind a tree node's or a files-panel entry's `file`. */
+  fileSource(file: string | undefined): Promise<ByteSource> {
+    return this.source(file);
   }
 
   async fileSize(file: string | undefined): Promise<number> {
@@ -454,60 +477,4 @@ export class Session {
   async close(): Promise<void> {
     await this.reader?.close?.().catch(() => {});
   }
-}
-
-async function openFiles(
-  files: InputFile[],
-  folder: string | undefined,
-  counters: Counters,
-  signal: AbortSignal,
-): Promise<Opened> {
-  if (files.length === 0) throw new Error('nothing to open: the selection was empty');
-  const listing = new FileListDirectory(
-    files.map((f) => [f.path, f.file] as [string, Blob]),
-    folder,
-  );
-  const directory = new CoverageDirectory(listing);
-  counters.directory = directory;
-  // FileListDirectory strips a top folder shared by every path; keep our paths in step.
-  const strip = commonTop(files.map((f) => f.path));
-  const paths = files.map((f) => ({ ...f, path: strip ? f.path.slice(strip.length + 1) : f.path }));
-
-  // A folder may be a directory format (an SCDL archive) as a whole.
-  if (folder !== undefined || paths.some((f) => f.path.includes('/'))) {
-    const target = directoryTarget(directory);
-    const detection = await registry.detect(target, { signal });
-    if (detection.plugin) return { target, files: paths, directory, detection, fileFormats: new Map() };
-  }
-
-  // Otherwise one of the files is the thing to show, the rest are its siblings (tar shards
-  // dropped with their .taridx). A parsed format beats a plain tar; order breaks ties.
-  const fileFormats = new Map<string, string | null>();
-  let best: { path: string; source: ByteSource; detection: Detection; rank: number } | undefined;
-  for (const f of paths.slice(0, 512)) {
-    const source = new CoverageSource(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
-    const detection = await registry.detect(fileTarget(source), { signal });
-    const head = detection.head;
-    const format = detection.format ?? (isHdf5(head) ? 'h5ad' : null);
-    fileFormats.set(f.path, format);
-    const rank = detection.plugin ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
-    if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
-  }
-  const chosen = best!;
-  const folderOfMain = dirname(chosen.path);
-  const siblings = folderOfMain ? new SubDirectory(directory, folderOfMain) : directory;
-  const target = fileTarget(chosen.source, paths.length > 1 || folder !== undefined ? siblings : undefined);
-  return {
-    target,
-    main: { path: chosen.path, source: chosen.source },
-    files: paths,
-    directory,
-    detection: chosen.detection,
-    fileFormats,
-  };
-}
-
-function commonTop(paths: string[]): string {
-  const tops = new Set(paths.map((p) => (p.includes('/') ? p.split('/')[0] : '')));
-  return tops.size === 1 ? [...tops][0] : '';
 }

@@ -5,6 +5,7 @@
  */
 import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
 import { Session, serializeError } from './session';
+import { searchSource } from './search';
 import { answerView } from './views';
 
 // The page's tsconfig has DOM types; the worker needs only these two members of its scope.
@@ -57,6 +58,11 @@ async function handle(
       return session(request.sessionId).bytes(request.file, request.offset, request.length, signal);
     case 'size':
       return session(request.sessionId).fileSize(request.file);
+    case 'search': {
+      const { file, pattern, from, backward } = request;
+      const source = await session(request.sessionId).fileSource(file);
+      return searchSource(source, pattern, from, backward, signal, (event) => post({ id, progress: event }));
+    }
     case 'validate':
       return session(request.sessionId).validate(signal, (event) => post({ id, progress: event }));
     case 'records':

@@ -7,6 +7,7 @@ export {
   writeDirectoryAtomic,
   writeFileAtomic,
 } from './atomic.js';
+export { parseAwsIni, resolveS3Settings } from './aws.js';
 export { NodeDirectory, openDirectory } from './directory.js';
 export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';

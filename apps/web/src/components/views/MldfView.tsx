@@ -1,7 +1,10 @@
 import { useState } from 'react';
 import type { ParserClient } from '../../client';
+import type { SerializedError } from '../../protocol';
+import { type ByteLocation, BytesButton } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
 import { ImageCanvas } from './ImageCanvas';
+import { ItemError } from './ItemError';
 import { useView } from './useView';
 
 type Value =
@@ -11,12 +14,20 @@ type Value =
   | { kind: 'bytes'; size: number; hex: string }
   | { kind: 'ndarray'; dtype: string; shape: number[]; items: string[]; count: number }
   | { kind: 'image'; height: number; width: number; channels: number; buffer: string }
-  | { kind: 'json'; text: string; truncated: boolean };
+  | { kind: 'json'; text: string; truncated: boolean }
+  | { kind: 'error'; error: SerializedError };
 
 interface Samples {
   total: number;
   fields: Array<{ name: string; type: string; ndarray: { dtype: string; shape: number[] } | null }>;
-  samples: Array<{ index: number; values: Record<string, Value> }>;
+  /** `error`: the sample could not be read whole; its fields were read one by one. */
+  samples: Array<{
+    index: number;
+    values: Record<string, Value>;
+    error: SerializedError | null;
+    /** Each value's bytes: its payload, or its metadata struct when it has none (or a bad one). */
+    bytes: Record<string, ByteLocation>;
+  }>;
 }
 
 /** MLDF samples as cards: images drawn from IMAGE_RAW pixels, NDARRAY dtype and shape, scalars, JSON. */
@@ -48,8 +59,18 @@ export function MldfView({ client, sessionId }: { client: ParserClient; sessionI
       )}
       <div className="cards">
         {data?.samples.map((sample) => (
-          <article className="card" key={sample.index} data-testid="sample-card">
+          <article
+            className={`card${sample.error ? ' bad' : ''}`}
+            key={sample.index}
+            data-testid="sample-card"
+            data-bad={sample.error ? 'true' : undefined}
+          >
             <h3>sample {sample.index}</h3>
+            {sample.error && (
+              <p role="alert">
+                <ItemError what="unreadable:" error={sample.error} />
+              </p>
+            )}
             <dl className="kv">
               {data.fields.map((f) => (
                 <FieldValue
@@ -58,6 +79,7 @@ export function MldfView({ client, sessionId }: { client: ParserClient; sessionI
                   value={sample.values[f.name]}
                   buffers={buffers}
                   sample={sample.index}
+                  bytes={sample.bytes[f.name]}
                 />
               ))}
             </dl>
@@ -73,16 +95,21 @@ function FieldValue({
   value,
   buffers,
   sample,
+  bytes,
 }: {
   name: string;
   value: Value;
   buffers: Record<string, Uint8Array>;
   sample: number;
+  bytes: ByteLocation | undefined;
 }) {
   let body: React.ReactNode;
   switch (value.kind) {
     case 'missing':
       body = <span className="muted">missing</span>;
+      break;
+    case 'error':
+      body = <ItemError what="✗" error={value.error} />;
       break;
     case 'scalar':
       body = value.text;
@@ -141,7 +168,10 @@ function FieldValue({
   }
   return (
     <>
-      <dt>{name}</dt>
+      <dt>
+        {name}
+        {bytes && <BytesButton location={bytes} label="bytes" what={`${name} of sample ${sample}`} />}
+      </dt>
       <dd>{body}</dd>
     </>
   );

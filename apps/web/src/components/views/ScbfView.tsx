@@ -1,16 +1,26 @@
 import { useEffect, useState } from 'react';
 import type { ParserClient } from '../../client';
 import { displayValue } from '../../format';
-import type { JsonValue } from '../../protocol';
+import type { JsonValue, SerializedError } from '../../protocol';
+import { type ByteLocation, BytesCell } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
+import { errorText, ItemError } from './ItemError';
 import { useView } from './useView';
 
+interface BlockJson {
+  role: string;
+  offset: number;
+  compressed: number;
+  uncompressed: number;
+}
 interface ScbfPage {
   total: number;
-  columns: Array<{ name: string; type: string }>;
+  columns: Array<{ name: string; type: string; blocks: BlockJson[] }>;
   selected: string[];
   start: number;
   rows: JsonValue[][];
+  /** Columns that could not be read, with why; their cells are blank. */
+  errors: Record<string, SerializedError>;
 }
 
 /** SCBF as a table: choose columns (only theirs are read and inflated), page through rows. */
@@ -54,6 +64,15 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
           {error}
         </p>
       )}
+      {data && Object.keys(data.errors).length > 0 && (
+        <ul className="item-errors" role="alert">
+          {Object.entries(data.errors).map(([name, e]) => (
+            <li key={name}>
+              <ItemError what={`column ${name}:`} error={e} />
+            </li>
+          ))}
+        </ul>
+      )}
       {data && (
         <div className="table-wrap">
           <table className="records" data-testid="records-table">
@@ -61,8 +80,14 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
               <tr>
                 <th scope="col">#</th>
                 {data.selected.map((name) => (
-                  <th scope="col" key={name}>
+                  <th
+                    scope="col"
+                    key={name}
+                    className={data.errors[name] ? 'bad' : undefined}
+                    title={data.errors[name] ? errorText(data.errors[name]) : undefined}
+                  >
                     {name}
+                    {data.errors[name] && <span className="bad-mark"> ⚠ unreadable</span>}
                   </th>
                 ))}
               </tr>
@@ -74,11 +99,29 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
                   <th scope="row" className="muted">
                     {data.start + r}
                   </th>
-                  {row.map((cell, c) => (
-                    <td key={data.selected[c]}>
-                      {cell === null ? <span className="muted">null</span> : displayValue(cell)}
-                    </td>
-                  ))}
+                  {row.map((cell, c) => {
+                    const name = data.selected[c];
+                    const bytes = cellBlock(
+                      data.columns.find((col) => col.name === name),
+                      data.start + r,
+                    );
+                    return (
+                      <BytesCell
+                        key={name}
+                        className={data.errors[name] ? 'bad' : undefined}
+                        location={bytes?.location}
+                        note={bytes?.note}
+                      >
+                        {data.errors[name] ? (
+                          '—'
+                        ) : cell === null ? (
+                          <span className="muted">null</span>
+                        ) : (
+                          displayValue(cell)
+                        )}
+                      </BytesCell>
+                    );
+                  })}
                 </tr>
               ))}
             </tbody>
@@ -87,4 +130,34 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
       )}
     </div>
   );
+}
+
+const FIXED_WIDTH: Record<string, number> = { int32: 4, float64: 8 };
+
+/**
+ * A value's bytes are inside a zlib stream, so a cell points at the compressed block holding
+ * it: for a fixed-width column the block whose inflated span covers the row, for text the
+ * column's blocks (offsets and strings) as a whole.
+ */
+function cellBlock(
+  column: { type: string; blocks: BlockJson[] } | undefined,
+  row: number,
+): { location: ByteLocation; note: string } | undefined {
+  if (!column || column.blocks.length === 0) return undefined;
+  const width = FIXED_WIDTH[column.type];
+  if (width) {
+    let start = 0;
+    for (const block of column.blocks) {
+      if (row * width < start + block.uncompressed)
+        return {
+          location: { offset: block.offset, length: block.compressed },
+          note: 'the compressed block holding it',
+        };
+      start += block.uncompressed;
+    }
+    return undefined;
+  }
+  const from = Math.min(...column.blocks.map((b) => b.offset));
+  const to = Math.max(...column.blocks.map((b) => b.offset + b.compressed));
+  return { location: { offset: from, length: to - from }, note: "the column's compressed blocks" };
 }

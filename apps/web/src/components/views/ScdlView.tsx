@@ -2,14 +2,19 @@ import { useState } from 'react';
 import type { ParserClient } from '../../client';
 import { displayValue } from '../../format';
 import type { JsonValue } from '../../protocol';
+import { BytesCell } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
 import { useView } from './useView';
 
 interface Rows {
   total: number;
   dtype: string;
+  /** The raw DATA file and its item size: a row's values are nnz items from dataAt on. */
+  dataFile: string;
+  itemSize: number;
   rows: Array<{
     row: number;
+    dataAt: number;
     nnz: number;
     varBlock: string | null;
     geneColumn: string | null;
@@ -58,7 +63,16 @@ export function ScdlView({ client, sessionId }: { client: ParserClient; sessionI
                   {obsColumns.map((c) => (
                     <td key={c}>{displayValue(r.obs?.[c])}</td>
                   ))}
-                  <td>{r.nnz}</td>
+                  <BytesCell
+                    location={
+                      r.nnz > 0
+                        ? { file: data.dataFile, offset: r.dataAt, length: r.nnz * data.itemSize }
+                        : undefined
+                    }
+                    note={`its values in ${data.dataFile}`}
+                  >
+                    {r.nnz}
+                  </BytesCell>
                   <td
                     className="genes"
                     title={

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { ParserClient } from '../../client';
 import { formatBytes } from '../../format';
+import { type ByteLocation, BytesCell } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
 import { useView } from './useView';
 
@@ -20,6 +21,7 @@ interface Samples {
     keyError: string | null;
     keyhash: string;
     crashid: number;
+    rowsAt: ByteLocation | null;
     members: Member[];
   }>;
 }
@@ -95,7 +97,9 @@ export function TaridxView({ client, sessionId }: { client: ParserClient; sessio
             <tbody>
               {data?.samples.map((s) => (
                 <tr key={s.index}>
-                  <td>{s.index}</td>
+                  <BytesCell location={s.rowsAt ?? undefined} note="its rows in the index">
+                    {s.index}
+                  </BytesCell>
                   <td
                     className="key"
                     title={`xxh64 ${s.keyhash}${s.crashid ? `, crash id ${s.crashid}` : ''}`}

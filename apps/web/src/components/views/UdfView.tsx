@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ParserClient } from '../../client';
 import { formatBytes } from '../../format';
+import { BytesButton, BytesCell } from '../BytesLink';
 import { type Page, Pager } from '../RecordsTable';
 import { useView } from './useView';
 
@@ -215,6 +216,7 @@ function TableContent({
         <span className="muted">
           {data.table.prim}, {data.table.hint}
         </span>
+        <BytesButton location={{ offset: data.table.dataOffset, length: data.table.dataSize }} />
       </h4>
       {data.kind === 'values' && (
         <>
@@ -227,8 +229,13 @@ function TableContent({
                   <tr key={data.start + r}>
                     <th scope="row">{data.start + r}</th>
                     {data.cells.slice(r * data.rowWidth, (r + 1) * data.rowWidth).map((c, k) => (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: cells of one row, in order.
-                      <td key={k}>{c}</td>
+                      <BytesCell
+                        // biome-ignore lint/suspicious/noArrayIndexKey: cells of one row, in order.
+                        key={k}
+                        location={elementBytes(data.table, (data.start + r) * data.rowWidth + k)}
+                      >
+                        {c}
+                      </BytesCell>
                     ))}
                   </tr>
                 ))}
@@ -268,4 +275,12 @@ function TableContent({
       )}
     </section>
   );
+}
+
+/** Element `i` of a numeric table: its elements are packed, each dataSize / elements bytes. */
+function elementBytes(table: TableJson, i: number): { offset: number; length: number } | undefined {
+  if (!(table.elements > 0)) return undefined;
+  const size = table.dataSize / table.elements;
+  if (!Number.isInteger(size) || size <= 0) return undefined;
+  return { offset: table.dataOffset + i * size, length: size };
 }

@@ -1,5 +1,6 @@
 import type { ImageValue, MldfReader, MldfValue, NdArray } from '@binscope/mldf';
 import type { ViewProvider } from '../views';
+import { readSamples } from './mldf-samples';
 import { hexPreview, type Json, pageOf, previewJson, previewValues } from './common';
 
 /** MLDF samples a page at a time through the reader's batched `samples` (nearby reads coalesced). */
@@ -8,15 +9,24 @@ export const mldfView: ViewProvider = async (session, query, signal) => {
   if (query.op !== 'samples') throw new Error(`unknown MLDF view query ${query.op}`);
   const { start, end } = pageOf(query, reader.numSamples, 60);
   const indices = Array.from({ length: end - start }, (_, k) => start + k);
-  const samples = await reader.samples(indices, { signal });
   const buffers: Record<string, Uint8Array> = {};
-  const rows: Json[] = samples.map((sample, k) => {
+  const rows: Json[] = [];
+  for (const read of await readSamples(reader, indices, signal)) {
     const values: Record<string, Json> = {};
     for (const field of reader.fields) {
-      values[field.name] = describe(field.type, sample[field.name], `${indices[k]}:${field.name}`, buffers);
+      const key = `${read.index}:${field.name}`;
+      const failed = read.fieldErrors[field.name];
+      values[field.name] = failed
+        ? { kind: 'error', error: failed }
+        : describe(field.type, read.values[field.name], key, buffers);
     }
-    return { index: indices[k], values };
-  });
+    rows.push({
+      index: read.index,
+      values,
+      error: read.error ?? null,
+      bytes: await valueBytes(reader, read.index, signal),
+    });
+  }
   const fields: Json[] = reader.fields.map((f) => ({
     name: f.name,
     type: f.type,
@@ -71,4 +81,27 @@ function describe(
       return { kind: 'json', text, truncated };
     }
   }
+}
+
+/**
+ * Where each field's value is: the payload in the data region for fields that have one,
+ * else the field's metadata struct in the sample's row. A value whose pointer is bad has no
+ * payload to show; its metadata struct is shown instead, which is where the defect is.
+ */
+async function valueBytes(reader: MldfReader, index: number, signal: AbortSignal): Promise<Json> {
+  const out: Record<string, Json> = {};
+  for (const field of reader.fields) {
+    const metadata = {
+      offset: reader.header.metadataPtr + index * reader.layout.rowSize + field.metadataOffset,
+      length: field.metadataSize,
+    };
+    try {
+      const info = await reader.valueInfo(index, field.name, { signal });
+      out[field.name] = info.size > 0 ? { offset: info.ptr, length: info.size } : metadata;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      out[field.name] = metadata;
+    }
+  }
+  return out;
 }

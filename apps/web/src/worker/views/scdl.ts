@@ -37,8 +37,11 @@ export const scdlView: ViewProvider = async (session, query, signal) => {
       });
     }
     const obs = await reader.obs(i);
+    // The row's values are consecutive items of the raw DATA file, from its row_ptr entry on.
+    const [first] = await reader.rowExtent(i, { signal });
     rows.push({
       row: i,
+      dataAt: first * reader.data.itemSize,
       nnz: row.indices.length,
       varBlock: features?.label ?? null,
       geneColumn: features && names >= 0 ? features.columns[names] : null,
@@ -47,5 +50,13 @@ export const scdlView: ViewProvider = async (session, query, signal) => {
       obsBlock: obs?.label ?? null,
     });
   }
-  return { json: { total: reader.numRows, dtype: reader.dataDType, rows } };
+  return {
+    json: {
+      total: reader.numRows,
+      dtype: reader.dataDType,
+      dataFile: reader.data.file,
+      itemSize: reader.data.itemSize,
+      rows,
+    },
+  };
 };

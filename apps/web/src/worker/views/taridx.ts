@@ -5,6 +5,9 @@ import type { ViewProvider } from '../views';
 import { type Json, pageOf } from './common';
 import { serializeError } from '../session';
 
+/** Every index row is 32 bytes (TARIDX spec, rows array). */
+const ROW_BYTES = 32;
+
 /** Payloads larger than this are previewed from their first bytes only. */
 const MAX_PREVIEW = 16 << 20;
 
@@ -32,6 +35,8 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
         keyError,
         keyhash: sample.keyhash.toString(16).padStart(16, '0'),
         crashid: sample.crashid,
+        // The sample's rows in the index: its members are consecutive rows.
+        rowsAt: rowsAt(reader, sample.members),
         members: sample.members.map((m) => ({
           row: m.row,
           ext: m.ext,
@@ -62,3 +67,11 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
   }
   throw new Error(`unknown TARIDX view query ${query.op}`);
 };
+
+function rowsAt(reader: TaridxReader, members: ReadonlyArray<{ row: number }>): Json {
+  if (members.length === 0) return null;
+  const rows = members.map((m) => m.row);
+  const first = Math.min(...rows);
+  const last = Math.max(...rows);
+  return { offset: reader.header.offArr + first * ROW_BYTES, length: (last - first + 1) * ROW_BYTES };
+}

@@ -1,0 +1,62 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import type { ByteSource } from '@binscope/core';
+
+/** Bytes per request on a sequential pass over a remote source: few round trips, bounded memory. */
+const SEQUENTIAL_CHUNK = 8 << 20;
+
+/**
+ * A source read front to back, the next chunk requested while the caller consumes the
+ * current one, so a pass over a URL costs about the transfer time, not transfer + latency
+ * per chunk.
+ */
+export async function* sourceChunks(
+  source: ByteSource,
+  chunk = SEQUENTIAL_CHUNK,
+): AsyncGenerator<Uint8Array> {
+  let offset = 0;
+  let next: Promise<Uint8Array> | undefined = source.size > 0 ? source.read(0, chunk) : undefined;
+  while (next) {
+    const bytes = await next;
+    offset += bytes.byteLength;
+    next = offset < source.size && bytes.byteLength > 0 ? source.read(offset, chunk) : undefined;
+    yield bytes;
+  }
+}
+
+/** Standard input as byte chunks (for streaming readers: CSV, tar). */
+export async function* stdinChunks(stdin: Readable = process.stdin): AsyncGenerator<Uint8Array> {
+  for await (const chunk of stdin)
+    yield typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Uint8Array);
+}
+
+/** Writes chunks to a new file (the caller removes it), returning how many bytes it holds. */
+export async function spool(chunks: AsyncIterable<Uint8Array>, file: string): Promise<number> {
+  const fd = fs.openSync(file, 'wx', 0o600);
+  let total = 0;
+  try {
+    for await (const chunk of chunks) {
+      let written = 0;
+      while (written < chunk.byteLength) written += fs.writeSync(fd, chunk, written);
+      total += chunk.byteLength;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return total;
+}
+
+/** Copies a finished file to a stream (stdout), honouring backpressure. */
+export async function copyFileTo(file: string, out: Writable): Promise<void> {
+  for await (const chunk of fs.createReadStream(file)) {
+    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+  }
+}
+
+/** A private scratch folder removed by `remove()`, for spooled inputs and staged outputs. */
+export function scratchFolder(prefix: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

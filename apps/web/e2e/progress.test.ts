@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSamples } from '../samples/make-samples';
+import { chromiumPresent, launchBrowser } from './browser';
+import { detectedFormat, distDir, pickFiles, pickFolder, waitForValidation } from './helpers';
+import { type StaticServer, startStaticServer } from './server';
+
+const ready = chromiumPresent && existsSync(join(distDir, 'index.html'));
+
+/** Every percentage the validation progress showed, recorded as the page drew it. */
+const RECORD_PERCENTAGES = () => {
+  const seen: number[] = [];
+  (window as unknown as { seenPercent: number[] }).seenPercent = seen;
+  new MutationObserver(() => {
+    const el = document.querySelector('[data-testid="validation-progress"]');
+    const value = el?.getAttribute('data-percent');
+    if (value) seen.push(Number(value));
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+};
+
+const seenPercent = (page: Page) =>
+  page.evaluate(() => (window as unknown as { seenPercent: number[] }).seenPercent);
+
+describe.skipIf(!ready)('validation shows a percentage, with cancel', () => {
+  let site: StaticServer;
+  let slow: StaticServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'binscope-e2e-progress-'));
+    // Large enough that validating takes many steps; written by the project's writers.
+    const { files } = await makeSamples({ scbf: 0, mldf: 500, udf: 400, taridx: 150, scdl: 40000 });
+    for (const [path, bytes] of files) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), bytes);
+    }
+    site = await startStaticServer(distDir, { spa: true });
+    slow = await startStaticServer(dir, { cors: true, delayMs: 40 });
+    browser = await launchBrowser();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([site?.close(), slow?.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const cases: Array<[string, (page: Page) => Promise<void>]> = [
+    ['mldf', (page) => pickFiles(page, [join(dir, 'samples.mldf')])],
+    ['udf', (page) => pickFiles(page, [join(dir, 'mesh.udf')])],
+    ['taridx', (page) => pickFiles(page, [join(dir, 'train.taridx'), join(dir, 'train_0000.tar')])],
+    ['scdl', (page) => pickFolder(page, join(dir, 'archive'))],
+  ];
+  for (const [format, open] of cases) {
+    it(`${format}: counts up to 100 % and ends with the report`, async () => {
+      const page = await browser.context.newPage();
+      await page.addInitScript(RECORD_PERCENTAGES);
+      await page.goto(site.url);
+      await open(page);
+      expect(await detectedFormat(page)).toBe(format);
+      const report = await waitForValidation(page);
+      expect(report.valid).toBe(true);
+      const seen = await seenPercent(page);
+      console.info(`${format}: percentages shown ${seen.join(' ')}`);
+      expect(seen.some((p) => p > 0 && p < 100)).toBe(true);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+      await page.close();
+    });
+  }
+
+  it('cancel stops a validation mid-way and leaves no report', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(site.url);
+    await page.getByTestId('url-input').fill(`${slow.url}/samples.mldf`);
+    await page.getByRole('button', { name: 'Open URL' }).click();
+    expect(await detectedFormat(page)).toBe('mldf');
+    await page.getByRole('button', { name: 'Validate' }).click();
+    const progress = page.getByTestId('validation-progress');
+    await page.waitForFunction(() => {
+      const p = Number(
+        document.querySelector('[data-testid="validation-progress"]')?.getAttribute('data-percent'),
+      );
+      return p > 0 && p < 100;
+    });
+    const before = slow.served.get('/samples.mldf') ?? 0;
+    await progress.getByRole('button', { name: 'cancel' }).click();
+    await page.getByTestId('validation-cancelled').waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByTestId('validity').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Validate' }).isVisible()).toBe(true);
+    // Nothing more is read after the cancel than what was already on its way.
+    const after = slow.served.get('/samples.mldf') ?? 0;
+    expect(after - before).toBeLessThan(1 << 20);
+    await page.close();
+  });
+});
