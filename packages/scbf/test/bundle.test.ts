@@ -39,7 +39,7 @@ function resolveImports(
 }
 
 describeWith(built, 'built entries', () => {
-  it('the browser chain of index.js has no node: import, only pako (and core\'s aws4fetch)', () => {
+  it("the browser chain of index.js has no node: import, only pako (and core's aws4fetch)", () => {
     const { files, external } = resolveImports(path.join(dist, 'index.js'), 'default');
     expect(files).toContain(path.join(dist, 'zlib-browser.js'));
     expect(files).not.toContain(path.join(dist, 'zlib-node.js'));
