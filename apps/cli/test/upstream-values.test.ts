@@ -181,3 +181,32 @@ describe('folders whose files are symbolic links (SECURITY.md)', () => {
     expect(cli(['cat', '--format', 'jsonl', linked]).stdout).toBe(original.stdout);
   });
 });
+
+describe('cat on a UDF file with one bad table (U15)', () => {
+  it('prints every table, the bad one as an error record, names it on stderr and exits 1', async () => {
+    const builder = new UdfBuilder({ id: 'BAD' });
+    const root = builder.dataset({ id: 'ROOT' });
+    root.table('first', { prim: 'u8', data: [1, 2] });
+    root.table('middle', { prim: 'u8', data: [3, 4] });
+    root.text('last', 'ok');
+    builder.setRoot(root);
+    const bytes = builder.toBytes();
+    const { UdfReader } = await import('@binscope/udf');
+    const intact = (await (await UdfReader.open(new MemorySource(bytes))).root())!;
+    bytes[intact.table('middle')!.descriptorOffset + 4] |= 0x40; // a reserved type_info bit
+    const p = file('one-bad-table.udf', bytes);
+
+    const r = cli(['cat', '--format', 'jsonl', p]);
+    expect(r.code).toBe(1);
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(records.map((x) => x.table)).toEqual(['first', 'middle', 'last']);
+    expect(records[1].error.code).toBe('ReservedNonZero');
+    expect(r.stderr).toContain(`${p}: record 1: ReservedNonZero:`);
+
+    const good = cli(['cat', '--format', 'jsonl', file('good.udf', builder.toBytes())]);
+    expect(good.code, good.stderr).toBe(0);
+  });
+});

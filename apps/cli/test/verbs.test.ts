@@ -138,6 +138,25 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
       });
     }
 
+    it('a value the data dtype cannot hold is refused (C10) unless --lossy-cast', () => {
+      const v = validVectors('scdl').find((c) => c.name === 'basic_float32_raw');
+      expect(v).toBeDefined();
+      // raw.X holds fractions (0.25 …): uint16 cannot hold them.
+      const input = path.join(v!.dir, 'source', 'input.h5ad');
+      const dir = fresh('lossy-cast');
+      const out = path.join(dir, 'archive');
+      const refused = cli(['convert', input, out, '--data-dtype', 'uint16']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /InvalidValue.*row \d+, column \d+: value \d+\.\d+ cannot be stored as uint16/,
+      );
+      expect(refused.stderr).not.toMatch(STACK_LINE);
+      expect(fs.readdirSync(dir)).toEqual([]);
+      const lossy = cli(['convert', input, out, '--data-dtype', 'uint16', '--lossy-cast']);
+      expect(lossy.code, lossy.stderr).toBe(0);
+      expect(lossy.stderr).toContain('changed');
+    });
+
     it('never replaces a folder that is not an SCDL archive', () => {
       const v = validVectors('scdl').find((c) => fs.existsSync(path.join(c.dir, 'source', 'input.h5ad')));
       expect(v).toBeDefined();

@@ -4,10 +4,9 @@ import { MemorySource, toJsonValue } from '@binscope/core';
 import { openMldf } from '@binscope/mldf';
 import { openScbf } from '@binscope/scbf';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPresent, launchBrowser } from './browser';
+import { describe, expect, it } from 'vitest';
+import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { detectedFormat, distDir, pickFiles, screenshot, vector, vectorsPresent } from './helpers';
-import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
 const display = (v: unknown) => {
@@ -16,20 +15,11 @@ const display = (v: unknown) => {
 };
 
 describe.skipIf(!ready)('broken files: every readable column and sample is shown', () => {
-  let site: StaticServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  beforeAll(async () => {
-    site = await startStaticServer(distDir, { spa: true });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
+  const live = useSiteAndBrowser();
 
   async function open(file: string): Promise<Page> {
-    const page = await browser.context.newPage();
-    await page.goto(site.url);
+    const page = await live.browser.context.newPage();
+    await page.goto(live.site.url);
     await page.getByTestId('drop-zone').waitFor();
     await pickFiles(page, [file]);
     await detectedFormat(page);

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPresent, launchBrowser } from './browser';
+import { describe, expect, it } from 'vitest';
+import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { distDir, pickFiles, screenshot, vector, vectorsPresent } from './helpers';
-import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
 
@@ -23,21 +22,12 @@ const backgroundLuminance = (page: Page) =>
 const theme = (page: Page) => page.evaluate(() => document.documentElement.dataset.theme);
 
 describe.skipIf(!ready)('dark mode', () => {
-  let site: StaticServer;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-  beforeAll(async () => {
-    site = await startStaticServer(distDir, { spa: true });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await site?.close();
-  });
+  const live = useSiteAndBrowser();
 
   it('follows prefers-color-scheme until the user picks', async () => {
-    const page = await browser.context.newPage();
+    const page = await live.browser.context.newPage();
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(site.url);
+    await page.goto(live.site.url);
     await page.getByTestId('drop-zone').waitFor();
     expect(await theme(page)).toBe('dark');
     expect(await backgroundLuminance(page)).toBeLessThan(0.05);
@@ -49,9 +39,9 @@ describe.skipIf(!ready)('dark mode', () => {
   });
 
   it('the toggle switches the theme and is remembered over the system setting', async () => {
-    const page = await browser.context.newPage();
+    const page = await live.browser.context.newPage();
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.goto(site.url);
+    await page.goto(live.site.url);
     const toggle = page.getByTestId('theme-toggle');
     expect(await toggle.getAttribute('aria-pressed')).toBe('false');
     await toggle.click();

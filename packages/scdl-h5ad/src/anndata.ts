@@ -1,4 +1,6 @@
 import { FormatError, float16ToNumber } from '@binscope/core';
+import type { FeatureColumnType } from '@binscope/scdl';
+import { numericColumnType } from './column-types.js';
 import {
   child,
   ELEMENT_SIZE,
@@ -53,7 +55,8 @@ export interface DenseMatrix {
 export type Matrix = SparseMatrix | DenseMatrix;
 
 /** Parquet-level column types (what pyarrow infers from the pandas column upstream reads). */
-export type ColumnType = 'string' | 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
+/** Arrow's type names, as upstream's parquet columns carry them (C11). */
+export type ColumnType = FeatureColumnType;
 
 /** One dataframe column, decoded: categoricals resolved to their values, missing values as null. */
 export interface Column {
@@ -365,17 +368,9 @@ export class AnnDataFile {
 
   private columnType(group: H5Group, name: string): ColumnType {
     const entity = child(group, name);
-    if (isGroup(entity)) {
-      const encoding = readStringAttr(entity, 'encoding-type');
-      if (encoding === 'categorical') {
-        const categories = child(entity, 'categories');
-        return isDataset(categories) && isStringType(categories.metadata) ? 'string' : 'float64';
-      }
-      if (encoding === 'nullable-integer') return 'int64';
-      if (encoding === 'nullable-boolean') return 'bool';
-      if (encoding === 'nullable-string-array') return 'string';
-      throw new Error('unknown');
-    }
+    // Encoded columns (categorical, nullable): their type depends on the values (a missing
+    // integer makes the column float64), so decode them as the conversion does.
+    if (isGroup(entity)) return this.column(group, name, name).type;
     if (!isDataset(entity)) throw new Error('unknown');
     if (readAttr(entity, 'categories') !== undefined) return 'string';
     if (isStringType(entity.metadata)) return 'string';
@@ -411,13 +406,11 @@ export class AnnDataFile {
         if (missing.length !== decoded.values.length)
           throw fail('CountMismatch', this.name, `${path}: mask and values differ in length`);
         const out = decoded.values.map((v, i) => (missing[i] ? null : v));
-        // pandas' masked arrays reach pyarrow as object arrays: integers become int64.
+        // np.array() of a masked integer array: its own dtype when nothing is missing,
+        // float64 with NaN (stored as null) when something is, as upstream writes it.
         if (encoding === 'nullable-integer') {
-          return {
-            name,
-            type: 'int64',
-            values: out.map((v) => (v === null ? null : BigInt(v as number | bigint))),
-          };
+          if (!out.includes(null)) return { name, type: decoded.type, values: out };
+          return { name, type: 'float64', values: out.map((v) => (v === null ? null : Number(v))) };
         }
         if (encoding === 'nullable-boolean')
           return { name, type: 'bool', values: out.map((v) => (v === null ? null : Boolean(v))) };
@@ -473,7 +466,7 @@ export class AnnDataFile {
     if (categories.type === 'string') return { name, type: 'string', values };
     // Numeric categories: numpy gives the categories' dtype, or float64 (NaN → null) when any is missing.
     const anyMissing = values.includes(null);
-    if (anyMissing && (categories.type === 'int32' || categories.type === 'int64')) {
+    if (anyMissing && /^u?int/.test(categories.type)) {
       return { name, type: 'float64', values: values.map((v) => (v === null ? null : Number(v))) };
     }
     return { name, type: categories.type, values };
@@ -507,7 +500,7 @@ export class AnnDataFile {
       const bytes = shape.length === 0 ? this.raw(ds, 0, 1) : this.raw(ds, start, end);
       decodeInto(bytes, type, values, start);
     }
-    if (columnType === 'float32' || columnType === 'float64') {
+    if (columnType === 'float16' || columnType === 'float32' || columnType === 'float64') {
       // pyarrow.array(..., from_pandas=True) stores NaN as null.
       for (let i = 0; i < count; i++) if (Number.isNaN(values[i])) values[i] = null;
     }
@@ -556,28 +549,6 @@ export class AnnDataFile {
   }
 }
 
-function numericColumnType(type: ElementType): ColumnType {
-  switch (type) {
-    case 'bool':
-      return 'bool';
-    case 'i8':
-    case 'u8':
-    case 'i16':
-    case 'u16':
-    case 'i32':
-      return 'int32';
-    case 'u32':
-    case 'i64':
-    case 'u64':
-      return 'int64';
-    case 'f16':
-    case 'f32':
-      return 'float32';
-    case 'f64':
-      return 'float64';
-  }
-}
-
 function decodeInto(bytes: Uint8Array, type: ElementType, out: Column['values'], at: number): void {
   const buffer = bytes.buffer as ArrayBuffer;
   const offset = bytes.byteOffset;
@@ -603,11 +574,9 @@ function decodeInto(bytes: Uint8Array, type: ElementType, out: Column['values'],
     case 'i32':
       view = new Int32Array(buffer, offset, n);
       break;
-    case 'u32': {
-      const words = new Uint32Array(buffer, offset, n);
-      for (let i = 0; i < n; i++) out[at + i] = BigInt(words[i]);
-      return;
-    }
+    case 'u32':
+      view = new Uint32Array(buffer, offset, n);
+      break;
     case 'i64':
       view = new BigInt64Array(buffer, offset, n);
       break;

@@ -35,7 +35,7 @@ const TWO_64 = 2 ** 64;
  * Elements as JS numbers (or a typed array that converts to them exactly). 64-bit integers
  * are combined from their 32-bit halves, which rounds once, like numpy's int64 → float64.
  */
-function asNumbers(bytes: Uint8Array, from: ElementType, count: number): ArrayLike<number> {
+export function asNumbers(bytes: Uint8Array, from: ElementType, count: number): ArrayLike<number> {
   const buffer = bytes.buffer as ArrayBuffer;
   const at = bytes.byteOffset;
   switch (from) {

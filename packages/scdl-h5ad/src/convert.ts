@@ -35,6 +35,8 @@ import {
   type OutputType,
 } from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
+import { CastGuard } from './cast-guard.js';
+import { promoteColumnTypes, valueAs } from './column-types.js';
 
 /** Upstream's defaults (bionemo-scdl SingleCellMemMapDataset). */
 export const DEFAULT_NEIGHBOR_KEY = 'next_cell_ids';
@@ -62,6 +64,12 @@ export interface ConvertOptions {
   chunkNnz?: number;
   /** Tolerance for the "cast changed values" warning (upstream's data_dtype_tolerance). */
   tolerance?: number;
+  /**
+   * Cast values `dataDtype` cannot hold (NaN, ±inf, fractions or out-of-range numbers for an
+   * unsigned dtype, overflow to infinity for float16/32) as numpy does, instead of refusing
+   * them with `InvalidValue` (C10, the default).
+   */
+  lossyCast?: boolean;
 }
 
 /**
@@ -220,6 +228,9 @@ export async function convertAnnData(
         }
         let changed = 0;
         let inputNnz = 0;
+        const guard = options.lossyCast
+          ? undefined
+          : new CastGuard(file.name, `${label}: ${matrix.path}`, dataDtype);
         const sink: ChunkSink = {
           prepare: (raw) => {
             const n = raw.indices.byteLength / ELEMENT_SIZE[raw.indicesType];
@@ -232,6 +243,7 @@ export async function convertAnnData(
               raw.firstRow,
               scratch?.take(0, n * INDEX_SIZE[colType]),
             );
+            guard?.inspect(raw.data, raw.dataType, raw.firstRow);
             const cast = castElements(
               raw.data,
               raw.dataType,
@@ -243,6 +255,7 @@ export async function convertAnnData(
             return { indices, maxIndex, data: dataView(cast, outType) };
           },
           write: async (indptr, chunk) => {
+            guard?.check(indptr, chunk.indices);
             throwIfAborted(options.signal);
             await writer.appendRows({
               indptr,
@@ -376,35 +389,12 @@ function appendObsBlock(blocks: FeatureBlock[], columns: FeatureColumn[], rows: 
 
 /** numpy.concatenate's type promotion, then pyarrow's inference, for two columns. */
 function concatColumns(a: FeatureColumn, b: FeatureColumn): FeatureColumn {
-  const type = promote(a.type as ColumnType, b.type as ColumnType);
+  const type = promoteColumnTypes(a.type as ColumnType, b.type as ColumnType);
   const convert = (column: FeatureColumn) => {
     const values = Array.from(column.values as ArrayLike<unknown>);
-    if (column.type === type) return values;
-    return values.map((v) => {
-      if (v === null || v === undefined) return null;
-      if (type === 'string') return String(v);
-      if (type === 'int64') return typeof v === 'bigint' ? v : BigInt(Number(v));
-      return Number(v);
-    });
+    return column.type === type ? values : values.map((v) => valueAs(type, v));
   };
   return { name: b.name, type, values: [...convert(a), ...convert(b)] as FeatureColumn['values'] };
-}
-
-function promote(a: ColumnType, b: ColumnType): ColumnType {
-  if (a === b) return a;
-  if (a === 'string' || b === 'string') return 'string';
-  const rank: Record<Exclude<ColumnType, 'string'>, number> = {
-    bool: 0,
-    int32: 1,
-    int64: 2,
-    float32: 3,
-    float64: 4,
-  };
-  const hi = rank[a] > rank[b] ? a : b;
-  const lo = hi === a ? b : a;
-  // int64 + float32 promotes to float64 in numpy.
-  if (hi === 'float32' && (lo === 'int64' || lo === 'int32')) return 'float64';
-  return hi;
 }
 
 /** The cast bytes as the typed array the writer stores without re-encoding. */

@@ -29,7 +29,7 @@ export interface MatrixSpec {
 export type ColumnSpec =
   | { name: string; kind: 'string'; values: string[] }
   | { name: string; kind: 'numeric'; values: number[]; dtype: string }
-  | { name: string; kind: 'int64'; values: bigint[] }
+  | { name: string; kind: 'int64'; values: bigint[]; unsigned?: boolean }
   | {
       name: string;
       kind: 'categorical';
@@ -193,8 +193,8 @@ function writeFrame(parent: H5Group, name: string, spec: FrameSpec): void {
       case 'int64': {
         const ds = group.create_dataset({
           name: column.name,
-          data: BigInt64Array.from(column.values) as never,
-          dtype: '<q',
+          data: (column.unsigned ? BigUint64Array : BigInt64Array).from(column.values) as never,
+          dtype: column.unsigned ? '<Q' : '<q',
         });
         encoding(ds as never, 'array', '0.2.0');
         break;

@@ -16,6 +16,7 @@ import {
   parquetSchema,
 } from 'hyparquet';
 import { FORMAT, type FeatureIndexDescriptor } from './header.js';
+import { checkPageHeaders } from './parquet-pages.js';
 import { parseNpy } from './npy.js';
 
 /** A cell from a feature table: strings, numbers, int64 as bigint, booleans, null. */
@@ -114,6 +115,7 @@ class ParquetTable {
   private metadata: FileMetaData | undefined;
   private whole: FeatureTable | undefined;
   private readonly groups = new Map<number, Record<string, FeatureValue>[]>();
+  private readonly checkedGroups = new Set<number>();
 
   constructor(
     readonly file: string,
@@ -155,8 +157,12 @@ class ParquetTable {
     if (columns.length === 0 || rowEnd <= rowStart)
       return Array.from({ length: Math.max(0, rowEnd - rowStart) }, () => ({}));
     try {
+      const file = await this.buffer();
+      const unchecked = this.uncheckedGroups(metadata, rowStart, rowEnd);
+      await checkPageHeaders(file, metadata, unchecked);
+      for (const g of unchecked) this.checkedGroups.add(g);
       const rows = (await parquetReadObjects({
-        file: await this.buffer(),
+        file,
         metadata,
         columns,
         rowStart,
@@ -168,6 +174,18 @@ class ParquetTable {
     } catch (error) {
       throw parquetError(this.file, error);
     }
+  }
+
+  /** The row groups overlapping [rowStart, rowEnd) whose page headers are not checked yet. */
+  private uncheckedGroups(metadata: FileMetaData, rowStart: number, rowEnd: number): number[] {
+    const out: number[] = [];
+    let start = 0;
+    metadata.row_groups.forEach((group, g) => {
+      const end = start + Number(group.num_rows);
+      if (start < rowEnd && end > rowStart && !this.checkedGroups.has(g)) out.push(g);
+      start = end;
+    });
+    return out;
   }
 
   async table(): Promise<FeatureTable> {
@@ -220,6 +238,7 @@ function arrowType(element: {
   if (element.type === 'BOOLEAN') return 'bool';
   if (element.type === 'DOUBLE') return 'double';
   if (element.type === 'FLOAT') return 'float';
+  if (element.type === 'FIXED_LEN_BYTE_ARRAY' && logical === 'FLOAT16') return 'halffloat';
   if (element.type === 'INT32' || element.type === 'INT64') {
     const bits = element.type === 'INT32' ? 32 : 64;
     const converted = element.converted_type ?? '';

@@ -8,7 +8,7 @@ import {
   throwIfAborted,
 } from '@binscope/core';
 import type { ProgressCallback } from '@binscope/core';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { featureTableParquet } from './feature-parquet.js';
 import {
   ARRAY_FILES,
   FORMAT,
@@ -54,7 +54,21 @@ export interface CsrMatrix extends CsrChunk {
   numCols?: number;
 }
 
-export type FeatureColumnType = 'string' | 'bool' | 'int32' | 'int64' | 'float32' | 'float64';
+/** Arrow's names for the parquet column types pyarrow writes from numpy dtypes (C11). */
+export type FeatureColumnType =
+  | 'string'
+  | 'bool'
+  | 'int8'
+  | 'int16'
+  | 'int32'
+  | 'int64'
+  | 'uint8'
+  | 'uint16'
+  | 'uint32'
+  | 'uint64'
+  | 'float16'
+  | 'float32'
+  | 'float64';
 
 export type FeatureValues =
   | readonly (string | null)[]
@@ -77,10 +91,10 @@ export interface FeatureColumn {
   name: string;
   values: FeatureValues;
   /**
-   * Parquet type. Inferred when absent: strings → string, booleans → bool, bigints and
-   * BigInt64Array → int64, Int8/16/32 and Uint8/16 arrays → int32, Float32Array → float32,
-   * Float64Array → float64, plain numbers → int64 when all are integers, else float64
-   * (pandas' defaults). Give it explicitly to be exact.
+   * Parquet type. Inferred when absent: a typed array keeps its element type (Uint32Array →
+   * uint32, BigUint64Array → uint64, ...: numpy's dtype, as pyarrow stores it); strings →
+   * string, booleans → bool, bigints → int64, plain numbers → int64 when all are integers,
+   * else float64 (pandas' defaults). Give it explicitly to be exact.
    */
   type?: FeatureColumnType;
 }
@@ -728,67 +742,6 @@ async function writeFeatureIndex(
     files.push(path);
   }
   return files;
-}
-
-const PARQUET_TYPE: Record<FeatureColumnType, 'STRING' | 'BOOLEAN' | 'INT32' | 'INT64' | 'FLOAT' | 'DOUBLE'> =
-  {
-    string: 'STRING',
-    bool: 'BOOLEAN',
-    int32: 'INT32',
-    int64: 'INT64',
-    float32: 'FLOAT',
-    float64: 'DOUBLE',
-  };
-
-export function inferColumnType(values: FeatureValues): FeatureColumnType {
-  if (values instanceof BigInt64Array || values instanceof BigUint64Array) return 'int64';
-  if (values instanceof Float32Array) return 'float32';
-  if (values instanceof Float64Array) return 'float64';
-  if (values instanceof Uint32Array) return 'int64';
-  if (ArrayBuffer.isView(values)) return 'int32';
-  let allIntegers = true;
-  let kind: 'string' | 'number' | 'boolean' | 'bigint' | undefined;
-  for (const v of values as readonly unknown[]) {
-    if (v === null || v === undefined) continue;
-    const t = typeof v;
-    if (t !== 'string' && t !== 'number' && t !== 'boolean' && t !== 'bigint') {
-      throw writerError(
-        'InvalidValue',
-        `feature values must be strings, numbers, booleans or bigints, not ${t}`,
-      );
-    }
-    if (kind === undefined) kind = t;
-    else if (kind !== t && !(kind === 'number' && t === 'bigint') && !(kind === 'bigint' && t === 'number')) {
-      throw writerError('InvalidValue', `a feature column mixes ${kind} and ${t} values`);
-    }
-    if (t === 'number' && !Number.isInteger(v)) allIntegers = false;
-  }
-  if (kind === 'string' || kind === undefined) return 'string';
-  if (kind === 'boolean') return 'bool';
-  if (kind === 'bigint') return 'int64';
-  return allIntegers ? 'int64' : 'float64';
-}
-
-/** One feature block's table as parquet bytes (hyparquet-writer, snappy, like pyarrow's default). */
-export function featureTableParquet(block: FeatureBlock): Uint8Array {
-  const columnData = block.columns.map((column) => {
-    const type = column.type ?? inferColumnType(column.values);
-    let data: unknown[] | ArrayBufferView = column.values as unknown[];
-    if (type === 'int64') {
-      data = Array.from(column.values as ArrayLike<unknown>, (v) =>
-        v === null || v === undefined
-          ? null
-          : typeof v === 'bigint'
-            ? BigInt.asIntN(64, v)
-            : BigInt(Math.trunc(Number(v))),
-      );
-    } else if (ArrayBuffer.isView(column.values)) {
-      data = Array.from(column.values as ArrayLike<number>);
-    }
-    return { name: column.name, data: data as unknown[], type: PARQUET_TYPE[type] };
-  });
-  const buffer = parquetWriteBuffer({ columnData, createdBy: '@binscope/scdl' });
-  return new Uint8Array(buffer);
 }
 
 async function writeNeighbors(sink: ArchiveSink, graph: NeighborGraph, rows: number): Promise<string[]> {

@@ -8,6 +8,7 @@ import {
   type ProgressEvent,
 } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
+import { expectProgressToEnd } from '@binscope/testkit';
 import { openScdl, scdlPlugin, validateScdl, writeScdlToMemory } from '../src/index.js';
 import { int64Npy } from '../src/npy.js';
 import { withChanges } from './helpers.js';
@@ -380,16 +381,3 @@ describe('validate reports progress', () => {
     expect(events[0].total).toBe(14);
   });
 });
-
-/** Progress counts up to its total and ends there; the total never changes mid-run. */
-function expectProgressToEnd(events: ProgressEvent[]): void {
-  expect(events.length).toBeGreaterThan(1);
-  const total = events[0].total;
-  expect(total).toBeGreaterThan(0);
-  for (let i = 0; i < events.length; i++) {
-    expect(events[i].total).toBe(total);
-    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
-  }
-  expect(events[0].done).toBeLessThan(total as number);
-  expect(events.at(-1)?.done).toBe(total);
-}

@@ -1,5 +1,5 @@
 import { MemoryDirectory, MemorySource, isFormatError } from '@binscope/core';
-import { tarBytes } from '@binscope/testkit';
+import { expectProgressToEnd, tarBytes } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -291,16 +291,3 @@ describe('validate reports progress', () => {
     expect(events[0].total).toBe(2 * 6);
   });
 });
-
-/** Progress counts up to its total and ends there; the total never changes mid-run. */
-function expectProgressToEnd(events: ProgressEvent[]): void {
-  expect(events.length).toBeGreaterThan(1);
-  const total = events[0].total;
-  expect(total).toBeGreaterThan(0);
-  for (let i = 0; i < events.length; i++) {
-    expect(events[i].total).toBe(total);
-    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
-  }
-  expect(events[0].done).toBeLessThan(total as number);
-  expect(events.at(-1)?.done).toBe(total);
-}

@@ -1,5 +1,6 @@
 import { isFormatError, MemorySource, type ProgressEvent } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
+import { expectProgressToEnd } from '@binscope/testkit';
 import { arr } from './helpers.js';
 import { type TableInfo, type UdfDataset, UdfBuilder, UdfReader, validateUdf } from '../src/index.js';
 
@@ -369,16 +370,3 @@ describe('validate reports progress', () => {
     expect(events[0].total).toBe(bytes.byteLength);
   });
 });
-
-/** Progress counts up to its total and ends there; the total never changes mid-run. */
-function expectProgressToEnd(events: ProgressEvent[]): void {
-  expect(events.length).toBeGreaterThan(1);
-  const total = events[0].total;
-  expect(total).toBeGreaterThan(0);
-  for (let i = 0; i < events.length; i++) {
-    expect(events[i].total).toBe(total);
-    if (i > 0) expect(events[i].done).toBeGreaterThanOrEqual(events[i - 1].done);
-  }
-  expect(events[0].done).toBeLessThan(total as number);
-  expect(events.at(-1)?.done).toBe(total);
-}

@@ -32,3 +32,4 @@ export {
 } from './vectors.js';
 export { runUnprivileged } from './unprivileged.js';
 export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
+export { expectProgressToEnd } from './progress.js';

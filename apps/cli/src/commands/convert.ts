@@ -21,6 +21,7 @@ export interface ConvertOptions extends CommonOptions {
   zlib?: 'node' | 'python';
   dataDtype: string;
   useX?: boolean;
+  lossyCast?: boolean;
   neighbors?: string;
   force?: boolean;
   extensions?: boolean;
@@ -217,6 +218,7 @@ async function convertH5ad(
     convertH5adToScdl(input, output, {
       dataDtype: options.dataDtype as DataDtype,
       useX: options.useX,
+      lossyCast: options.lossyCast,
       neighbors: options.neighbors,
       onProgress,
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),

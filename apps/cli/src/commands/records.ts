@@ -1,4 +1,4 @@
-import type { JsonRecord, Problem } from '@binscope/core';
+import { ERROR_CODES, type JsonRecord, type Problem } from '@binscope/core';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import { type JsonErrorEntry, jsonError } from '../json-errors.js';
@@ -32,6 +32,8 @@ export async function recordsCommand(
     : (options.format ?? (ctx.out.isTTY ? 'table' : 'jsonl'));
   const writer = recordWriter(format, ctx.out);
   let failure: JsonErrorEntry | undefined;
+  // Records a format could not read but stood in for (a UDF table that breaks a rule).
+  let unreadable = 0;
   try {
     await forPath(filePath, () =>
       withReader(filePath, { as: options.as }, async (input, reader) => {
@@ -52,6 +54,11 @@ export async function recordsCommand(
           for await (const record of records as AsyncIterable<JsonRecord>) {
             await writer.write(record);
             count++;
+            const defect = recordDefect(record);
+            if (defect) {
+              unreadable++;
+              ctx.messages.line(`binscope: ${filePath}: record ${options.offset + count - 1}: ${defect}`);
+            }
             if ((options.limit !== undefined && count >= options.limit) || ctx.out.closed) break;
           }
         }
@@ -68,5 +75,17 @@ export async function recordsCommand(
     // --json array is closed with the error as its last entry, so it parses and says so.
     await writer.end(format === 'json' ? failure : undefined);
   }
-  return EXIT.ok;
+  return unreadable > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * "Code: message" when a record stands in for one that could not be read: a top-level
+ * `error` of a taxonomy class, as formats that go on past a bad record emit it.
+ */
+function recordDefect(record: JsonRecord): string | undefined {
+  const error = (record as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !(ERROR_CODES as readonly string[]).includes(code)) return undefined;
+  return `${code}: ${typeof message === 'string' ? message : 'unreadable'}`;
 }
