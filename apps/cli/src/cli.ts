@@ -259,13 +259,18 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .description(`Print records, all of them or the window --offset K -n N. ${recordText}`)
       .argument('<path>', 'a file or archive directory')
       .option('--offset <k>', 'skip the first K records', wholeNumber('--offset'), 0)
-      .option('-n, --lines <n>', 'print at most N records', wholeNumber('-n')),
+      .option('-n, --lines <n>', 'print at most N records', wholeNumber('-n'))
+      .option(
+        '--where <predicate>',
+        'SCBF: only rows matching e.g. "score >= 2.5 and name != \'x\'" (blocks its statistics exclude are skipped)',
+      ),
   )
     .addHelpText(
       'after',
       examples(
         '$ binscope cat table.scbf --format csv > table.csv',
         '$ binscope cat archive/ --offset 1000 -n 10 | jq .indices',
+        '$ binscope cat table.scbf --where "id >= 100 and city = \'Oslo\'"',
       ),
     )
     .action(
@@ -282,7 +287,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
   withCommon(
     program
       .command('convert')
-      .summary('convert CSV ↔ SCBF, and AnnData .h5ad → SCDL')
+      .summary('convert CSV ↔ SCBF, tar shards → MLDF, and AnnData .h5ad → SCDL')
       .description(
         'Convert by extension: IN.csv → OUT.scbf (types inferred, or given with --types); IN.scbf → OUT.csv ' +
           '(the exact CSV dialect, so CSV → SCBF → CSV is byte-identical); IN.h5ad, or a folder of .h5ad files, ' +
@@ -296,6 +301,22 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         'CSV → SCBF: column types, e.g. "id:int32,price:float64,name:utf8" (others inferred)',
       )
       .option('--level <n>', 'CSV → SCBF: zlib compression level 0-9 (default 6)', wholeNumber('--level'))
+      .option(
+        '--extensions',
+        'CSV → SCBF: append the extension footer (block checksums, column statistics); upstream readers ignore it',
+      )
+      .option(
+        '--nulls',
+        'CSV → SCBF: empty cells in otherwise int32/float64 columns become nulls (null bitmap extension) instead of making the column utf8',
+      )
+      .addOption(
+        new Option(
+          '--dictionary <mode>',
+          'CSV → SCBF: auto dictionary-encodes utf8 columns with few distinct values (extension footer); upstream readers then see int32 codes instead of the text',
+        )
+          .choices(['auto', 'off'])
+          .default('off'),
+      )
       .addOption(
         new Option(
           '--zlib <impl>',
@@ -317,7 +338,10 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .option(
         '-f, --force',
         'replace an existing OUT (a folder only when it is an SCDL archive; never an input)',
-      ),
+      )
+      .option('--fold <name>', 'shard folder → MLDF: the fold whose NAME_*.tar shards to convert')
+      .option('--keep-encoded', '.taridx → MLDF: store .jpg/.png as BYTES instead of decoding to IMAGE_RAW')
+      .option('--checksum', '→ MLDF: store CRC-32s of the data and metadata regions (FLAG_CHECKSUMMED)'),
   )
     .addHelpText(
       'after',
@@ -327,6 +351,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         '$ binscope convert sales.scbf roundtrip.csv',
         '$ binscope convert pbmc.h5ad pbmc_scdl --data-dtype float16 --neighbors connectivities',
         '$ binscope convert h5ads/ collection_scdl --use-x',
+        '$ binscope convert data/train.taridx train.mldf --checksum',
+        '$ binscope convert shards/ train.mldf --fold train --keep-encoded',
       ),
     )
     .action(run((input: string, output: string, options) => convertCommand(ctx, input, output, options)));
@@ -427,6 +453,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
 }
 
 interface RecordCliOptions extends CommonOptions {
+  where?: string;
   as?: string;
   lines?: number;
   offset: number;

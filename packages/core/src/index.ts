@@ -56,6 +56,7 @@ export {
   type ValidationReport,
   withLocation,
 } from './errors.js';
+export { crc32 } from './crc32.js';
 export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
 export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
 export { fromHex, hexDump, toHex } from './hex.js';

@@ -17,3 +17,5 @@ export { MLDF_MAGIC, mldfFormat } from './magic.js';
 export { mldfPlugin, mldfRecords } from './plugin.js';
 export { validateMldf } from './validate.js';
 export { inspectMldf } from './inspect.js';
+export type { MldfChecksums, MldfRegion } from './checksum.js';
+export { storedChecksums, verifyMldfChecksums } from './checksum.js';

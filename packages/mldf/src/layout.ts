@@ -205,13 +205,6 @@ export function parseHeader(bytes: Uint8Array, fileSize: number, where: Where): 
     throw fail('UnsupportedFeature', 'compressed data region (flag 0x2) is not supported', at(4), file);
   if (header.flags & FLAG_ENCRYPTED)
     throw fail('UnsupportedFeature', 'encrypted data region (flag 0x8) is not supported', at(4), file);
-  if (header.flags & FLAG_CHECKSUMMED) {
-    where.warnings?.push({
-      code: 'ChecksumIgnored',
-      message: 'checksum flag (0x4) is set but MLDF defines no checksum: not verified',
-      offset: at(4),
-    });
-  }
   if (!(header.flags & FLAG_LITTLE_ENDIAN) || header.flags & ~0xf) {
     where.warnings?.push({
       code: 'UnknownFlags',
@@ -221,7 +214,8 @@ export function parseHeader(bytes: Uint8Array, fileSize: number, where: Where): 
   }
   if (header.pad1 !== 0)
     throw fail('ReservedNonZero', `header padding at 18 is ${header.pad1}, must be 0`, at(18), file);
-  const firstReserved = header.reserved.findIndex((b) => b !== 0);
+  // With FLAG_CHECKSUMMED the reserved bytes hold the two CRC-32s (checksum.ts).
+  const firstReserved = header.flags & FLAG_CHECKSUMMED ? -1 : header.reserved.findIndex((b) => b !== 0);
   if (firstReserved >= 0)
     throw fail('ReservedNonZero', 'header reserved bytes must be zero', at(56) + firstReserved, file);
   if (header.fieldDescPtr !== FIELD_DESC_PTR) {

@@ -15,6 +15,7 @@ import { FORMAT_ID } from './layout.js';
 import { mldfFormat } from './magic.js';
 import { type ImageValue, type MldfReader, type MldfValue, type NdArray, openMldf } from './read.js';
 import { validateMldf } from './validate.js';
+import { storedChecksums } from './checksum.js';
 
 /** NDARRAY values up to this many elements are printed in full; larger ones as size + sha256. */
 const INLINE_ELEMENTS = 1024;
@@ -91,6 +92,7 @@ function summary(reader: MldfReader): Summary {
       ['data region', `${reader.layout.dataEnd - h.dataPtr} bytes at ${h.dataPtr}`],
       ['allocation entries', reader.layout.allocCount],
       ['file size', reader.source.size],
+      ['checksums', checksumStatus(reader)],
     ],
     details: {
       header: {
@@ -175,4 +177,12 @@ async function recordValue(
 async function digest(bytes: Uint8Array): Promise<{ size: number; sha256: string }> {
   const hash = await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return { size: bytes.byteLength, sha256: toHex(new Uint8Array(hash)) };
+}
+
+/** What `info` says about FLAG_CHECKSUMMED (validate, or open with verify, checks the values). */
+function checksumStatus(reader: MldfReader): string {
+  const sums = storedChecksums(reader.header);
+  if (!sums) return 'none';
+  const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+  return `CRC32 data ${hex(sums.data)}, metadata ${hex(sums.metadata)} (validate verifies)`;
 }

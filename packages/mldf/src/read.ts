@@ -13,6 +13,7 @@ import {
   readU64,
   toTypedArray,
 } from '@binscope/core';
+import { type VerifyOption, verifyOnOpen } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,
   checkLayout,
@@ -123,7 +124,7 @@ export interface AllocEntry {
   size: number;
 }
 
-export interface MldfOpenOptions extends ReadOptions {
+export interface MldfOpenOptions extends ReadOptions, VerifyOption {
   /** Bytes of metadata rows kept in memory (default 64 MiB); the table is read in 1 MiB pages on demand. */
   metadataCacheBytes?: number;
 }
@@ -277,6 +278,7 @@ export class MldfReader implements FormatReader {
     const fields = parseDescriptors(descBytes, header, { file, warnings });
     const layout = checkLayout(header, fields, source.size, { file, warnings });
     const problems = warnings.map((w) => ({ ...w, file, format: FORMAT_ID }));
+    await verifyOnOpen(source, header, layout, options);
     return new MldfReader(source, header, fields, layout, problems, options);
   }
 

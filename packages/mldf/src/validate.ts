@@ -5,6 +5,7 @@ import {
   type ValidateOptions,
   type ValidationReport,
 } from '@binscope/core';
+import { verifyMldfChecksums } from './checksum.js';
 import { FORMAT_ID } from './layout.js';
 import { MldfReader } from './read.js';
 
@@ -14,8 +15,8 @@ const PAYLOAD_BATCH = 64;
 /**
  * Every M-rule, in A2 order, never throwing for bad input: header, descriptors and layout
  * (open), then every value's struct and range, then the allocation table (sorted, inside the
- * data region, agreeing with the metadata), then payloads (UTF-8, JSON). A later phase runs
- * only when the earlier ones found nothing, so errors[0] is the first defect, not an echo.
+ * data region, agreeing with the metadata), then the CRC-32s of a checksummed file (each
+ * corrupted region named), then payloads (UTF-8, JSON). A later phase runs only when the earlier ones found nothing, so errors[0] is the first defect, not an echo.
  */
 export async function validateMldf(
   source: ByteSource,
@@ -46,6 +47,14 @@ export async function validateMldf(
   if (problems.errors.length === 0) {
     try {
       await reader.checkAllocations(options);
+    } catch (error) {
+      problems.capture(error);
+    }
+  }
+  if (problems.errors.length === 0) {
+    try {
+      for (const corrupted of await verifyMldfChecksums(reader.source, reader.header, reader.layout, options))
+        problems.capture(corrupted);
     } catch (error) {
       problems.capture(error);
     }

@@ -1,4 +1,5 @@
-import { type ByteSink, MemorySink, type NumericArray } from '@binscope/core';
+import { type ByteSink, crc32, MemorySink, type NumericArray } from '@binscope/core';
+import { stampChecksums } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,
   alignTo,
@@ -43,6 +44,11 @@ export type SampleInput = Readonly<Record<string, unknown>>;
 export interface MldfWriterOptions {
   /** The data region starts at a multiple of this (M4). Default 4096. */
   pageSize?: number;
+  /**
+   * Set FLAG_CHECKSUMMED and store CRC-32s of the data and metadata regions in the header's
+   * reserved bytes (layout in checksum.ts). Default false: the file is as without the option.
+   */
+  checksum?: boolean;
 }
 
 /** Where values go while samples arrive, so the data region never has to sit in memory. */
@@ -131,6 +137,8 @@ export class MldfWriter {
   private dataSize = 0;
   private allocCount = 0;
   private finished = false;
+  private readonly checksum: boolean;
+  private dataCrc = 0;
 
   constructor(
     fields: readonly FieldSpec[],
@@ -145,6 +153,7 @@ export class MldfWriter {
       throw new RangeError(`pageSize must be an integer in 1..${U32_MAX}, got ${pageSize}`);
     }
     this.pageSize = pageSize;
+    this.checksum = options.checksum === true;
     this.rows = new Uint8Array(Math.max(64, this.rowSize * 1024));
     this.rowsView = new DataView(this.rows.buffer);
   }
@@ -201,7 +210,10 @@ export class MldfWriter {
       this.rows.fill(0, at, at + this.rowSize);
       throw error;
     }
-    for (const payload of payloads) this.spill.append(payload);
+    for (const payload of payloads) {
+      this.spill.append(payload);
+      if (this.checksum) this.dataCrc = crc32(payload, this.dataCrc);
+    }
     this.allocCount += payloads.length;
     this.dataSize = rel;
     this.count++;
@@ -235,25 +247,17 @@ export class MldfWriter {
     this.prepared.forEach((f, i) => {
       head.set(encodeDescriptor(f.nameBytes, f.type, f.nd), FIELD_DESC_PTR + i * DESCRIPTOR_SIZE);
     });
+    if (this.checksum) {
+      // The header comes first, so the metadata rows are fixed up once more just to hash them.
+      let metadata = 0;
+      for (const chunk of this.metadataChunks(dataPtr)) metadata = crc32(chunk, metadata);
+      stampChecksums(head, { data: this.dataCrc, metadata });
+    }
     await sink.write(head);
     // Like the design text's writer, nothing is written for an empty section: the file may end early (M4).
     if (metadataBytes > 0) {
       await sink.write(new Uint8Array(metadataPtr - descriptorsEnd));
-      const dataFields = this.prepared.filter((f) => f.type !== 'INT' && f.type !== 'FLOAT');
-      const chunkRows = Math.max(1, Math.floor(BLOCK / this.rowSize));
-      for (let first = 0; first < this.count; first += chunkRows) {
-        const n = Math.min(chunkRows, this.count - first);
-        const chunk = this.rows.slice(first * this.rowSize, (first + n) * this.rowSize);
-        const view = new DataView(chunk.buffer);
-        for (let r = 0; r < n; r++) {
-          for (const f of dataFields) {
-            const p = r * this.rowSize + f.offset;
-            if (view.getUint32(p + 8, true) === 0) continue;
-            view.setBigUint64(p, view.getBigUint64(p, true) + BigInt(dataPtr), true);
-          }
-        }
-        await sink.write(chunk);
-      }
+      for (const chunk of this.metadataChunks(dataPtr)) await sink.write(chunk);
     }
     if (this.dataSize > 0) {
       await sink.write(new Uint8Array(dataPtr - metadataEnd));
@@ -267,6 +271,25 @@ export class MldfWriter {
   dispose(): void {
     this.finished = true;
     this.spill.dispose?.();
+  }
+
+  /** The metadata rows in ≤ 1 MiB copies, data pointers made absolute. */
+  private *metadataChunks(dataPtr: number): Generator<Uint8Array> {
+    const dataFields = this.prepared.filter((f) => f.type !== 'INT' && f.type !== 'FLOAT');
+    const chunkRows = Math.max(1, Math.floor(BLOCK / this.rowSize));
+    for (let first = 0; first < this.count; first += chunkRows) {
+      const n = Math.min(chunkRows, this.count - first);
+      const chunk = this.rows.slice(first * this.rowSize, (first + n) * this.rowSize);
+      const view = new DataView(chunk.buffer);
+      for (let r = 0; r < n; r++) {
+        for (const f of dataFields) {
+          const p = r * this.rowSize + f.offset;
+          if (view.getUint32(p + 8, true) === 0) continue;
+          view.setBigUint64(p, view.getBigUint64(p, true) + BigInt(dataPtr), true);
+        }
+      }
+      yield chunk;
+    }
   }
 
   private async writeAllocationTable(sink: ByteSink, dataPtr: number): Promise<void> {

@@ -1,6 +1,9 @@
 import type { ScbfType } from './layout.js';
 import { isCanonicalFloat, isCanonicalInt32, pyFloatRepr } from './python.js';
 import type { RowOptions, ScbfReader } from './read.js';
+import { cellExtensions } from './cells.js';
+import { decodeCodes } from './dictionary.js';
+import { blankNulls } from './nulls.js';
 import { Utf8Column } from './utf8.js';
 
 /**
@@ -77,12 +80,19 @@ export async function* scbfToCsvChunks(reader: ScbfReader, options: RowOptions =
   const columns = options.columns ? options.columns.map((k) => reader.column(k)) : [...reader.columns];
   yield csvLine(columns.map((c) => c.name));
   const single = columns.length === 1;
+  const { nulls, dictionaries } = await cellExtensions(reader);
   for await (const batch of reader.batches({
     ...options,
     columns: columns.map((c) => c.index),
     batchRows: options.batchRows ?? 16384,
   })) {
-    const texts: string[][] = batch.values.map((values, c) => columnTexts(values, columns[c].type));
+    const texts: string[][] = batch.values.map((values, c) => {
+      const dictionary = dictionaries.get(columns[c].index);
+      if (!dictionary || values instanceof Utf8Column) return columnTexts(values, columns[c].type);
+      return decodeCodes(values, dictionary, columns[c], reader.source.name, batch.start) as string[];
+    });
+    // A null cell (null bitmap extension) was an empty CSV cell.
+    for (const [c, column] of columns.entries()) blankNulls(texts[c], nulls.get(column.index), batch.start);
     const lines = new Array<string>(batch.length);
     for (let r = 0; r < batch.length; r++) {
       if (single) {

@@ -37,3 +37,31 @@ export { isCanonicalFloat, isCanonicalInt32, pyFloatRepr, pyJsonDumps } from './
 
 /** The zlib this build inflates with: 'node:zlib' under Node, 'pako' elsewhere (package.json `imports`). */
 export const zlibName: string = zlibBackend;
+export type { ColumnStatistics } from './statistics.js';
+export type { ScbfExtensions } from './extensions.js';
+export { encodeFooter, FOOTER_MAGIC, readExtensions } from './extensions.js';
+export {
+  type ExtensionChoice,
+  extensionsOf,
+  scbfExtensionFooter,
+  statisticsOf,
+  verifyBlockChecksums,
+} from './extend.js';
+export {
+  mayMatch,
+  parseWhere,
+  rowMatches,
+  scbfWhereRecords,
+  type WhereCondition,
+  type WhereOptions,
+  WhereSyntaxError,
+} from './where.js';
+export { isNullAt, nullableColumns, nullBitmaps, splitNulls } from './nulls.js';
+export { applyCells, type CellExtensions, cellExtensions } from './cells.js';
+export {
+  decodeCodes,
+  type Dictionaries,
+  dictionaryColumns,
+  dictionaryRange,
+  plainColumns,
+} from './dictionary.js';

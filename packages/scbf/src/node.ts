@@ -12,6 +12,7 @@ import { type ColumnInput, type WriteOptions, writeScbf } from './write.js';
 
 export { type CsvToScbfOptions, type CsvToScbfResult, csvToScbf } from './csv-import.js';
 export { scbfPlugin } from './plugin.js';
+export { extendScbfFile, nullableScbfFile, type RewriteChoice, rewriteScbfFile } from './extend-node.js';
 
 /** Opens an SCBF file on disk lazily (positional reads; never the whole file). */
 export async function openScbfFile(filePath: string): Promise<ScbfReader> {

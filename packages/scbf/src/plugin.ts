@@ -13,6 +13,8 @@ import { inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
 import { validateScbf } from './validate.js';
+import { applyCells, cellExtensions } from './cells.js';
+import { withExtensions } from './extensions-info.js';
 
 function fileSource(target: Target) {
   if (target.kind !== 'file') throw new SourceError('SCBF is a single file, not a directory');
@@ -58,6 +60,8 @@ function summarize(reader: ScbfReader): Summary {
 
 async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
   const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
+  const cells = await cellExtensions(reader);
+  let index = Math.max(0, options.offset ?? 0);
   for await (const row of reader.rows({
     columns: options.columns,
     offset: options.offset,
@@ -66,7 +70,10 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
   })) {
     if (floats.size)
       for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
-    yield row;
+    const record: JsonRecord = row;
+    if (cells.any) applyCells(record, reader, cells, index);
+    index++;
+    yield record;
   }
 }
 
@@ -74,7 +81,7 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
 export const scbfPlugin = definePlugin<ScbfReader>({
   ...scbfFormat,
   open: (target, options) => openScbf(fileSource(target), options),
-  info: async (reader) => summarize(reader),
+  info: async (reader) => withExtensions(summarize(reader), reader),
   inspect: async (reader) => inspectScbf(reader),
   validate: (target, options) => validateScbf(fileSource(target), options),
   records,

@@ -7,6 +7,7 @@ import {
 } from '@binscope/core';
 import { type Finding, FORMAT, parseLayout, Phase, sortFindings } from './layout.js';
 import { ScbfReader } from './read.js';
+import { checkExtensions } from './extensions-check.js';
 import { type StrUncompMismatch, s4Warning } from './s4.js';
 import { columnDecoder } from './stream.js';
 import { schemaJson } from './write.js';
@@ -58,6 +59,8 @@ export async function validateScbf(
   for (const finding of sortFindings(findings)) problems.capture(finding.error);
   const s4 = s4Warning(mismatches, source.name);
   if (s4) problems.warn(s4.code, s4.message, { offset: s4.offset, file: s4.file });
+  // Checked even after payload errors: a block checksum names the block that went bad.
+  const footer = await checkExtensions(reader, problems, options);
 
   // Legal but worth knowing.
   const { header, columns } = layout;
@@ -74,7 +77,7 @@ export async function validateScbf(
   let dataEnd = header.metaTableEnd;
   for (const column of columns)
     for (const block of column.blocks) dataEnd = Math.max(dataEnd, block.offset + block.compressedSize);
-  if (problems.errors.length === 0 && dataEnd < source.size) {
+  if (problems.errors.length === 0 && dataEnd < source.size && !footer) {
     problems.warn('TrailingBytes', `${source.size - dataEnd} bytes after the last block are ignored (S5)`, {
       offset: dataEnd,
     });

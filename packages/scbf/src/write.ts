@@ -1,5 +1,6 @@
 import { type ByteSink, FormatError, MemorySink } from '@binscope/core';
 import { deflateBlock } from '#zlib';
+import { type ExtensionChoice, footerForBlocks } from './extend.js';
 import { deflatePython } from './zlib.js';
 import { FORMAT, PREFIX_LENGTH, type ScbfType, SUFFIX_LENGTH, TYPE_CODES } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
@@ -22,6 +23,11 @@ export interface WriteOptions {
    * node:zlib. Off by default; readers accept either.
    */
   pythonZlib?: boolean;
+  /**
+   * Append the extension footer (block checksums and column statistics; README "Extensions").
+   * Off by default: without it the file is exactly what it always was.
+   */
+  extensions?: boolean | ExtensionChoice;
 }
 
 /** Sizes of one block, as the metadata table records them. */
@@ -212,8 +218,9 @@ export async function writeScbf(
   options: WriteOptions = {},
 ): Promise<void> {
   const { types, rows } = planTypes(columns);
-  const compressed = columns.map((column, i) =>
-    encodeColumnBlocks(column, types[i]).map((raw) => ({
+  const rawBlocks = columns.map((column, i) => encodeColumnBlocks(column, types[i]));
+  const compressed = rawBlocks.map((blocks) =>
+    blocks.map((raw) => ({
       raw: raw.byteLength,
       bytes: (options.pythonZlib ? deflatePython : deflateBlock)(raw, options.level),
     })),
@@ -226,6 +233,11 @@ export async function writeScbf(
   const { head } = encodeHead(plans, rows);
   await sink.write(head);
   for (const blocks of compressed) for (const block of blocks) await sink.write(block.bytes);
+  if (options.extensions) {
+    const choice = options.extensions === true ? {} : options.extensions;
+    const stored = compressed.map((blocks) => blocks.map((b) => b.bytes));
+    await sink.write(footerForBlocks(types, rawBlocks, stored, choice));
+  }
 }
 
 /** An SCBF file in memory. */

@@ -11,6 +11,8 @@ import { guardOutput } from '../output-guard.js';
 import { progressBar } from '../progress.js';
 import { inputKind } from '../remote.js';
 import { printJson } from '../render.js';
+import { convertShards } from './convert-shards.js';
+import { addScbfExtensions } from './convert-extensions.js';
 
 export interface ConvertOptions extends CommonOptions {
   types?: string;
@@ -22,9 +24,15 @@ export interface ConvertOptions extends CommonOptions {
   lossyCast?: boolean;
   neighbors?: string;
   force?: boolean;
+  extensions?: boolean;
+  nulls?: boolean;
+  dictionary?: string;
+  fold?: string;
+  keepEncoded?: boolean;
+  checksum?: boolean;
 }
 
-type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl';
+type Conversion = 'csv→scbf' | 'scbf→csv' | 'h5ad→scdl' | 'taridx→mldf';
 
 function extension(p: string): string {
   const base = path.basename(urlPath(p));
@@ -45,11 +53,12 @@ function chooseConversion(input: string, output: string): Conversion {
   // output takes the other side of the pair.
   const from = input === '-' ? 'csv' : isDirectory(input) ? 'dir' : extension(input);
   const to = output === '-' ? ({ csv: 'scbf', scbf: 'csv' }[from] ?? '-') : extension(output);
+  if (to === 'mldf' && (from === 'taridx' || from === 'dir')) return 'taridx→mldf';
   if (from === 'csv' && to === 'scbf') return 'csv→scbf';
   if (from === 'scbf' && to === 'csv') return 'scbf→csv';
   if (from === 'h5ad' || from === 'dir') return 'h5ad→scdl';
   throw new CliError(
-    `cannot convert ${input} → ${output}: binscope converts .csv → .scbf, .scbf → .csv, and .h5ad (or a folder of .h5ad files) → an SCDL archive folder`,
+    `cannot convert ${input} → ${output}: binscope converts .csv → .scbf, .scbf → .csv, .taridx (or a shard folder with --fold) → .mldf, and .h5ad (or a folder of .h5ad files) → an SCDL archive folder`,
     EXIT.usage,
   );
 }
@@ -113,11 +122,18 @@ export async function convertCommand(
             onProgress: progress.onProgress,
           }),
         );
+        // The footer pass rewrites the staged or final file before it is delivered.
+        const rewritten = await addScbfExtensions(ends.outputPath('scbf'), options);
         await ends.deliver(ends.outputPath('scbf'));
         report = {
           input,
           output,
           conversion,
+          extensions: options.extensions === true || options.nulls === true || options.dictionary === 'auto',
+          ...(rewritten && options.nulls ? { nullColumns: rewritten.nullColumns } : {}),
+          ...(rewritten && options.dictionary === 'auto'
+            ? { dictionaryColumns: rewritten.dictionaryColumns }
+            : {}),
           rows: result.rows,
           columns: result.columns,
           csvBytes: result.csvBytes,
@@ -158,6 +174,11 @@ export async function convertCommand(
           )),
           input,
         };
+        break;
+      case 'taridx→mldf':
+        if (inputKind(input) !== 'path')
+          throw new CliError('tar shards → MLDF reads a local .taridx or shard folder', EXIT.usage);
+        report = await convertShards(input, output, options, progress.onProgress);
         break;
     }
   } finally {

@@ -4,6 +4,7 @@ import { EXIT, type ExitCode } from '../errors.js';
 import { type JsonErrorEntry, jsonError } from '../json-errors.js';
 import { withReader } from '../open.js';
 import { type RecordFormat, recordWriter } from '../render.js';
+import { whereRecords } from './where.js';
 
 export interface RecordsOptions extends CommonOptions {
   as?: string;
@@ -12,6 +13,8 @@ export interface RecordsOptions extends CommonOptions {
   limit?: number;
   format?: RecordFormat;
   columns?: string[];
+  /** SCBF only: a row predicate (see @binscope/scbf's where.ts). */
+  where?: string;
 }
 
 /**
@@ -36,15 +39,19 @@ export async function recordsCommand(
       withReader(filePath, { as: options.as }, async (input, reader) => {
         if (options.limit === 0) return;
         const window = { offset: options.offset, limit: options.limit, columns: options.columns };
-        if (format === 'csv' && input.plugin.csv) {
+        if (options.where === undefined && format === 'csv' && input.plugin.csv) {
           // The format's own CSV dialect, from the code path its converter uses (SCBF: S8).
           for await (const chunk of input.plugin.csv(reader, window)) {
             await ctx.out.write(chunk);
             if (ctx.out.closed) break;
           }
         } else {
+          const records =
+            options.where === undefined
+              ? input.plugin.records(reader, window)
+              : await whereRecords(ctx, input.detection.format, reader, options.where, window);
           let count = 0;
-          for await (const record of input.plugin.records(reader, window) as AsyncIterable<JsonRecord>) {
+          for await (const record of records as AsyncIterable<JsonRecord>) {
             await writer.write(record);
             count++;
             const defect = recordDefect(record);

@@ -112,7 +112,13 @@ export function ScbfView({ client, sessionId }: { client: ParserClient; sessionI
                         location={bytes?.location}
                         note={bytes?.note}
                       >
-                        {data.errors[name] ? '—' : displayValue(cell)}
+                        {data.errors[name] ? (
+                          '—'
+                        ) : cell === null ? (
+                          <span className="muted">null</span>
+                        ) : (
+                          displayValue(cell)
+                        )}
                       </BytesCell>
                     );
                   })}

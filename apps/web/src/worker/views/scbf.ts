@@ -1,5 +1,5 @@
 import { toJsonValue } from '@binscope/core';
-import type { ColumnValues, ScbfReader } from '@binscope/scbf';
+import { type ColumnValues, cellExtensions, decodeCodes, isNullAt, type ScbfReader } from '@binscope/scbf';
 import { serializeError } from '../session';
 import type { ViewProvider } from '../views';
 import { type Json, pageOf } from './common';
@@ -39,12 +39,32 @@ export const scbfView: ViewProvider = async (session, query, signal) => {
       }
     }
   }
+  // Null bitmap extension: the blocks hold a placeholder 0 where the footer says null.
+  // Dictionary extension: the blocks hold int32 codes of the footer's strings.
+  const { nulls, dictionaries } = await cellExtensions(reader);
+  selected.forEach((column, k) => {
+    if (column.name in errors) return;
+    const bitmap = nulls.get(column.index);
+    if (bitmap) for (let r = start; r < end; r++) if (isNullAt(bitmap, r)) cells[r - start][k] = null;
+    const dictionary = dictionaries.get(column.index);
+    if (!dictionary) return;
+    try {
+      for (let r = start; r < end; r++) {
+        const code = cells[r - start][k];
+        if (typeof code === 'number')
+          cells[r - start][k] = decodeCodes([code], dictionary, column, reader.source.name, r)[0];
+      }
+    } catch (error) {
+      // A code past its dictionary marks this column only, like an unreadable block.
+      errors[column.name] = serializeError(error) as unknown as Json;
+    }
+  });
   return {
     json: {
       total: reader.rowCount,
       columns: all.map((c) => ({
         name: c.name,
-        type: c.type,
+        type: dictionaries.has(c.index) ? 'utf8 (dictionary)' : c.type,
         // Where each compressed block is, so a cell can point at the block that holds it.
         blocks: c.blocks.map((b) => ({
           role: b.role,
