@@ -33,3 +33,4 @@ export {
 export { runUnprivileged } from './unprivileged.js';
 export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
 export { expectProgressToEnd } from './progress.js';
+export { publicApi } from './public-api.js';

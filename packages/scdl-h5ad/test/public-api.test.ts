@@ -1,0 +1,41 @@
+import * as path from 'node:path';
+import { publicApi } from '@binscope/testkit';
+import { expect, it } from 'vitest';
+
+// The runtime names each entry point exports. A change here is a change every user sees: it
+// needs a changeset (and a major bump when a name goes away), so it must be deliberate.
+it('exports exactly these names, entry by entry', async () => {
+  expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
+    '.': [
+      'AnnDataFile',
+      'DATA_DTYPES',
+      'DEFAULT_NEIGHBOR_KEY',
+      'archiveFiles',
+      'castElements',
+      'convertAnnData',
+      'convertH5adFiles',
+      'convertH5adFilesToMemory',
+      'describeH5adFile',
+      'loadH5wasm',
+      'openAnnData',
+    ],
+    './node': [
+      'AnnDataFile',
+      'DATA_DTYPES',
+      'DEFAULT_NEIGHBOR_KEY',
+      'archiveFiles',
+      'castElements',
+      'convertAnnData',
+      'convertH5adFiles',
+      'convertH5adFilesToMemory',
+      'convertH5adToScdl',
+      'describeH5ad',
+      'describeH5adFile',
+      'listH5adInputs',
+      'loadH5wasm',
+      'loadH5wasmNode',
+      'openAnnData',
+      'openH5ad',
+    ],
+  });
+});
