@@ -4,6 +4,7 @@ import type { ScbfReader } from './read.js';
 import { type ColumnStatistics, compareBytes } from './statistics.js';
 import { Utf8Column } from './utf8.js';
 import type { ColumnInput } from './write.js';
+import { recordColumn } from './footer-record.js';
 
 /**
  * Dictionary encoding (extension kind 4, opt-in). A utf8 column with few distinct values is
@@ -56,15 +57,7 @@ export function decodeDictionaries(
   const count = cursor.u32();
   const out = new Map<number, string[]>();
   for (let i = 0; i < count; i++) {
-    const columnAt = cursor.offset;
-    const index = cursor.u32();
-    const column = columns[index];
-    if (!column)
-      throw new FormatError(
-        'OutOfBounds',
-        `dictionary for column ${index}, the file has ${columns.length}`,
-        where(columnAt),
-      );
+    const { column, index, columnAt } = recordColumn(cursor, columns, 'dictionary', file);
     if (column.type !== 'int32')
       throw new FormatError(
         'SchemaMismatch',

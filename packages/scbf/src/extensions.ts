@@ -1,6 +1,7 @@
 import { type ByteSource, Cursor, FormatError, type ReadOptions, readExact } from '@binscope/core';
 import { FORMAT, type ScbfColumn, type ScbfType, TYPE_CODES, TYPE_NAMES } from './layout.js';
 import { decodeDictionaries, type Dictionaries, encodeDictionaries } from './dictionary.js';
+import { recordColumn } from './footer-record.js';
 import type { ColumnStatistics } from './statistics.js';
 
 /**
@@ -356,15 +357,7 @@ function decodeNulls(
   const count = cursor.u32();
   const out = new Map<number, Uint8Array>();
   for (let i = 0; i < count; i++) {
-    const columnAt = cursor.offset;
-    const index = cursor.u32();
-    const column = columns[index];
-    if (!column)
-      throw new FormatError(
-        'OutOfBounds',
-        `null bitmap for column ${index}, the file has ${columns.length}`,
-        where(columnAt),
-      );
+    const { column, index, columnAt } = recordColumn(cursor, columns, 'null bitmap', file);
     if (column.type === 'utf8')
       throw new FormatError(
         'SchemaMismatch',

@@ -58,18 +58,13 @@ export async function indexCommand(
       progress.stop();
     }
   });
-  if (options.json)
-    await printJson(ctx.out, {
-      path: result.path,
-      fold: options.fold,
-      rows: result.rows,
-      shards: result.shards,
-    });
-  else
-    ctx.messages.line(
-      `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard${result.shards.length === 1 ? '' : 's'} (${result.shards[0]} … ${result.shards[result.shards.length - 1]})`,
-    );
-  return EXIT.ok;
+  const written = result.shards;
+  return reportIndex(
+    ctx,
+    result,
+    options,
+    `${written.length} shard${written.length === 1 ? '' : 's'} (${written[0]} … ${written[written.length - 1]})`,
+  );
 }
 
 /** Shards under a URL prefix or streamed on stdin (see index-input.ts). */
@@ -80,6 +75,16 @@ async function indexRemote(ctx: Context, where: string, options: IndexCommandOpt
   const result = await indexElsewhere(where, { ...options, onProgress: progress.onProgress }).finally(() =>
     progress.stop(),
   );
+  return reportIndex(ctx, result, options, `${result.shards.length} shard(s)`);
+}
+
+/** What an index run wrote: a JSON document, or one line naming where the rows came from. */
+async function reportIndex(
+  ctx: Context,
+  result: { path: string; rows: number; shards: readonly string[] },
+  options: IndexCommandOptions,
+  from: string,
+): Promise<ExitCode> {
   if (options.json)
     await printJson(ctx.out, {
       path: result.path,
@@ -87,9 +92,6 @@ async function indexRemote(ctx: Context, where: string, options: IndexCommandOpt
       rows: result.rows,
       shards: result.shards,
     });
-  else
-    ctx.messages.line(
-      `wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${result.shards.length} shard(s)`,
-    );
+  else ctx.messages.line(`wrote ${result.path}: ${result.rows.toLocaleString('en-US')} rows from ${from}`);
   return EXIT.ok;
 }
