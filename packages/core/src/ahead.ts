@@ -3,11 +3,11 @@ import { FormatError } from './errors.js';
 
 /** Sources that fill a caller's buffer without blocking this thread (Node files: the thread pool). */
 export interface AsyncPositionalSource extends ByteSource {
-  readAtAsync(target: Uint8Array, targetOffset: number, length: number, position: number): Promise<number>;
+  readAtAsync: NonNullable<ByteSource['readAtAsync']>;
 }
 
 export function canReadAhead(source: ByteSource): source is AsyncPositionalSource {
-  return typeof (source as Partial<AsyncPositionalSource>).readAtAsync === 'function';
+  return source.readAtAsync !== undefined;
 }
 
 export interface ReadAheadOptions {

@@ -20,7 +20,50 @@ export interface ByteSource {
   read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array>;
   /** A synchronous read, offered by sources that can do it cheaply (memory, local files). */
   readSync?(offset: number, length: number): Uint8Array;
+  /**
+   * Positional read into the caller's buffer: `length` bytes at `position` into `target` from
+   * `targetOffset`; returns how many arrived (fewer only at the end). Offered by local files so
+   * hot loops reuse one buffer instead of allocating a view per read. Wrappers must forward it.
+   */
+  readAt?(target: Uint8Array, targetOffset: number, length: number, position: number): number;
+  /** As readAt without blocking this thread (Node: the thread pool); what ReadAhead uses. */
+  readAtAsync?(target: Uint8Array, targetOffset: number, length: number, position: number): Promise<number>;
   close?(): Promise<void>;
+}
+
+/** A value now or later: one code path for sources that answer synchronously and those that do not. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Reads through `readSync` when the source has it, else through `read`: a caller that checks
+ * `instanceof Promise` keeps one code path and pays for a microtask only on async sources.
+ */
+export function readAwaitable(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  options?: ReadOptions,
+): Awaitable<Uint8Array> {
+  return source.readSync ? source.readSync(offset, length) : source.read(offset, length, options);
+}
+
+/** Fills `target` from `position` through the fastest read the source declares; returns the filled part. */
+export function readIntoAwaitable(
+  source: ByteSource,
+  target: Uint8Array,
+  position: number,
+  options?: ReadOptions,
+): Awaitable<Uint8Array> {
+  if (source.readAt) {
+    const filled = source.readAt(target, 0, target.byteLength, position);
+    return filled === target.byteLength ? target : target.subarray(0, filled);
+  }
+  const copy = (bytes: Uint8Array) => {
+    target.set(bytes);
+    return target.subarray(0, bytes.byteLength);
+  };
+  const bytes = readAwaitable(source, position, target.byteLength, options);
+  return bytes instanceof Promise ? bytes.then(copy) : copy(bytes);
 }
 
 export class MemorySource implements ByteSource {
@@ -63,16 +106,27 @@ export class CountingSource implements ByteSource {
   bytesRead = 0;
   reads = 0;
   readonly readSync?: (offset: number, length: number) => Uint8Array;
+  readonly readAt?: ByteSource['readAt'];
+  readonly readAtAsync?: ByteSource['readAtAsync'];
   constructor(readonly inner: ByteSource) {
-    const innerSync = inner.readSync?.bind(inner);
-    if (innerSync) {
-      this.readSync = (offset, length) => {
-        const out = innerSync(offset, length);
-        this.reads++;
-        this.bytesRead += out.byteLength;
-        return out;
-      };
-    }
+    // Forwarded, not dropped: a wrapper without them would silently turn off the fast paths.
+    const { readSync, readAt, readAtAsync } = inner;
+    if (readSync) this.readSync = (offset, length) => this.counted(readSync.call(inner, offset, length));
+    if (readAt)
+      this.readAt = (target, targetOffset, length, position) =>
+        this.countedLength(readAt.call(inner, target, targetOffset, length, position));
+    if (readAtAsync)
+      this.readAtAsync = async (target, targetOffset, length, position) =>
+        this.countedLength(await readAtAsync.call(inner, target, targetOffset, length, position));
+  }
+  private counted(bytes: Uint8Array): Uint8Array {
+    this.countedLength(bytes.byteLength);
+    return bytes;
+  }
+  private countedLength(n: number): number {
+    this.reads++;
+    this.bytesRead += n;
+    return n;
   }
   get size(): number {
     return this.inner.size;
@@ -81,10 +135,7 @@ export class CountingSource implements ByteSource {
     return this.inner.name;
   }
   async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
-    const out = await this.inner.read(offset, length, options);
-    this.reads++;
-    this.bytesRead += out.byteLength;
-    return out;
+    return this.counted(await this.inner.read(offset, length, options));
   }
   close(): Promise<void> {
     return this.inner.close?.() ?? Promise.resolve();
@@ -111,18 +162,23 @@ export async function readExact(
   checkRange(source, offset, length, options);
   if (length === 0) return new Uint8Array(0);
   const out = source.readSync ? source.readSync(offset, length) : await source.read(offset, length, options);
-  if (out.byteLength !== length) {
-    throw new FormatError(
-      'Truncated',
-      `${options.what ?? 'data'} ends early: got ${out.byteLength} of ${length} bytes`,
-      {
-        offset,
-        file: source.name,
-        format: options.format,
-      },
-    );
-  }
+  if (out.byteLength !== length) throw shortRead(source, offset, length, out.byteLength, options);
   return out;
+}
+
+/** A source that returned fewer bytes than its size promised (a file that shrank, a short reply). */
+function shortRead(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  got: number,
+  options: { what?: string; format?: string },
+): FormatError {
+  return new FormatError('Truncated', `${options.what ?? 'data'} ends early: got ${got} of ${length} bytes`, {
+    offset,
+    file: source.name,
+    format: options.format,
+  });
 }
 
 /** Synchronous readExact for sources with readSync; falls back to undefined otherwise. */
@@ -134,7 +190,9 @@ export function readExactSync(
 ): Uint8Array | undefined {
   if (!source.readSync) return undefined;
   checkRange(source, offset, length, options);
-  return source.readSync(offset, length);
+  const out = source.readSync(offset, length);
+  if (out.byteLength !== length) throw shortRead(source, offset, length, out.byteLength, options);
+  return out;
 }
 
 export function checkRange(

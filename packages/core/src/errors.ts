@@ -147,40 +147,168 @@ export function isSourceError(value: unknown): value is SourceError {
   return typeof value === 'object' && value !== null && (value as { _tag?: unknown })._tag === 'SourceError';
 }
 
-/** Collects problems during validation; warnings are values, never console output. */
+/**
+ * CONFORMANCE A2's check order as ranks: of the errors found while parsing one structure, the
+ * lowest phase is "the first error", whatever order the parser happened to find them in.
+ */
+export const Phase = {
+  magic: 0,
+  version: 1,
+  header: 2,
+  alignment: 3,
+  bounds: 4,
+  reference: 5,
+  payload: 6,
+} as const;
+export type PhaseRank = (typeof Phase)[keyof typeof Phase];
+
+/**
+ * The three modes of one parser: `read` stops at the first error (in A2 order), `validate`
+ * collects every problem, `inspect` collects them too while it builds the structure tree.
+ */
+export type ParseMode = 'read' | 'validate' | 'inspect';
+
+/** A problem as recorded while parsing: where it ranks in A2 order and which part it belongs to. */
+export interface Finding extends Problem {
+  /** Rank in A2 order (Phase); unranked problems sort after ranked ones, in discovery order. */
+  phase?: number;
+  /**
+   * The independent part it belongs to ("column 2", "shard a.tar"): one bad part never hides
+   * the others, and `checkpoint(scope)` only stops for that part's errors.
+   */
+  scope?: string;
+}
+
+export interface FindingWhere extends Omit<ProblemLocation, 'format'> {
+  phase?: number;
+  scope?: string;
+}
+
+/** Builds a format's errors with one argument order everywhere: code, message, offset, file. */
+export type ErrorFactory = (code: ErrorCode, message: string, offset?: number, file?: string) => FormatError;
+
+/** The one error factory of a format; `file` is the default for errors that do not name another. */
+export function formatErrors(format: string, file?: string): ErrorFactory {
+  return (code, message, offset, inFile) =>
+    new FormatError(code, message, { offset, file: inFile ?? file, format });
+}
+
+const UNRANKED = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The problems of one parse, in every mode. Parsers record errors as they find them and call
+ * `checkpoint()` where a strict read must stop; validate and inspect go on past it. Warnings
+ * are values, never console output.
+ */
 export class ProblemList {
-  readonly errors: Problem[] = [];
-  readonly warnings: Problem[] = [];
+  readonly errors: Finding[] = [];
+  readonly warnings: Finding[] = [];
+  readonly mode: ParseMode;
+  readonly file: string | undefined;
 
-  constructor(readonly format: string) {}
-
-  error(code: ErrorCode, message: string, location: Omit<ProblemLocation, 'format'> = {}): void {
-    this.errors.push({ code, message, ...location, format: this.format });
+  constructor(
+    readonly format: string,
+    options: { mode?: ParseMode; file?: string } = {},
+  ) {
+    this.mode = options.mode ?? 'validate';
+    this.file = options.file;
   }
 
-  warn(code: string, message: string, location: Omit<ProblemLocation, 'format'> = {}): void {
-    this.warnings.push({ code, message, ...location, format: this.format });
+  /** Records an error and returns it, so a parse that cannot go on past it can `throw` it. */
+  error(code: ErrorCode, message: string, where: FindingWhere = {}): FormatError {
+    const finding = this.finding(code, message, where);
+    this.errors.push(finding);
+    return new FormatError(code, message, finding);
+  }
+
+  warn(code: string, message: string, where: FindingWhere = {}): void {
+    this.warnings.push(this.finding(code, message, where));
   }
 
   /** Records a thrown FormatError as an error; rethrows anything else (a bug, not bad input). */
-  capture(error: unknown): void {
+  capture(error: unknown, where: Pick<FindingWhere, 'phase' | 'scope'> = {}): void {
     if (!isFormatError(error)) throw error;
-    this.errors.push({ ...error.toProblem(), format: error.format ?? this.format });
+    this.errors.push({
+      ...error.toProblem(),
+      file: error.file ?? this.file,
+      format: error.format ?? this.format,
+      ...definedOnly(where),
+    });
   }
 
   /** Runs a check, recording a FormatError it throws; returns undefined on failure. */
-  async attempt<T>(check: () => Promise<T> | T): Promise<T | undefined> {
+  async attempt<T>(
+    check: () => Promise<T> | T,
+    where: Pick<FindingWhere, 'phase' | 'scope'> = {},
+  ): Promise<T | undefined> {
     try {
       return await check();
     } catch (error) {
-      this.capture(error);
+      this.capture(error, where);
       return undefined;
     }
   }
 
-  report(): ValidationReport {
-    return { valid: this.errors.length === 0, errors: this.errors, warnings: this.warnings };
+  /** The first error in A2 order (lowest phase, then first found), of one part when `scope` is given. */
+  first(scope?: string): Finding | undefined {
+    let best: Finding | undefined;
+    for (const e of this.errors) {
+      if (scope !== undefined && e.scope !== scope) continue;
+      if (!best || (e.phase ?? UNRANKED) < (best.phase ?? UNRANKED)) best = e;
+    }
+    return best;
   }
+
+  /** Throws the first error (of `scope`) as a FormatError, in any mode. */
+  throwFirst(scope?: string): void {
+    const first = this.first(scope);
+    if (first) throw toFormatError(first);
+  }
+
+  /** Where a strict read stops: throws the first error so far in `read` mode, nothing otherwise. */
+  checkpoint(scope?: string): void {
+    if (this.mode === 'read') this.throwFirst(scope);
+  }
+
+  hasErrors(scope?: string): boolean {
+    return scope === undefined ? this.errors.length > 0 : this.errors.some((e) => e.scope === scope);
+  }
+
+  /** Errors in A2 order (stable: equal ranks keep the order they were found in). */
+  report(): ValidationReport {
+    const errors = this.errors
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => (a.e.phase ?? UNRANKED) - (b.e.phase ?? UNRANKED) || a.i - b.i)
+      .map(({ e }) => plainProblem(e));
+    return { valid: errors.length === 0, errors, warnings: this.warnings.map(plainProblem) };
+  }
+
+  private finding(code: string, message: string, where: FindingWhere): Finding {
+    return {
+      code,
+      message,
+      ...definedOnly({
+        offset: where.offset,
+        file: where.file ?? this.file,
+        phase: where.phase,
+        scope: where.scope,
+      }),
+      format: this.format,
+    };
+  }
+}
+
+/** A finding as a FormatError (its code is one of the taxonomy's when it was recorded as an error). */
+export function toFormatError(finding: Finding): FormatError {
+  return new FormatError(finding.code as ErrorCode, finding.message, finding);
+}
+
+function plainProblem({ phase: _phase, scope: _scope, ...problem }: Finding): Problem {
+  return problem;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 export interface ValidationReport {

@@ -5,6 +5,7 @@ export {
   type ReadAheadOptions,
 } from './ahead.js';
 export {
+  type Awaitable,
   BlobSource,
   type ByteSource,
   CountingSource,
@@ -13,7 +14,9 @@ export {
   type ReadExactOptions,
   type ReadOptions,
   readExact,
+  readAwaitable,
   readExactSync,
+  readIntoAwaitable,
   throwIfAborted,
 } from './bytes.js';
 export {
@@ -46,13 +49,21 @@ export {
 export {
   ERROR_CODES,
   type ErrorCode,
+  type ErrorFactory,
+  type Finding,
+  type FindingWhere,
   FormatError,
+  formatErrors,
   isFormatError,
   isSourceError,
+  type ParseMode,
+  Phase,
+  type PhaseRank,
   type Problem,
   ProblemList,
   type ProblemLocation,
   SourceError,
+  toFormatError,
   type ValidationReport,
   withLocation,
 } from './errors.js';
@@ -65,11 +76,16 @@ export { HttpDirectory, S3Directory } from './remote-directory.js';
 export { isHttpUrl, isS3Url, parseS3Url, S3Client, type S3Location, type S3Settings } from './s3.js';
 export {
   type InspectNode,
+  type InspectResult,
+  inspectResult,
   type LazyChildren,
+  type LocatedProblem,
+  markProblem,
   node,
   nodesAt,
   type PlainInspectNode,
   toPlainTree,
+  unparsedResult,
   walk,
 } from './inspect.js';
 export { int64String, type JsonValue, toJsonValue } from './json.js';
@@ -83,9 +99,11 @@ export {
   type FormatPlugin,
   type FormatReader,
   fileTarget,
+  inspectByOpening,
   type JsonRecord,
   type MagicSignature,
   type OpenOptions,
+  type PluginDefinition,
   type ProgressCallback,
   type ProgressEvent,
   type RecordOptions,

@@ -1,3 +1,5 @@
+import type { Problem, ValidationReport } from './errors.js';
+
 /**
  * The one model of "what is in this file", rendered by the CLI's `inspect` and the web
  * page's tree + hex view. Every node owns a byte range of one file.
@@ -17,6 +19,8 @@ export interface InspectNode {
   children?: InspectNode[];
   /** Children too many to build up front (rows of a 10 GB index): loaded a page at a time. */
   lazy?: LazyChildren;
+  /** The defects found in this node's bytes (inspect mode marks the node a problem is about). */
+  problems?: Problem[];
 }
 
 export interface LazyChildren {
@@ -84,4 +88,74 @@ export interface PlainInspectNode extends Omit<InspectNode, 'children' | 'lazy'>
   children?: PlainInspectNode[];
   /** Children not included (below --depth, or lazy). */
   childCount?: number;
+}
+
+/** Marks `target` as the node a problem is about. */
+export function markProblem(target: InspectNode, problem: Problem): void {
+  if (!(target.problems ??= []).some((p) => sameProblem(p, problem))) target.problems.push(problem);
+}
+
+function sameProblem(a: Problem, b: Problem): boolean {
+  return a.code === b.code && a.message === b.message && a.offset === b.offset && a.file === b.file;
+}
+
+/** A problem with the node it is marked on: names from the root's child down, and positions. */
+export interface LocatedProblem extends Problem {
+  severity: 'error' | 'warning';
+  /** Node names below the root, joined by "/" (what `inspect --hex` takes). */
+  path: string;
+  /** Child positions below the root, for a UI to select the node. */
+  indexPath: number[];
+}
+
+/**
+ * What inspect mode returns: the tree as far as the file could be parsed, every problem marked
+ * on its node, and the problems with their node paths. `valid` is false when there are errors.
+ */
+export interface InspectResult extends ValidationReport {
+  root: InspectNode;
+  located: LocatedProblem[];
+}
+
+/**
+ * Completes an inspect-mode parse: a problem the parser did not mark on a node is marked on the
+ * deepest node whose bytes contain its offset (the root when none does), then every marked
+ * problem gets its node path.
+ */
+export function inspectResult(root: InspectNode, report: ValidationReport): InspectResult {
+  const marked = new Set<Problem>();
+  walk(root, (n) => {
+    for (const p of n.problems ?? []) marked.add(p);
+    return undefined;
+  });
+  const isMarked = (p: Problem) => [...marked].some((m) => sameProblem(m, p));
+  for (const problem of [...report.errors, ...report.warnings]) {
+    if (isMarked(problem)) continue;
+    const owner =
+      problem.offset === undefined ? [root] : nodesAt(root, problem.offset, problem.file ?? root.file);
+    markProblem(owner[owner.length - 1] ?? root, problem);
+  }
+  const errors = new Set(report.errors);
+  const located: LocatedProblem[] = [];
+  const visit = (n: InspectNode, names: string[], positions: number[]) => {
+    for (const p of n.problems ?? []) {
+      const severity = errors.has(p) || report.errors.some((e) => sameProblem(e, p)) ? 'error' : 'warning';
+      located.push({ ...p, severity, path: names.join('/'), indexPath: positions });
+    }
+    (n.children ?? []).forEach((c, i) => {
+      visit(c, [...names, c.name], [...positions, i]);
+    });
+  };
+  visit(root, [], []);
+  return { ...report, root, located };
+}
+
+/** The tree of a file that could not be parsed at all: one node over its bytes, marked. */
+export function unparsedResult(
+  name: string,
+  size: number,
+  report: ValidationReport,
+  extra: Partial<InspectNode> = {},
+): InspectResult {
+  return inspectResult(node(name, 'file', 0, size, extra), report);
 }

@@ -1,7 +1,7 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import type { DirectorySource } from './directory.js';
-import { isSourceError, type ValidationReport } from './errors.js';
-import type { InspectNode } from './inspect.js';
+import { isFormatError, isSourceError, type ValidationReport } from './errors.js';
+import { type InspectNode, type InspectResult, inspectResult, unparsedResult } from './inspect.js';
 import type { JsonValue } from './json.js';
 
 /** What a plugin is asked to read: one file (maybe with its folder), or a directory archive. */
@@ -120,8 +120,14 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   /** Opens lazily: reads the header and what it needs to answer questions, not the data. */
   open(target: Target, options?: OpenOptions): Promise<R>;
   info(reader: R, options?: ReadOptions): Promise<Summary>;
-  /** The structure tree, with byte ranges. */
+  /** The structure tree of an opened (valid) file, with byte ranges. */
   inspect(reader: R, options?: ReadOptions): Promise<InspectNode>;
+  /**
+   * Inspect mode of the format's parser, for any file, broken ones above all: the tree as far
+   * as the file can be parsed (and around a defect, where the format lets parsing go on), each
+   * problem marked on the node it is about. Never throws for bad input.
+   */
+  inspectTarget(target: Target, options?: ValidateOptions): Promise<InspectResult>;
   /** Every error and warning, with class and offset. Never throws for bad input. */
   validate(target: Target, options?: ValidateOptions): Promise<ValidationReport>;
   /** Rows / samples / tables as JSON-able records, streamed. */
@@ -145,12 +151,21 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
 /** Erases a plugin's reader type so different plugins fit one list. */
 export type AnyFormatPlugin = FormatPlugin<FormatReader>;
 
-export function definePlugin<R extends FormatReader>(plugin: FormatPlugin<R>): AnyFormatPlugin {
-  const validate = plugin.validate;
-  return {
-    ...plugin,
-    validate: (target, options) => validateWithoutThrowing(plugin.id, validate, target, options),
-  } as FormatPlugin<R> as unknown as AnyFormatPlugin;
+/** What a package hands to definePlugin: a plugin whose inspect mode may fall back to core's. */
+export type PluginDefinition<R extends FormatReader> = Omit<FormatPlugin<R>, 'inspectTarget'> &
+  Partial<Pick<FormatPlugin<R>, 'inspectTarget'>>;
+
+export function definePlugin<R extends FormatReader>(definition: PluginDefinition<R>): AnyFormatPlugin {
+  const validate = definition.validate;
+  const plugin: FormatPlugin<R> = {
+    ...definition,
+    validate: (target, options) => validateWithoutThrowing(definition.id, validate, target, options),
+    inspectTarget: (target, options) =>
+      definition.inspectTarget
+        ? definition.inspectTarget(target, options)
+        : inspectByOpening(plugin, target, options),
+  };
+  return plugin as unknown as AnyFormatPlugin;
 }
 
 /**
@@ -173,5 +188,32 @@ async function validateWithoutThrowing(
       errors: [{ code: 'SourceError', message: error.message, file: error.path, format }],
       warnings: [],
     };
+  }
+}
+
+/**
+ * The least an inspect mode does, for a format whose parser cannot yet go past a defect: the
+ * tree of the opened file with the validation problems marked, or, when it does not open, the
+ * file as one node marked with why.
+ */
+export async function inspectByOpening<R extends FormatReader>(
+  plugin: Pick<FormatPlugin<R>, 'open' | 'inspect' | 'validate'>,
+  target: Target,
+  options?: ValidateOptions,
+): Promise<InspectResult> {
+  const report = await plugin.validate(target, options);
+  try {
+    const reader = await plugin.open(target, options);
+    try {
+      return inspectResult(await plugin.inspect(reader, options), report);
+    } finally {
+      await reader.close?.();
+    }
+  } catch (error) {
+    if (isSourceError(error) || !isFormatError(error)) throw error;
+    const name = target.kind === 'file' ? target.source.name : target.directory.name;
+    const size = target.kind === 'file' ? target.source.size : 0;
+    const errors = report.errors.length > 0 ? report.errors : [error.toProblem()];
+    return unparsedResult(name, size, { valid: false, errors, warnings: report.warnings });
   }
 }

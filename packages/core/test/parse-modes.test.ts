@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CountingSource,
+  type ByteSource,
+  definePlugin,
+  fileTarget,
+  FormatError,
+  formatErrors,
+  inspectResult,
+  MemorySource,
+  node,
+  Phase,
+  ProblemList,
+  readExactSync,
+  readIntoAwaitable,
+} from '../src/index.js';
+
+describe('ProblemList: one check order for every format (A2)', () => {
+  it('ranks errors by phase, then by discovery, whatever order the parser found them in', () => {
+    const log = new ProblemList('x', { file: 'f.x' });
+    log.error('DecompressError', 'block 0 does not inflate', { offset: 90, phase: Phase.payload });
+    log.error('OutOfBounds', 'block 1 is past the end', { offset: 70, phase: Phase.bounds });
+    log.error('Truncated', 'block 2 is cut', { offset: 80, phase: Phase.bounds });
+    expect(log.first()).toMatchObject({ code: 'OutOfBounds', offset: 70, file: 'f.x', format: 'x' });
+    expect(log.report().errors.map((e) => e.code)).toEqual(['OutOfBounds', 'Truncated', 'DecompressError']);
+    // The report is the public Problem shape: no internal ranks.
+    expect(log.report().errors[0]).not.toHaveProperty('phase');
+  });
+
+  it('stops a strict read at a checkpoint and lets validate and inspect go on', () => {
+    for (const mode of ['read', 'validate', 'inspect'] as const) {
+      const log = new ProblemList('x', { mode });
+      log.error('InvalidValue', 'bad flag', { offset: 3, phase: Phase.header });
+      const pass = () => log.checkpoint();
+      if (mode === 'read') expect(pass).toThrow(FormatError);
+      else expect(pass).not.toThrow();
+    }
+  });
+
+  it('keeps one bad part from stopping another: checkpoint(scope) only sees that part', () => {
+    const log = new ProblemList('x', { mode: 'read' });
+    log.error('DecompressError', 'column a', { phase: Phase.payload, scope: 'a' });
+    expect(() => log.checkpoint('b')).not.toThrow();
+    expect(() => log.checkpoint('a')).toThrow(/column a/);
+  });
+
+  it('records what a check throws, with the phase it belongs to', async () => {
+    const log = new ProblemList('x');
+    const value = await log.attempt(
+      () => {
+        throw new FormatError('Truncated', 'cut', { offset: 5 });
+      },
+      { phase: Phase.bounds },
+    );
+    expect(value).toBeUndefined();
+    expect(log.first()).toMatchObject({ code: 'Truncated', phase: Phase.bounds, format: 'x' });
+    await expect(log.attempt(() => Promise.reject(new TypeError('bug')))).rejects.toThrow(TypeError);
+  });
+});
+
+it('formatErrors: one factory, one argument order (code, message, offset, file)', () => {
+  const fail = formatErrors('mldf', 'a.mldf');
+  const error = fail('Truncated', 'header ends early', 12);
+  expect(error).toMatchObject({ code: 'Truncated', offset: 12, file: 'a.mldf', format: 'mldf' });
+  expect(error.detail).toBe('header ends early');
+  expect(fail('OutOfBounds', 'x', 1, 'shard.tar').file).toBe('shard.tar');
+});
+
+describe('inspectResult: every problem is marked on a node and has a path', () => {
+  const tree = () =>
+    node('f', 'file', 0, 100, {
+      children: [
+        node('header', 'header', 0, 16, { children: [node('version', 'field', 8, 2)] }),
+        node('data', 'block', 16, 84),
+      ],
+    });
+
+  it('puts an unmarked problem on the deepest node over its offset', () => {
+    const result = inspectResult(tree(), {
+      valid: false,
+      errors: [{ code: 'UnsupportedVersion', message: 'v9', offset: 9 }],
+      warnings: [{ code: 'W1', message: 'odd', offset: 50 }],
+    });
+    expect(result.root.children?.[0]?.children?.[0]?.problems?.[0]?.code).toBe('UnsupportedVersion');
+    expect(result.located).toEqual([
+      expect.objectContaining({
+        code: 'UnsupportedVersion',
+        severity: 'error',
+        path: 'header/version',
+        indexPath: [0, 0],
+      }),
+      expect.objectContaining({ code: 'W1', severity: 'warning', path: 'data', indexPath: [1] }),
+    ]);
+  });
+
+  it('keeps a mark the parser made and does not mark it twice', () => {
+    const root = tree();
+    const problem = { code: 'Truncated', message: 'cut', offset: 99 };
+    const header = root.children?.[0];
+    if (!header) throw new Error('no header');
+    header.problems = [problem];
+    const result = inspectResult(root, { valid: false, errors: [{ ...problem }], warnings: [] });
+    expect(result.located).toHaveLength(1);
+    expect(result.located[0]?.path).toBe('header');
+  });
+});
+
+describe('declared read capabilities', () => {
+  const fastSource = (): ByteSource & { positional: number } => {
+    const bytes = new Uint8Array(64).map((_, i) => i);
+    const memory = new MemorySource(bytes, 'fast');
+    return {
+      size: 64,
+      name: 'fast',
+      positional: 0,
+      read: (o, l) => memory.read(o, l),
+      readAt(target, targetOffset, length, position) {
+        this.positional++;
+        target.set(bytes.subarray(position, position + length), targetOffset);
+        return Math.min(length, 64 - position);
+      },
+    };
+  };
+
+  it('CountingSource forwards readAt, so wrapping a source keeps its fast path', () => {
+    const inner = fastSource();
+    const counting = new CountingSource(inner);
+    const into = readIntoAwaitable(counting, new Uint8Array(4), 10);
+    expect(into).toEqual(new Uint8Array([10, 11, 12, 13]));
+    expect(inner.positional).toBe(1);
+    expect(counting.bytesRead).toBe(4);
+  });
+
+  it('readExactSync reports a short read as Truncated, like readExact', () => {
+    const liar: ByteSource = {
+      size: 10,
+      name: 'liar',
+      read: () => Promise.resolve(new Uint8Array(2)),
+      readSync: () => new Uint8Array(2),
+    };
+    expect(() => readExactSync(liar, 0, 8)).toThrow(expect.objectContaining({ code: 'Truncated' }));
+  });
+});
+
+it('definePlugin gives a plugin without its own inspect mode the opened-file fallback', async () => {
+  const plugin = definePlugin({
+    specificationVersion: 'v1',
+    id: 'toy',
+    title: 'Toy',
+    kind: 'file',
+    extensions: [],
+    magic: [],
+    open: async () => {
+      throw new FormatError('BadMagic', 'not a toy', { offset: 0, file: 'toy.bin', format: 'toy' });
+    },
+    info: async () => ({ format: 'toy', title: 'Toy', counts: {}, properties: [] }),
+    inspect: async () => node('toy', 'file', 0, 4),
+    validate: async () => ({ valid: false, errors: [], warnings: [] }),
+    records: async function* () {},
+    contentFields: async () => [],
+    locateRecord: async () => [],
+  });
+  const result = await plugin.inspectTarget(fileTarget(new MemorySource(new Uint8Array(4), 'toy.bin')));
+  expect(result.valid).toBe(false);
+  expect(result.root).toMatchObject({ name: 'toy.bin', length: 4 });
+  expect(result.located[0]).toMatchObject({ code: 'BadMagic', path: '' });
+});
