@@ -3,6 +3,7 @@ import { isAbort, ParserClient } from './client';
 import { DataInspector } from './components/DataInspector';
 import { type ByteLocation, ShowBytesContext } from './components/BytesLink';
 import { DataPanel } from './components/DataPanel';
+import { DefectList, firstDefect } from './components/DefectList';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
 import { SampleList } from './components/SampleList';
@@ -14,6 +15,7 @@ import { inputFromDrop } from './files';
 import { readShareLink, writeShareLink } from './shareLink';
 import type {
   ByteStats,
+  LocatedDefect,
   NodeLocation,
   OpenInput,
   Problem,
@@ -93,17 +95,35 @@ export function App() {
         info.source === 'directory'
           ? (info.files.find((f) => f.path === 'header.sch') ?? info.files[0])?.path
           : undefined;
-      setHexFile(info.root?.file ?? firstFile);
+      const initialFile = info.root?.file ?? firstFile;
+      setHexFile(initialFile);
       setHexSize(
         info.source === 'directory'
           ? (info.files.find((f) => f.path === firstFile)?.size ?? 0)
           : (info.mainSize ?? 0),
       );
       setScrollRequest({ offset: 0, token: ++token.current });
+      // A broken file opens on its first defect: the node selected, its bytes highlighted.
+      const defect = firstDefect(info.located);
+      const node = defect?.nodes[defect.nodes.length - 1];
+      if (defect && node) {
+        setSelected({ path: defect.indexPath, node });
+        setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
+        const file = node.file ?? initialFile;
+        if (file !== initialFile) {
+          setHexFile(file);
+          client
+            .request({ type: 'size', sessionId: info.sessionId, file })
+            .then(setHexSize)
+            .catch(() => {});
+        }
+        setCursor(node.offset);
+        setScrollRequest({ offset: node.offset, token: ++token.current });
+      }
       if (info.autoValidate) validate(info);
       document.title = `${info.mainFile ?? info.name} · binscope`;
     },
-    [validate],
+    [client, validate],
   );
 
   const open = useCallback(
@@ -230,6 +250,14 @@ export function App() {
     [session, hexFile, showFile],
   );
 
+  const selectDefect = (defect: LocatedDefect) => {
+    const node = defect.nodes[defect.nodes.length - 1];
+    if (!node) return;
+    setTab('structure');
+    selectNode(defect.indexPath, node);
+    setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
+  };
+
   const jumpToProblem = (problem: Problem) => {
     if (problem.offset === undefined || !session) return;
     setTab('structure');
@@ -250,7 +278,9 @@ export function App() {
   const nodeInView = !!selected && (selected.node.file ?? undefined) === hexFile;
   const selectionInView = range ?? (nodeInView ? selection : null);
   const known = !!session?.format && session.format !== 'tar';
-  const hasTree = !!session?.root && session.root.childCount > 0;
+  // A tree of one node is worth showing when that node is marked: it says what is wrong where.
+  const hasTree =
+    !!session?.root && (session.root.childCount > 0 || (session.root.problems?.length ?? 0) > 0);
 
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the whole page is a drop target; keyboard users have the pickers.
@@ -310,6 +340,7 @@ export function App() {
                 onJump={jumpToProblem}
               />
             ) : null}
+            <DefectList located={session.located} onSelect={selectDefect} />
             {(hexFile !== undefined || session.source !== 'directory') && (
               <DataInspector client={client} sessionId={session.sessionId} file={hexFile} cursor={cursor} />
             )}

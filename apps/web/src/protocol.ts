@@ -32,6 +32,21 @@ export interface TreeNodeView {
   file?: string;
   value?: string | number | boolean | null;
   childCount: number;
+  /** The defects marked on this node by the format's inspect mode. */
+  problems?: NodeProblem[];
+}
+
+export interface NodeProblem extends Problem {
+  severity: 'error' | 'warning';
+}
+
+/** A problem with the node it is marked on: `nodes` runs from the root to that node. */
+export interface LocatedDefect extends NodeProblem {
+  /** Node names below the root, joined by "/". */
+  path: string;
+  /** Child positions below the root (what the tree selects). */
+  indexPath: number[];
+  nodes: TreeNodeView[];
 }
 
 /** Which format-specific data view fits the opened thing. */
@@ -88,6 +103,8 @@ export interface SessionInfo {
   openError?: SerializedError;
   summary?: Summary;
   root?: TreeNodeView;
+  /** Every problem inspect mode marked in the tree, in check order (errors first). */
+  located: LocatedDefect[];
   view: DataViewKind;
   /** Validation runs without asking for local files; over HTTP it would fetch everything. */
   autoValidate: boolean;

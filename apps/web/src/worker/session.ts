@@ -9,9 +9,11 @@ import {
   HttpSource,
   type InspectNode,
   isFormatError,
+  type LocatedProblem,
   isSourceError,
   type JsonRecord,
   nodesAt,
+  type Problem,
   type ProgressCallback,
   type Summary,
   type Target,
@@ -23,7 +25,9 @@ import {
 import type {
   ByteStats,
   DataViewKind,
+  LocatedDefect,
   NodeLocation,
+  NodeProblem,
   OpenInput,
   SerializedError,
   SessionInfo,
@@ -31,6 +35,7 @@ import type {
 } from '../protocol';
 import { CoverageDirectory } from './counting';
 import { explainFetchFailure } from './fetch-failure';
+import { inspectingPlugin, inspectTree } from './inspect-mode';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -61,6 +66,8 @@ export class Session {
   root?: InspectNode;
   summary?: Summary;
   openError?: SerializedError;
+  /** The problems inspect mode marked on tree nodes, in check order. */
+  located: LocatedProblem[] = [];
   /** Anything format views want to keep between queries (decoded indexes, open sub-readers). */
   readonly cache = new Map<string, unknown>();
   private readonly lazyPages = new WeakMap<InspectNode, Map<number, Promise<InspectNode[]>>>();
@@ -149,16 +156,23 @@ export class Session {
 
   /** Opens the reader and builds the summary and tree: header-sized reads only. */
   private async load(signal: AbortSignal): Promise<void> {
-    const plugin = this.detection.plugin;
+    const plugin = inspectingPlugin(this.detection, registry);
     if (!plugin) return;
     this.plugin = plugin;
     try {
       this.reader = await plugin.open(this.target, { signal });
       this.summary = await plugin.info(this.reader, { signal });
-      this.root = await plugin.inspect(this.reader, { signal });
     } catch (error) {
       if (signal.aborted) throw error;
       this.openError = serializeError(error);
+    }
+    try {
+      const tree = await inspectTree(plugin, this.target, this.reader, this.input.kind === 'url', signal);
+      this.root = tree.root;
+      this.located = tree.located;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.openError ??= serializeError(error);
     }
   }
 
@@ -206,6 +220,7 @@ export class Session {
       openError: this.openError,
       summary: this.summary,
       root: this.root ? this.view(this.root, this.root.file) : this.fallbackRoot(),
+      located: this.located.map((p) => this.locatedView(p)),
       view: this.dataView(),
       autoValidate: this.input.kind !== 'url' && !!this.plugin,
     };
@@ -262,7 +277,7 @@ export class Session {
   }
 
   private view(node: InspectNode, file: string | undefined): TreeNodeView {
-    return {
+    const out: TreeNodeView = {
       name: node.name,
       kind: node.kind,
       offset: node.offset,
@@ -271,6 +286,32 @@ export class Session {
       value: node.value,
       childCount: (node.children?.length ?? 0) + (node.lazy?.count ?? 0),
     };
+    if (node.problems?.length) out.problems = node.problems.map((p) => this.problemView(p));
+    return out;
+  }
+
+  private problemView(problem: Problem): NodeProblem {
+    const located = this.located.find(
+      (l) => l.code === problem.code && l.message === problem.message && l.offset === problem.offset,
+    );
+    const { code, message, offset, file, format } = problem;
+    return { code, message, offset, file, format, severity: located?.severity ?? 'error' };
+  }
+
+  /** A marked problem with the views of the nodes from the root down to its node. */
+  private locatedView(problem: LocatedProblem): LocatedDefect {
+    const nodes: TreeNodeView[] = [];
+    let node = this.root;
+    let file = node?.file;
+    if (node) nodes.push(this.view(node, file));
+    for (const index of problem.indexPath) {
+      node = node?.children?.[index];
+      if (!node) break;
+      file = node.file ?? file;
+      nodes.push(this.view(node, file));
+    }
+    const { code, message, offset, format, severity, path, indexPath } = problem;
+    return { code, message, offset, file: problem.file, format, severity, path, indexPath, nodes };
   }
 
   private async lazyChild(parent: InspectNode, index: number, signal?: AbortSignal): Promise<InspectNode> {

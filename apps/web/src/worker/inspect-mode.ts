@@ -1,0 +1,53 @@
+import type {
+  AnyFormatPlugin,
+  Detection,
+  FormatReader,
+  InspectNode,
+  LocatedProblem,
+  Problem,
+  Registry,
+  Target,
+  ValidationReport,
+} from '@binscope/core';
+
+export interface InspectedTree {
+  root: InspectNode;
+  /** The marked problems in check order: errors as the report ranks them, then warnings. */
+  located: LocatedProblem[];
+}
+
+/** The plugin that reads the file, else the format whose signature it nearly has. */
+export function inspectingPlugin(detection: Detection, registry: Registry): AnyFormatPlugin | undefined {
+  if (detection.plugin) return detection.plugin;
+  return detection.nearMiss ? registry.get(detection.nearMiss.id) : undefined;
+}
+
+const keyOf = (p: Problem) => `${p.code}\u0000${p.message}\u0000${p.offset ?? ''}\u0000${p.file ?? ''}`;
+
+/** inspectResult lists problems in tree order; the page shows (and selects) the first defect first. */
+export function inCheckOrder(report: ValidationReport, located: readonly LocatedProblem[]): LocatedProblem[] {
+  const rank = new Map<string, number>();
+  [...report.errors, ...report.warnings].forEach((p, i) => {
+    if (!rank.has(keyOf(p))) rank.set(keyOf(p), i);
+  });
+  const at = (p: Problem) => rank.get(keyOf(p)) ?? Number.MAX_SAFE_INTEGER;
+  return [...located].sort((a, b) => at(a) - at(b));
+}
+
+/**
+ * The tree the page shows. Local files go through the format's inspect mode (a partial tree
+ * with the defects marked); it validates as it parses, which the page does for local files
+ * anyway. A remote file that opens keeps the tree of its reader: inspect mode would read it
+ * whole over the network, which the page only does when asked (Validate).
+ */
+export async function inspectTree(
+  plugin: AnyFormatPlugin,
+  target: Target,
+  reader: FormatReader | undefined,
+  remote: boolean,
+  signal: AbortSignal,
+): Promise<InspectedTree> {
+  if (remote && reader) return { root: await plugin.inspect(reader, { signal }), located: [] };
+  const result = await plugin.inspectTarget(target, { signal });
+  return { root: result.root, located: inCheckOrder(result, result.located) };
+}
