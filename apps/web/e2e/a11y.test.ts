@@ -62,7 +62,9 @@ describe.skipIf(!ready)('accessibility (axe-core)', () => {
       await page.goto(live.site.url);
       await page.getByTestId('drop-zone').waitFor();
       await pickFiles(page, [vector('mldf', 'invalid', 'ptr_oob.mldf')]);
-      await page.locator('[data-testid="tree-node"][aria-selected="true"] [data-testid="node-problem"]').waitFor();
+      await page
+        .locator('[data-testid="tree-node"][aria-selected="true"] [data-testid="node-problem"]')
+        .waitFor();
       await page.getByTestId('defects').waitFor();
       await page.waitForSelector('.hexcols .b.sel');
       expect(await violations(page), 'broken file').toEqual([]);

@@ -9,6 +9,7 @@ import type {
   Target,
   ValidationReport,
 } from '@binscope/core';
+import type { LocatedDefect, NodeProblem, TreeNodeView } from '../protocol';
 
 export interface InspectedTree {
   root: InspectNode;
@@ -50,4 +51,48 @@ export async function inspectTree(
   if (remote && reader) return { root: await plugin.inspect(reader, { signal }), located: [] };
   const result = await plugin.inspectTarget(target, { signal });
   return { root: result.root, located: inCheckOrder(result, result.located) };
+}
+
+/** What the page draws for a node: its range, value, child count and marked problems. */
+export function nodeView(
+  node: InspectNode,
+  file: string | undefined,
+  located: readonly LocatedProblem[],
+): TreeNodeView {
+  const out: TreeNodeView = {
+    name: node.name,
+    kind: node.kind,
+    offset: node.offset,
+    length: node.length,
+    file,
+    value: node.value,
+    childCount: (node.children?.length ?? 0) + (node.lazy?.count ?? 0),
+  };
+  if (node.problems?.length) out.problems = node.problems.map((p) => problemView(p, located));
+  return out;
+}
+
+function problemView(problem: Problem, located: readonly LocatedProblem[]): NodeProblem {
+  const severity = located.find((l) => keyOf(l) === keyOf(problem))?.severity ?? 'error';
+  const { code, message, offset, file, format } = problem;
+  return { code, message, offset, file, format, severity };
+}
+
+/** A marked problem with the views of the nodes from the root down to its node (what the tree reveals). */
+export function locatedDefect(
+  root: InspectNode,
+  problem: LocatedProblem,
+  located: readonly LocatedProblem[],
+): LocatedDefect {
+  let node: InspectNode | undefined = root;
+  let file = root.file;
+  const nodes = [nodeView(root, file, located)];
+  for (const index of problem.indexPath) {
+    node = node.children?.[index];
+    if (!node) break;
+    file = node.file ?? file;
+    nodes.push(nodeView(node, file, located));
+  }
+  const { code, message, offset, format, severity, path, indexPath } = problem;
+  return { code, message, offset, file: problem.file, format, severity, path, indexPath, nodes };
 }

@@ -13,7 +13,6 @@ import {
   isSourceError,
   type JsonRecord,
   nodesAt,
-  type Problem,
   type ProgressCallback,
   type Summary,
   type Target,
@@ -25,9 +24,7 @@ import {
 import type {
   ByteStats,
   DataViewKind,
-  LocatedDefect,
   NodeLocation,
-  NodeProblem,
   OpenInput,
   SerializedError,
   SessionInfo,
@@ -35,7 +32,7 @@ import type {
 } from '../protocol';
 import { CoverageDirectory } from './counting';
 import { explainFetchFailure } from './fetch-failure';
-import { inspectingPlugin, inspectTree } from './inspect-mode';
+import { inspectingPlugin, inspectTree, locatedDefect, nodeView } from './inspect-mode';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -220,7 +217,7 @@ export class Session {
       openError: this.openError,
       summary: this.summary,
       root: this.root ? this.view(this.root, this.root.file) : this.fallbackRoot(),
-      located: this.located.map((p) => this.locatedView(p)),
+      located: this.root ? this.located.map((p) => locatedDefect(this.root!, p, this.located)) : [],
       view: this.dataView(),
       autoValidate: this.input.kind !== 'url' && !!this.plugin,
     };
@@ -277,41 +274,7 @@ export class Session {
   }
 
   private view(node: InspectNode, file: string | undefined): TreeNodeView {
-    const out: TreeNodeView = {
-      name: node.name,
-      kind: node.kind,
-      offset: node.offset,
-      length: node.length,
-      file,
-      value: node.value,
-      childCount: (node.children?.length ?? 0) + (node.lazy?.count ?? 0),
-    };
-    if (node.problems?.length) out.problems = node.problems.map((p) => this.problemView(p));
-    return out;
-  }
-
-  private problemView(problem: Problem): NodeProblem {
-    const located = this.located.find(
-      (l) => l.code === problem.code && l.message === problem.message && l.offset === problem.offset,
-    );
-    const { code, message, offset, file, format } = problem;
-    return { code, message, offset, file, format, severity: located?.severity ?? 'error' };
-  }
-
-  /** A marked problem with the views of the nodes from the root down to its node. */
-  private locatedView(problem: LocatedProblem): LocatedDefect {
-    const nodes: TreeNodeView[] = [];
-    let node = this.root;
-    let file = node?.file;
-    if (node) nodes.push(this.view(node, file));
-    for (const index of problem.indexPath) {
-      node = node?.children?.[index];
-      if (!node) break;
-      file = node.file ?? file;
-      nodes.push(this.view(node, file));
-    }
-    const { code, message, offset, format, severity, path, indexPath } = problem;
-    return { code, message, offset, file: problem.file, format, severity, path, indexPath, nodes };
+    return nodeView(node, file, this.located);
   }
 
   private async lazyChild(parent: InspectNode, index: number, signal?: AbortSignal): Promise<InspectNode> {
