@@ -62,7 +62,7 @@ const target: Target = { kind: 'file', source: new MemorySource(new Uint8Array(2
 describe('the worker turns an inspect-mode result into what the page selects', () => {
   it('lists problems in check order and selects the deep error, with every node on its way', async () => {
     const calls: string[] = [];
-    const tree = await inspectTree(fakePlugin(calls), target, undefined, false, new AbortController().signal);
+    const tree = await inspectTree(fakePlugin(calls), target, undefined, new AbortController().signal);
     expect(calls).toEqual(['inspectTarget']);
     expect(tree.located.map((p) => p.code)).toEqual(['InvalidValue', 'ReservedNonZero']);
     const defects = tree.located.map((p) => locatedDefect(tree.root, p, tree.located));
@@ -93,14 +93,14 @@ describe('the worker turns an inspect-mode result into what the page selects', (
     expect(firstDefect([])).toBeUndefined();
   });
 
-  it('a remote file that opens keeps its reader tree (inspect mode would read it whole)', async () => {
+  it('a file that opens first shows its reader tree (inspect mode validates, reading it whole)', async () => {
     const calls: string[] = [];
     const reader = { format: 'fake' };
-    const tree = await inspectTree(fakePlugin(calls), target, reader, true, new AbortController().signal);
+    const tree = await inspectTree(fakePlugin(calls), target, reader, new AbortController().signal);
     expect(calls).toEqual(['inspect']);
     expect(tree.root.name).toBe('reader tree');
-    // A remote file that does not open has no reader tree: inspect mode shows why.
-    await inspectTree(fakePlugin(calls), target, undefined, true, new AbortController().signal);
+    // A file that does not open has no reader tree: inspect mode shows why.
+    await inspectTree(fakePlugin(calls), target, undefined, new AbortController().signal);
     expect(calls).toEqual(['inspect', 'inspectTarget']);
   });
 

@@ -38,6 +38,10 @@ export function App() {
   const [selected, setSelected] = useState<{ path: number[]; node: TreeNodeView } | null>(null);
   const [reveal, setReveal] = useState<{ location: NodeLocation; token: number } | null>(null);
   const [hexFile, setHexFile] = useState<string | undefined>(undefined);
+  const hexFileRef = useRef<string | undefined>(undefined);
+  hexFileRef.current = hexFile;
+  /** Bumped when inspect mode replaces the tree, so the tree view drops the children it loaded. */
+  const [treeVersion, setTreeVersion] = useState(0);
   const [hexSize, setHexSize] = useState(0);
   const [cursor, setCursor] = useState(0);
   const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
@@ -57,6 +61,45 @@ export function App() {
     client.onStats = setStats;
   }, [client]);
 
+  /** A broken file opens on its first defect: the node selected, its bytes highlighted. */
+  const showFirstDefect = useCallback(
+    (info: SessionInfo, shownFile: string | undefined) => {
+      const defect = firstDefect(info.located);
+      const node = defect?.nodes[defect.nodes.length - 1];
+      if (!defect || !node) return;
+      setSelected({ path: defect.indexPath, node });
+      setRange(null);
+      setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
+      const file = node.file ?? shownFile;
+      if (file !== shownFile) {
+        setHexFile(file);
+        client
+          .request({ type: 'size', sessionId: info.sessionId, file })
+          .then(setHexSize)
+          .catch(() => {});
+      }
+      setCursor(node.offset);
+      setScrollRequest({ offset: node.offset, token: ++token.current });
+    },
+    [client],
+  );
+
+  /** Validation found problems in a file that opened: show the tree inspect mode marks them in. */
+  const reinspect = useCallback(
+    (s: SessionInfo, shownFile: string | undefined) => {
+      client
+        .request({ type: 'inspect', sessionId: s.sessionId })
+        .then(({ root, located }) => {
+          const next = { ...s, root, located };
+          setSession((current) => (current?.sessionId === s.sessionId ? next : current));
+          setTreeVersion((v) => v + 1);
+          showFirstDefect(next, shownFile);
+        })
+        .catch(() => {});
+    },
+    [client, showFirstDefect],
+  );
+
   const validate = useCallback(
     (s: SessionInfo) => {
       const controller = new AbortController();
@@ -69,14 +112,18 @@ export function App() {
           { type: 'validate', sessionId: s.sessionId },
           { signal: controller.signal, onProgress: setProgress },
         )
-        .then(setReport)
+        .then((result) => {
+          setReport(result);
+          if (s.located.length === 0 && result.errors.length + result.warnings.length > 0)
+            reinspect(s, hexFileRef.current);
+        })
         .catch((e) => {
           if (isAbort(e)) setCancelled(currentRun.current === controller);
           else setFailure(`validation failed: ${(e as Error).message}`);
         })
         .finally(() => setValidating(null));
     },
-    [client],
+    [client, reinspect],
   );
 
   /** Shows a freshly opened session: summary, tree at the root, hex at byte 0, validation started. */
@@ -103,27 +150,11 @@ export function App() {
           : (info.mainSize ?? 0),
       );
       setScrollRequest({ offset: 0, token: ++token.current });
-      // A broken file opens on its first defect: the node selected, its bytes highlighted.
-      const defect = firstDefect(info.located);
-      const node = defect?.nodes[defect.nodes.length - 1];
-      if (defect && node) {
-        setSelected({ path: defect.indexPath, node });
-        setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
-        const file = node.file ?? initialFile;
-        if (file !== initialFile) {
-          setHexFile(file);
-          client
-            .request({ type: 'size', sessionId: info.sessionId, file })
-            .then(setHexSize)
-            .catch(() => {});
-        }
-        setCursor(node.offset);
-        setScrollRequest({ offset: node.offset, token: ++token.current });
-      }
+      showFirstDefect(info, initialFile);
       if (info.autoValidate) validate(info);
       document.title = `${info.mainFile ?? info.name} · binscope`;
     },
-    [client, validate],
+    [validate, showFirstDefect],
   );
 
   const open = useCallback(
@@ -378,7 +409,7 @@ export function App() {
                 <div className={`split${hasTree ? '' : ' no-tree'}`}>
                   {hasTree && session.root && (
                     <Tree
-                      key={session.sessionId}
+                      key={`${session.sessionId}:${treeVersion}`}
                       client={client}
                       sessionId={session.sessionId}
                       root={session.root}

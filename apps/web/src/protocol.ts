@@ -110,6 +110,12 @@ export interface SessionInfo {
   autoValidate: boolean;
 }
 
+/** A session's tree as inspect mode built it, with the problems marked in it. */
+export interface InspectedView {
+  root: TreeNodeView;
+  located: LocatedDefect[];
+}
+
 export interface NodeLocation {
   /** Child indices from the root to the node. */
   path: number[];
@@ -132,6 +138,8 @@ export type Request =
   /** The next (or, backward, previous) occurrence of `pattern` from `from`. */
   | { type: 'search'; sessionId: number; file?: string; pattern: Uint8Array; from: number; backward: boolean }
   | { type: 'validate'; sessionId: number }
+  /** The format's inspect mode, once validation found problems: the tree with them marked. */
+  | { type: 'inspect'; sessionId: number }
   | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
   | { type: 'view'; sessionId: number; query: ViewQuery }
   | { type: 'stats'; sessionId: number }
@@ -154,6 +162,7 @@ export interface ResponseMap {
   size: number;
   search: number | null;
   validate: ValidationReport;
+  inspect: InspectedView;
   records: JsonRecord[];
   view: ViewResult;
   stats: ByteStats;

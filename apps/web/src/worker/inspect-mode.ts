@@ -35,22 +35,30 @@ export function inCheckOrder(report: ValidationReport, located: readonly Located
   return [...located].sort((a, b) => at(a) - at(b));
 }
 
+/** The format's inspect mode: the tree as far as the file parses, each problem marked on its node. */
+export async function inspectModeTree(
+  plugin: AnyFormatPlugin,
+  target: Target,
+  signal: AbortSignal,
+): Promise<InspectedTree> {
+  const result = await plugin.inspectTarget(target, { signal });
+  return { root: result.root, located: inCheckOrder(result, result.located) };
+}
+
 /**
- * The tree the page shows. Local files go through the format's inspect mode (a partial tree
- * with the defects marked); it validates as it parses, which the page does for local files
- * anyway. A remote file that opens keeps the tree of its reader: inspect mode would read it
- * whole over the network, which the page only does when asked (Validate).
+ * The tree the page shows first. A file that opens shows its reader's tree, as fast as ever:
+ * inspect mode validates as it parses, which would read a large file whole before showing
+ * anything; the page asks for inspect mode once validation finds a problem. A file that does
+ * not open goes straight to inspect mode, which shows the structure around the defect.
  */
 export async function inspectTree(
   plugin: AnyFormatPlugin,
   target: Target,
   reader: FormatReader | undefined,
-  remote: boolean,
   signal: AbortSignal,
 ): Promise<InspectedTree> {
-  if (remote && reader) return { root: await plugin.inspect(reader, { signal }), located: [] };
-  const result = await plugin.inspectTarget(target, { signal });
-  return { root: result.root, located: inCheckOrder(result, result.located) };
+  if (reader) return { root: await plugin.inspect(reader, { signal }), located: [] };
+  return inspectModeTree(plugin, target, signal);
 }
 
 /** What the page draws for a node: its range, value, child count and marked problems. */

@@ -24,6 +24,8 @@ import {
 import type {
   ByteStats,
   DataViewKind,
+  InspectedView,
+  LocatedDefect,
   NodeLocation,
   OpenInput,
   SerializedError,
@@ -32,7 +34,7 @@ import type {
 } from '../protocol';
 import { CoverageDirectory } from './counting';
 import { explainFetchFailure } from './fetch-failure';
-import { inspectingPlugin, inspectTree, locatedDefect, nodeView } from './inspect-mode';
+import { inspectingPlugin, inspectModeTree, inspectTree, locatedDefect, nodeView } from './inspect-mode';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -164,7 +166,7 @@ export class Session {
       this.openError = serializeError(error);
     }
     try {
-      const tree = await inspectTree(plugin, this.target, this.reader, this.input.kind === 'url', signal);
+      const tree = await inspectTree(plugin, this.target, this.reader, signal);
       this.root = tree.root;
       this.located = tree.located;
     } catch (error) {
@@ -217,7 +219,7 @@ export class Session {
       openError: this.openError,
       summary: this.summary,
       root: this.root ? this.view(this.root, this.root.file) : this.fallbackRoot(),
-      located: this.root ? this.located.map((p) => locatedDefect(this.root!, p, this.located)) : [],
+      located: this.locatedViews(),
       view: this.dataView(),
       autoValidate: this.input.kind !== 'url' && !!this.plugin,
     };
@@ -271,6 +273,20 @@ export class Session {
       return format;
     }
     return 'records';
+  }
+
+  private locatedViews(): LocatedDefect[] {
+    const root = this.root;
+    return root ? this.located.map((p) => locatedDefect(root, p, this.located)) : [];
+  }
+
+  /** Re-parses in inspect mode (validation found problems in a file that opened): the marked tree. */
+  async inspect(signal: AbortSignal): Promise<InspectedView> {
+    if (!this.plugin) throw new Error('no format reads this file');
+    const tree = await inspectModeTree(this.plugin, this.target, signal);
+    this.root = tree.root;
+    this.located = tree.located;
+    return { root: this.view(tree.root, tree.root.file), located: this.locatedViews() };
   }
 
   private view(node: InspectNode, file: string | undefined): TreeNodeView {
