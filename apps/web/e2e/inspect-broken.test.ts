@@ -96,9 +96,8 @@ describe.skipIf(!ready)(
           els.map((e) => e.getAttribute('data-name')),
         );
         expect(shownTop.slice(0, topNames.length)).toEqual(topNames);
-        const nodes = await treeNodes(page);
-        if (nodes.length === 1) rootOnly.push(`${bad.format}/${bad.name}`);
-        else expect(nodes.length).toBeGreaterThan(1);
+        // Until a format's own inspect mode lands, core's fallback gives a broken header the root alone.
+        if ((await treeNodes(page)).length === 1) rootOnly.push(`${bad.format}/${bad.name}`);
 
         // The selected node is the first defect's node, marked with its class (icon and words).
         const names = first.path === '' ? [expected.root.name] : first.path.split('/');
