@@ -84,7 +84,7 @@ export function App() {
     [client],
   );
 
-  /** Validation found problems in a file that opened: show the tree inspect mode marks them in. */
+  /** Validation found errors in a file that opened: show the tree inspect mode marks them in. */
   const reinspect = useCallback(
     (s: SessionInfo, shownFile: string | undefined) => {
       client
@@ -114,8 +114,8 @@ export function App() {
         )
         .then((result) => {
           setReport(result);
-          if (s.located.length === 0 && result.errors.length + result.warnings.length > 0)
-            reinspect(s, hexFileRef.current);
+          // Errors only: a valid file with warnings keeps its tree and the user's place in it.
+          if (s.located.length === 0 && result.errors.length > 0) reinspect(s, hexFileRef.current);
         })
         .catch((e) => {
           if (isAbort(e)) setCancelled(currentRun.current === controller);
