@@ -4,12 +4,17 @@ import {
   type ErrorCode,
   FormatError,
   type FormatReader,
+  type ParseMode,
+  Phase,
+  type Problem,
+  ProblemList,
   isFormatError,
   type NumericArray,
   type ReadOptions,
   readExact,
   readExactSync,
   readU64,
+  toFormatError,
   toTypedArray,
 } from '@binscope/core';
 import {
@@ -34,58 +39,17 @@ import { decodeStored, sliceValues } from './stored.js';
 
 export const FORMAT_ID = 'udf';
 
-/** Check phases in the order of CONFORMANCE.md A2; the first error of the lowest phase is thrown. */
-export const Phase = { field: 1, alignment: 2, bounds: 3, reference: 4, payload: 5 } as const;
+/** Scope of a dataset's own problems in its ProblemList; its tables' are tableScope(i) (U15). */
+export const DATASET_SCOPE = 'dataset';
 
-export interface Issue {
-  phase: number;
-  code: ErrorCode;
-  message: string;
-  offset: number;
-  /** The descriptor index of the table the problem belongs to; undefined for the dataset's own. */
-  table?: number;
+/** One table's problems: a bad table never hides the others (U15). */
+export function tableScope(index: number): string {
+  return `table ${index}`;
 }
 
-export interface Warning {
-  code: string;
-  message: string;
-  offset: number;
-}
-
-/** Problems found while parsing one structure; the strict reader throws the first, validate keeps all. */
-export class Issues {
-  readonly errors: Issue[] = [];
-  readonly warnings: Warning[] = [];
-  /** Errors recorded while this is set belong to that table (one bad table never hides the others, U15). */
-  table: number | undefined;
-  constructor(readonly file: string) {}
-  error(phase: number, code: ErrorCode, message: string, offset: number): void {
-    this.errors.push({ phase, code, message, offset, table: this.table });
-  }
-  warn(code: string, message: string, offset: number): void {
-    this.warnings.push({ code, message, offset });
-  }
-  /** The first error in check order (lowest phase, then discovery order), of one table if given. */
-  first(table?: number | null): Issue | undefined {
-    let best: Issue | undefined;
-    for (const e of this.errors) {
-      if (table !== undefined && e.table !== (table ?? undefined)) continue;
-      if (!best || e.phase < best.phase) best = e;
-    }
-    return best;
-  }
-  toError(issue: Issue): FormatError {
-    return new FormatError(issue.code, issue.message, {
-      offset: issue.offset,
-      file: this.file,
-      format: FORMAT_ID,
-    });
-  }
-  /** Throws the first error; `null` limits it to the dataset's own errors (its tables' wait for their reads). */
-  throwFirst(table?: null): void {
-    const first = this.first(table);
-    if (first) throw this.toError(first);
-  }
+/** A fresh problem list for one structure of `source`'s file. */
+export function udfProblems(source: ByteSource, mode: ParseMode): ProblemList {
+  return new ProblemList(FORMAT_ID, { mode, file: source.name });
 }
 
 export interface UdfFileHeader {
@@ -203,7 +167,7 @@ export class UdfReader implements FormatReader {
   private constructor(
     readonly source: ByteSource,
     readonly header: UdfFileHeader,
-    readonly warnings: Warning[],
+    readonly warnings: Problem[],
     readonly options: UdfOpenOptions,
   ) {
     this.wholeDatasetBelow = options.wholeDatasetBelow ?? DEFAULT_WHOLE_DATASET_BELOW;
@@ -211,9 +175,9 @@ export class UdfReader implements FormatReader {
 
   /** Reads and checks the file header; throws FormatError for a file that is not a valid UDF. */
   static async open(source: ByteSource, options: UdfOpenOptions = {}): Promise<UdfReader> {
-    const issues = new Issues(source.name);
+    const issues = udfProblems(source, 'read');
     const header = await parseFileHeader(source, issues, options);
-    issues.throwFirst();
+    issues.checkpoint();
     return new UdfReader(source, header!, issues.warnings, options);
   }
 
@@ -245,9 +209,9 @@ export class UdfReader implements FormatReader {
   }
 
   private async load(ref: DatasetRef): Promise<UdfDataset> {
-    const issues = new Issues(this.source.name);
+    const issues = udfProblems(this.source, 'read');
     const dataset = await loadDataset(this, ref, issues);
-    issues.throwFirst(null);
+    issues.checkpoint(DATASET_SCOPE);
     return dataset!;
   }
 
@@ -283,9 +247,9 @@ export class UdfReader implements FormatReader {
   }
 
   private loadSync(ref: DatasetRef): UdfDataset {
-    const issues = new Issues(this.source.name);
+    const issues = udfProblems(this.source, 'read');
     const dataset = loadDatasetSync(this, ref, issues);
-    issues.throwFirst(null);
+    issues.checkpoint(DATASET_SCOPE);
     return dataset!;
   }
 
@@ -406,7 +370,7 @@ export class UdfDataset {
     readonly header: DatasetHeader,
     readonly names: NameEntry[],
     readonly tables: TableInfo[],
-    readonly warnings: Warning[],
+    readonly warnings: Problem[],
     /** The whole dataset's bytes when it was small enough to fetch at once. */
     private readonly whole: Uint8Array | undefined,
     /** Tables whose descriptor failed a check, with the first problem: reading them throws it. */
@@ -541,50 +505,47 @@ function u64Parts(view: DataView, pos: number): { value: number; safe: boolean; 
 /** Parses the 64-byte file header, recording problems in `issues`; undefined when it cannot go on. */
 export async function parseFileHeader(
   source: ByteSource,
-  issues: Issues,
+  issues: ProblemList,
   options: ReadOptions = {},
 ): Promise<UdfFileHeader | undefined> {
   const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
   const magic = [0x55, 0x44, 0x46];
   for (let i = 0; i < Math.min(3, head.byteLength); i++) {
     if (head[i] !== magic[i]) {
-      issues.error(Phase.field, 'BadMagic', `not a UDF file: the first bytes are not "UDF"`, i);
+      issues.error('BadMagic', `not a UDF file: the first bytes are not "UDF"`, {
+        offset: i,
+        phase: Phase.magic,
+      });
       return undefined;
     }
   }
   if (head.byteLength < 4) {
-    issues.error(
-      Phase.bounds,
-      'Truncated',
-      `the file ends after ${head.byteLength} bytes, inside its magic`,
-      0,
-    );
+    issues.error('Truncated', `the file ends after ${head.byteLength} bytes, inside its magic`, {
+      offset: 0,
+      phase: Phase.bounds,
+    });
     return undefined;
   }
   if (head[3] !== 0x30) {
     if (head[3] >= 0x31 && head[3] <= 0x39) {
       issues.error(
-        Phase.field,
         'UnsupportedVersion',
         `UDF revision "UDF${String.fromCharCode(head[3])}" is not supported (this reader implements UDF0)`,
-        3,
+        { offset: 3, phase: Phase.version },
       );
     } else {
-      issues.error(
-        Phase.field,
-        'BadMagic',
-        `not a UDF file: magic byte 3 is 0x${head[3].toString(16)}, not "0"`,
-        3,
-      );
+      issues.error('BadMagic', `not a UDF file: magic byte 3 is 0x${head[3].toString(16)}, not "0"`, {
+        offset: 3,
+        phase: Phase.magic,
+      });
     }
     return undefined;
   }
   if (head.byteLength < FILE_HEADER_SIZE) {
     issues.error(
-      Phase.bounds,
       'Truncated',
       `the ${FILE_HEADER_SIZE}-byte file header needs ${FILE_HEADER_SIZE} bytes but the file has ${source.size}`,
-      0,
+      { offset: 0, phase: Phase.bounds },
     );
     return undefined;
   }
@@ -592,26 +553,22 @@ export async function parseFileHeader(
   const idBytes = head.slice(4, 8);
   const id = decodeId(idBytes);
   if (!id.valid)
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `file id bytes ${hex(idBytes)} are not printable ASCII padded with NULs`,
-      4,
-    );
+    issues.error('InvalidValue', `file id bytes ${hex(idBytes)} are not printable ASCII padded with NULs`, {
+      offset: 4,
+      phase: Phase.header,
+    });
   const next = view.getBigUint64(8, true);
   if (next !== 0n)
-    issues.warn('ReservedNonZero', `file header "next" (reserved for future use) is ${next}`, 8);
+    issues.warn('ReservedNonZero', `file header "next" (reserved for future use) is ${next}`, { offset: 8 });
   const reserved: bigint[] = [];
   for (let i = 0; i < 4; i++) {
     const value = view.getBigUint64(0x20 + i * 8, true);
     reserved.push(value);
     if (value !== 0n) {
-      issues.error(
-        Phase.field,
-        'ReservedNonZero',
-        `file header reserved[${i}] must be zero, found ${value}`,
-        0x20 + i * 8,
-      );
+      issues.error('ReservedNonZero', `file header reserved[${i}] must be zero, found ${value}`, {
+        offset: 0x20 + i * 8,
+        phase: Phase.header,
+      });
     }
   }
   const offset = u64Parts(view, 0x10);
@@ -619,12 +576,10 @@ export async function parseFileHeader(
   let root: FileOffset | null = null;
   if (offset.big !== 0n || size.big !== 0n) {
     if (offset.big === 0n) {
-      issues.error(
-        Phase.field,
-        'InvalidValue',
-        `root FileOffset has offset 0 but size ${size.big} (null must be 0, 0)`,
-        0x10,
-      );
+      issues.error('InvalidValue', `root FileOffset has offset 0 but size ${size.big} (null must be 0, 0)`, {
+        offset: 0x10,
+        phase: Phase.header,
+      });
     }
     root = { offset: offset.value, size: size.value };
   }
@@ -635,45 +590,54 @@ export async function parseFileHeader(
  * Checks a FileOffset against the file (U1): 16-aligned, after the file header, inside the file.
  * Problems are reported at `from`, the field holding the reference.
  */
-export function checkFileOffset(at: FileOffset, from: number, fileSize: number, issues: Issues): boolean {
+export function checkFileOffset(
+  at: FileOffset,
+  from: number,
+  fileSize: number,
+  issues: ProblemList,
+): boolean {
   const where = `dataset FileOffset (${at.offset}, ${at.size})`;
   const before = issues.errors.length;
   if (at.offset === 0 && at.size !== 0) {
-    issues.error(Phase.field, 'InvalidValue', `${where}: a null offset must have size 0`, from);
+    issues.error('InvalidValue', `${where}: a null offset must have size 0`, {
+      offset: from,
+      phase: Phase.header,
+      scope: DATASET_SCOPE,
+    });
     return false;
   }
   if (at.offset % 16 !== 0 || at.size % 16 !== 0) {
-    issues.error(Phase.alignment, 'Misaligned', `${where}: offset and size must be multiples of 16`, from);
+    issues.error('Misaligned', `${where}: offset and size must be multiples of 16`, {
+      offset: from,
+      phase: Phase.alignment,
+      scope: DATASET_SCOPE,
+    });
     return false;
   }
   if (!Number.isSafeInteger(at.offset) || !Number.isSafeInteger(at.size) || at.offset >= fileSize) {
-    issues.error(
-      Phase.bounds,
-      'OutOfBounds',
-      `${where} starts past the end of the file (${fileSize} bytes)`,
-      from,
-    );
+    issues.error('OutOfBounds', `${where} starts past the end of the file (${fileSize} bytes)`, {
+      offset: from,
+      phase: Phase.bounds,
+      scope: DATASET_SCOPE,
+    });
   } else if (at.offset < FILE_HEADER_SIZE) {
-    issues.error(
-      Phase.bounds,
-      'OutOfBounds',
-      `${where} points into the ${FILE_HEADER_SIZE}-byte file header`,
-      from,
-    );
+    issues.error('OutOfBounds', `${where} points into the ${FILE_HEADER_SIZE}-byte file header`, {
+      offset: from,
+      phase: Phase.bounds,
+      scope: DATASET_SCOPE,
+    });
   } else if (at.offset + at.size > fileSize) {
     issues.error(
-      Phase.bounds,
       'Truncated',
       `${where} runs to ${at.offset + at.size}, past the end of the file (${fileSize} bytes)`,
-      from,
+      { offset: from, phase: Phase.bounds, scope: DATASET_SCOPE },
     );
   } else if (at.size < STATIC_HEADER_SIZE) {
-    issues.error(
-      Phase.bounds,
-      'OutOfBounds',
-      `${where} is smaller than the ${STATIC_HEADER_SIZE}-byte dataset header`,
-      from,
-    );
+    issues.error('OutOfBounds', `${where} is smaller than the ${STATIC_HEADER_SIZE}-byte dataset header`, {
+      offset: from,
+      phase: Phase.bounds,
+      scope: DATASET_SCOPE,
+    });
   }
   return issues.errors.length === before;
 }
@@ -686,7 +650,7 @@ export function checkFileOffset(at: FileOffset, from: number, fileSize: number, 
 export async function loadDataset(
   reader: UdfReader,
   ref: DatasetRef,
-  issues: Issues,
+  issues: ProblemList,
 ): Promise<UdfDataset | undefined> {
   const { source } = reader;
   // Sources with readSync (local files, memory) load without a single promise hop.
@@ -713,7 +677,11 @@ export async function loadDataset(
 }
 
 /** loadDataset for sources with readSync: the same reads and checks, synchronously. */
-export function loadDatasetSync(reader: UdfReader, ref: DatasetRef, issues: Issues): UdfDataset | undefined {
+export function loadDatasetSync(
+  reader: UdfReader,
+  ref: DatasetRef,
+  issues: ProblemList,
+): UdfDataset | undefined {
   const { source } = reader;
   const { at } = ref;
   reader.options.signal?.throwIfAborted();
@@ -770,7 +738,7 @@ function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
  * undefined when its static header is too broken to go on (the problem is in `issues`). Pure:
  * parseDataset repeats the checks and reports them, so they are recorded once.
  */
-function headerBytesNeeded(head: Uint8Array, at: FileOffset, issues: Issues): number | undefined {
+function headerBytesNeeded(head: Uint8Array, at: FileOffset, issues: ProblemList): number | undefined {
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   if (view.getUint32(0, true) !== DATASET_CHECK) {
     staticHeaderIssues(view, at, issues);
@@ -790,7 +758,7 @@ function headerBytesNeeded(head: Uint8Array, at: FileOffset, issues: Issues): nu
 }
 
 /** Records the static header's problems (used when the header is too broken to read on). */
-function staticHeaderIssues(view: DataView, at: FileOffset, issues: Issues): void {
+function staticHeaderIssues(view: DataView, at: FileOffset, issues: ProblemList): void {
   parseStaticHeader(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), view, at, issues);
 }
 
@@ -800,7 +768,7 @@ function parseDataset(
   at: FileOffset,
   head: Uint8Array,
   whole: Uint8Array | undefined,
-  issues: Issues,
+  issues: ProblemList,
 ): UdfDataset | undefined {
   const { source } = reader;
   const base = at.offset;
@@ -823,13 +791,16 @@ function parseDataset(
       string: '',
     };
     if (entry.hash === 0)
-      issues.error(Phase.field, 'InvalidValue', `lookup entry ${i} has hash 0`, base + pos);
+      issues.error('InvalidValue', `lookup entry ${i} has hash 0`, {
+        offset: base + pos,
+        phase: Phase.header,
+        scope: DATASET_SCOPE,
+      });
     if (entry.offset + entry.len > header.stringLen) {
       issues.error(
-        Phase.bounds,
         'OutOfBounds',
         `lookup entry ${i}: string ${entry.offset}+${entry.len} runs past the ${header.stringLen}-byte string blob`,
-        base + pos + 4,
+        { offset: base + pos + 4, phase: Phase.bounds, scope: DATASET_SCOPE },
       );
     } else {
       const ascii = asciiName(head, stringsStart + entry.offset, entry.len);
@@ -847,31 +818,37 @@ function parseDataset(
           );
         } catch (error) {
           const e = error as FormatError;
-          issues.error(Phase.payload, e.code, e.detail, e.offset ?? base + pos);
+          issues.error(e.code, e.detail, {
+            offset: e.offset ?? base + pos,
+            phase: Phase.payload,
+            scope: DATASET_SCOPE,
+          });
         }
     }
     if (i > 0 && entry.hash < names[i - 1].hash) sorted = false;
     if (entry.hash !== 0 && byHash.has(entry.hash)) {
-      issues.error(
-        Phase.reference,
-        'InvalidValue',
-        `lookup entry ${i} repeats hash ${entry.hash}`,
-        base + pos,
-      );
+      issues.error('InvalidValue', `lookup entry ${i} repeats hash ${entry.hash}`, {
+        offset: base + pos,
+        phase: Phase.reference,
+        scope: DATASET_SCOPE,
+      });
     } else {
       byHash.set(entry.hash, entry);
     }
     names.push(entry);
   }
-  if (!sorted) issues.warn('InvalidValue', 'lookup entries are not sorted by hash', base + lookupStart);
+  if (!sorted)
+    issues.warn('InvalidValue', 'lookup entries are not sorted by hash', {
+      offset: base + lookupStart,
+      scope: DATASET_SCOPE,
+    });
 
   const tables: TableInfo[] = [];
   const broken = new Map<number, FormatError>();
   const storage = at.size - header.headerSize;
-  const markBroken = (i: number) => broken.set(i, issues.toError(issues.first(i)!));
+  const markBroken = (i: number) => broken.set(i, toFormatError(issues.first(tableScope(i))!));
   for (let i = 0; i < header.descsLen; i++) {
     const errorsBefore = issues.errors.length;
-    issues.table = i;
     const table = parseDescriptor(view, i, base, header.headerSize, storage, byHash, issues);
     if (issues.errors.length > errorsBefore) markBroken(i);
     tables.push(table);
@@ -884,7 +861,7 @@ function parseDataset(
       issues.warn(
         'InvalidValue',
         `two tables are named ${JSON.stringify(t.name)}; lookups by name find the first`,
-        t.descriptorOffset,
+        { offset: t.descriptorOffset, scope: DATASET_SCOPE },
       );
     } else {
       byName.set(t.name, t);
@@ -893,11 +870,9 @@ function parseDataset(
   for (const t of tables) {
     if (broken.has(t.index)) continue;
     const errorsBefore = issues.errors.length;
-    issues.table = t.index;
     checkRelations(t, byName, issues);
     if (issues.errors.length > errorsBefore) markBroken(t.index);
   }
-  issues.table = undefined;
   // With no broken descriptor the map is the one the dataset would build: share it.
   return new UdfDataset(
     reader,
@@ -917,16 +892,15 @@ function parseStaticHeader(
   head: Uint8Array,
   view: DataView,
   at: FileOffset,
-  issues: Issues,
+  issues: ProblemList,
 ): DatasetHeader | undefined {
   const base = at.offset;
   const check = view.getUint32(0, true);
   if (check !== DATASET_CHECK) {
     issues.error(
-      Phase.field,
       'InvalidValue',
       `dataset check value is 0x${check.toString(16).padStart(8, '0')}, not 0x7fcea59b: no dataset at ${base}`,
-      base,
+      { offset: base, phase: Phase.header, scope: DATASET_SCOPE },
     );
     return undefined;
   }
@@ -935,10 +909,9 @@ function parseStaticHeader(
   const id = decodeId(idBytes);
   if (!id.valid)
     issues.error(
-      Phase.field,
       'InvalidValue',
       `dataset id bytes ${hex(idBytes)} are not printable ASCII padded with NULs`,
-      base + 8,
+      { offset: base + 8, phase: Phase.header, scope: DATASET_SCOPE },
     );
   const header: DatasetHeader = {
     check,
@@ -952,23 +925,24 @@ function parseStaticHeader(
     reserved: [view.getUint16(0x14, true), view.getUint16(0x16, true)],
   };
   if (header.reserved[0] !== 0 || header.reserved[1] !== 0) {
-    issues.warn('ReservedNonZero', `dataset header reserved is [${header.reserved.join(', ')}]`, base + 0x14);
+    issues.warn('ReservedNonZero', `dataset header reserved is [${header.reserved.join(', ')}]`, {
+      offset: base + 0x14,
+      scope: DATASET_SCOPE,
+    });
   }
   if (header.headerSize % 8 !== 0) {
-    issues.error(
-      Phase.alignment,
-      'Misaligned',
-      `dataset header_size ${header.headerSize} is not a multiple of 8`,
-      base + 0x0c,
-    );
+    issues.error('Misaligned', `dataset header_size ${header.headerSize} is not a multiple of 8`, {
+      offset: base + 0x0c,
+      phase: Phase.alignment,
+      scope: DATASET_SCOPE,
+    });
   }
   if (header.stringLen % 8 !== 0) {
-    issues.error(
-      Phase.alignment,
-      'Misaligned',
-      `dataset string_len ${header.stringLen} is not a multiple of 8`,
-      base + 0x12,
-    );
+    issues.error('Misaligned', `dataset string_len ${header.stringLen} is not a multiple of 8`, {
+      offset: base + 0x12,
+      phase: Phase.alignment,
+      scope: DATASET_SCOPE,
+    });
   }
   const needed =
     STATIC_HEADER_SIZE +
@@ -977,19 +951,17 @@ function parseStaticHeader(
     header.stringLen;
   if (header.headerSize > at.size) {
     issues.error(
-      Phase.bounds,
       'OutOfBounds',
       `dataset header_size ${header.headerSize} runs past the dataset's ${at.size} bytes`,
-      base + 0x0c,
+      { offset: base + 0x0c, phase: Phase.bounds, scope: DATASET_SCOPE },
     );
     return undefined;
   }
   if (needed > header.headerSize) {
     issues.error(
-      Phase.reference,
       'CountMismatch',
       `dataset header_size ${header.headerSize} is smaller than its ${header.descsLen} descriptors, ${header.lookupLen} lookup entries and ${header.stringLen} string bytes need (${needed})`,
-      base + 0x0c,
+      { offset: base + 0x0c, phase: Phase.reference, scope: DATASET_SCOPE },
     );
     return undefined;
   }
@@ -1003,7 +975,7 @@ function parseDescriptor(
   headerSize: number,
   storage: number,
   byHash: Map<number, NameEntry>,
-  issues: Issues,
+  issues: ProblemList,
 ): TableInfo {
   const pos = STATIC_HEADER_SIZE + index * DESCRIPTOR_SIZE;
   const at = base + pos;
@@ -1024,44 +996,51 @@ function parseDescriptor(
 
   if (type.reservedBits !== 0) {
     issues.error(
-      Phase.field,
       'ReservedNonZero',
       `${label}: type_info 0x${hex16(typeInfo)} sets reserved bits (6, 14, 15)`,
-      at + 4,
+      { offset: at + 4, phase: Phase.header, scope: tableScope(index) },
     );
   }
   if (!type.prim) {
     issues.error(
-      Phase.field,
       'InvalidValue',
       `${label}: type_info 0x${hex16(typeInfo)} has a reserved primitive (${type.extension ? 'X bit' : `code ${type.primCode}`})`,
-      at + 4,
+      { offset: at + 4, phase: Phase.header, scope: tableScope(index) },
     );
   }
   const compressProblem = type.prim && compressInfoProblem(compressInfo, type.prim);
   if (compressProblem)
-    issues.error(Phase.field, compressProblem.code, `${label}: ${compressProblem.message}`, at + 6);
+    issues.error(compressProblem.code, `${label}: ${compressProblem.message}`, {
+      offset: at + 6,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
   if (reserved !== 0)
-    issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, at + 0x2c);
+    issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, {
+      offset: at + 0x2c,
+      scope: tableScope(index),
+    });
   if (keyHash === 0)
-    issues.error(Phase.field, 'InvalidValue', `${label}: key_name is 0 (every table needs a name)`, at);
+    issues.error('InvalidValue', `${label}: key_name is 0 (every table needs a name)`, {
+      offset: at,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
   if (memEnd < memStart)
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: mem_end ${memEnd} is below mem_start ${memStart}`,
-      at + 0x0c,
-    );
+    issues.error('InvalidValue', `${label}: mem_end ${memEnd} is below mem_start ${memStart}`, {
+      offset: at + 0x0c,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
 
   const prim = type.prim ?? 'custom';
   const hint = type.hint;
   const decoded = decodeShape(type.dims, raw[0], raw[1], hint);
   if (!decoded) {
     issues.error(
-      Phase.field,
       'InvalidValue',
       `${label}: data_shape [${raw.join(', ')}] has a zero axis between ghost axes`,
-      at + 0x14,
+      { offset: at + 0x14, phase: Phase.header, scope: tableScope(index) },
     );
   }
   const shape = decoded ?? { shape: [], ghostDims: 0, elementCount: 0 };
@@ -1072,17 +1051,25 @@ function parseDescriptor(
     type.prim && knownHint
       ? hintProblem(label, prim, hint, type.dims, shape.shape, shape.ghostDims, dataSize)
       : undefined;
-  if (hintIssue) issues.error(Phase.field, hintIssue.code, hintIssue.message, at + hintIssue.field);
+  if (hintIssue)
+    issues.error(hintIssue.code, hintIssue.message, {
+      offset: at + hintIssue.field,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
   const usesIndex = hint === 'index' || hint === 'range';
   if (usesIndex && indexHash === 0)
-    issues.error(Phase.field, 'InvalidValue', `${label}: a ${hint} table needs index_name`, at + 0x1c);
+    issues.error('InvalidValue', `${label}: a ${hint} table needs index_name`, {
+      offset: at + 0x1c,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
   if (!usesIndex && indexHash !== 0) {
-    issues.error(
-      Phase.field,
-      'InvalidValue',
-      `${label}: index_name is only allowed on INDEX and RANGE tables`,
-      at + 0x1c,
-    );
+    issues.error('InvalidValue', `${label}: index_name is only allowed on INDEX and RANGE tables`, {
+      offset: at + 0x1c,
+      phase: Phase.header,
+      scope: tableScope(index),
+    });
   }
 
   const dataStart = headerSize + memStart * 8;
@@ -1090,17 +1077,15 @@ function parseDescriptor(
   if (memEnd >= memStart) {
     if (headerSize + memEnd * 8 > headerSize + storage) {
       issues.error(
-        Phase.bounds,
         'OutOfBounds',
         `${label}: data blocks ${memStart}..${memEnd} run past the dataset's ${storage} storage bytes`,
-        at + 8,
+        { offset: at + 8, phase: Phase.bounds, scope: tableScope(index) },
       );
     } else if (dataSize > (memEnd - memStart) * 8) {
       issues.error(
-        Phase.bounds,
         'OutOfBounds',
         `${label}: data_size ${dataSize} does not fit its ${(memEnd - memStart) * 8}-byte block range ${memStart}..${memEnd}`,
-        at + 0x10,
+        { offset: at + 0x10, phase: Phase.bounds, scope: tableScope(index) },
       );
     }
   }
@@ -1127,7 +1112,12 @@ function parseDescriptor(
           dataSize,
         )
       : undefined;
-  if (sizeIssue) issues.error(Phase.reference, sizeIssue.code, sizeIssue.message, at + sizeIssue.field);
+  if (sizeIssue)
+    issues.error(sizeIssue.code, sizeIssue.message, {
+      offset: at + sizeIssue.field,
+      phase: Phase.reference,
+      scope: tableScope(index),
+    });
 
   return {
     index,
@@ -1162,18 +1152,17 @@ function resolveName(
   hash: number,
   field: string,
   offset: number,
-  label: Label,
-  issues: Issues,
+  label: IndexLabel,
+  issues: ProblemList,
 ): string | null {
   if (hash === 0) return null;
   const entry = byHash.get(hash);
   if (!entry) {
-    issues.error(
-      Phase.reference,
-      'InvalidValue',
-      `${label}: ${field} hash ${hash} is not in the lookup table`,
-      offset,
-    );
+    issues.error('InvalidValue', `${label}: ${field} hash ${hash} is not in the lookup table`, {
+      offset: offset,
+      phase: Phase.reference,
+      scope: tableScope(label.index),
+    });
     return `#${hash}`;
   }
   return entry.string;
@@ -1188,23 +1177,21 @@ class IndexLabel {
 }
 
 /** INDEX/RANGE targets (U13) and related tables (U14), within the same dataset. */
-function checkRelations(t: TableInfo, byName: Map<string, TableInfo>, issues: Issues): void {
+function checkRelations(t: TableInfo, byName: Map<string, TableInfo>, issues: ProblemList): void {
   const label = tableLabel(t);
   if ((t.hint === 'index' || t.hint === 'range') && t.indexName !== null) {
     const target = byName.get(t.indexName);
     if (!target) {
       issues.error(
-        Phase.reference,
         'InvalidValue',
         `${label}: index_name ${JSON.stringify(t.indexName)} is not a table of this dataset`,
-        t.descriptorOffset + 0x1c,
+        { offset: t.descriptorOffset + 0x1c, phase: Phase.reference, scope: tableScope(t.index) },
       );
     } else if (target.dims !== 1) {
       issues.error(
-        Phase.reference,
         'InvalidValue',
         `${label}: its ${t.hint} target ${JSON.stringify(target.name)} must be 1D, it has ${target.dims} dimensions`,
-        t.descriptorOffset + 0x1c,
+        { offset: t.descriptorOffset + 0x1c, phase: Phase.reference, scope: tableScope(t.index) },
       );
     }
   }
@@ -1212,20 +1199,18 @@ function checkRelations(t: TableInfo, byName: Map<string, TableInfo>, issues: Is
     const related = byName.get(t.relatedName);
     if (!related) {
       issues.error(
-        Phase.reference,
         'InvalidValue',
         `${label}: related_name ${JSON.stringify(t.relatedName)} is not a table of this dataset`,
-        t.descriptorOffset + 0x20,
+        { offset: t.descriptorOffset + 0x20, phase: Phase.reference, scope: tableScope(t.index) },
       );
     } else {
       const mine = t.shape.slice(0, t.dims);
       const theirs = related.shape.slice(0, related.dims);
       if (t.dims !== related.dims || mine.some((n, i) => n !== theirs[i])) {
         issues.error(
-          Phase.reference,
           'CountMismatch',
           `${label}: declared shape [${mine.join(', ')}] differs from related table ${JSON.stringify(related.name)}'s [${theirs.join(', ')}]`,
-          t.descriptorOffset + 0x20,
+          { offset: t.descriptorOffset + 0x20, phase: Phase.reference, scope: tableScope(t.index) },
         );
       }
     }
