@@ -174,6 +174,17 @@ describe('inspect mode over broken files of our writer', () => {
     expect(result.located[0].path).toMatch(/^datasets\/dataset "ROOT"\/data\/kids$/);
   });
 
+  it('one structure’s errors come in A2 order, not in the order they were found', async () => {
+    const bytes = valid.slice();
+    const v = new DataView(bytes.buffer);
+    const base = Number(v.getBigUint64(0x10, true));
+    const lookup = base + 24 + 48 * v.getUint16(base + 0x0e, true);
+    v.setUint16(lookup + 6, 0xffff, true); // entry 0's string runs past the blob: bounds
+    v.setUint32(lookup + 8, 0, true); // entry 1's hash is 0, found later: header, ranked first
+    const result = await expectModesAgree(bytes);
+    expect(result.errors.slice(0, 2).map((e) => e.code)).toEqual(['InvalidValue', 'OutOfBounds']);
+  });
+
   it('read, validate and inspect agree on every truncation and byte flip', async () => {
     await fc.assert(
       fc.asyncProperty(
