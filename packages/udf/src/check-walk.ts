@@ -8,18 +8,12 @@ import {
   toFormatError,
   type ValidateOptions,
 } from '@binscope/core';
-import {
-  DATASET_SCOPE,
-  type DatasetRef,
-  loadDataset,
-  parseFileHeader,
-  tableScope,
-  type UdfDataset,
-  type UdfFileHeader,
-  UdfReader,
-  udfProblems,
-  walkRefs,
-} from './read.js';
+import type { UdfDataset } from './dataset.js';
+import { loadDataset } from './dataset-header.js';
+import { parseFileHeader, type UdfFileHeader } from './header.js';
+import { DATASET_SCOPE, tableScope, udfProblems } from './problems.js';
+import { UdfReader } from './read.js';
+import { type DatasetRef, walkRefs } from './walk.js';
 
 /** One stop of the checked walk: the dataset, or why it could not be loaded. */
 export interface CheckedDataset {

@@ -9,7 +9,7 @@ import {
 } from '@binscope/core';
 import { type CheckedDataset, checkUdf } from './check-walk.js';
 import { datasetNode, fileNode, unloadedNode } from './inspect.js';
-import { udfProblems } from './read.js';
+import { udfProblems } from './problems.js';
 import { FILE_HEADER_SIZE, STATIC_HEADER_SIZE } from './types.js';
 
 /** The static header bytes of a dataset that did not load, when the file has them. */

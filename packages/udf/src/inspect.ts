@@ -1,5 +1,7 @@
 import { type FormatError, type InspectNode, node, type ReadOptions, readU64 } from '@binscope/core';
-import { type TableInfo, UdfDataset, type UdfReader, type UnloadedDataset } from './read.js';
+import { UdfDataset } from './dataset.js';
+import type { TableInfo } from './descriptor.js';
+import type { UdfReader, UnloadedDataset } from './read.js';
 import {
   DESCRIPTOR_SIZE,
   decodeId,
@@ -135,7 +137,7 @@ export function unloadedNode(
     return node(`dataset at ${offset}`, 'error', ref.from, 16, { value });
   const length = Number.isSafeInteger(size) ? Math.min(size, fileSize - offset) : fileSize - offset;
   const children = head && head.byteLength >= STATIC_HEADER_SIZE ? [staticHeaderNode(offset, head)] : [];
-  return node(`dataset at ${offset}`, 'dataset', offset, length, { value, children });
+  return node(`dataset at ${offset}`, 'error', offset, length, { value, children });
 }
 
 function staticHeaderNode(base: number, head: Uint8Array): InspectNode {

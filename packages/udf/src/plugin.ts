@@ -15,7 +15,10 @@ import { udfContentFields, udfLocateTable } from './content.js';
 import { inspectUdf } from './inspect.js';
 import { inspectUdfTarget } from './inspect-target.js';
 import { udfFormat } from './magic.js';
-import { FORMAT_ID, type TableInfo, UdfDataset, UdfReader, type UnloadedDataset } from './read.js';
+import { UdfDataset } from './dataset.js';
+import type { TableInfo } from './descriptor.js';
+import { FORMAT_ID } from './problems.js';
+import { UdfReader, type UnloadedDataset } from './read.js';
 import { validateUdf } from './validate.js';
 
 /** Tables with more elements than this show their first values only in records. */

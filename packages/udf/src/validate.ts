@@ -1,6 +1,6 @@
 import type { ByteSource, ValidateOptions, ValidationReport } from '@binscope/core';
 import { checkUdf } from './check-walk.js';
-import { udfProblems } from './read.js';
+import { udfProblems } from './problems.js';
 
 /**
  * Every MUST of the UDF spec and U1–U15: the file header, then each dataset reachable from the

@@ -12,7 +12,7 @@ import { describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type FileOffset, UdfBuilder, UdfReader, udfPlugin } from '../src/index.js';
-import { walkRefs } from '../src/read.js';
+import { walkRefs } from '../src/walk.js';
 import { UDF_VECTORS, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** The strict reader end to end: open, then every table of every dataset in walk order. */
