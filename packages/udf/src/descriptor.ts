@@ -60,59 +60,13 @@ export function parseDescriptor(
 ): TableInfo {
   const pos = STATIC_HEADER_SIZE + index * DESCRIPTOR_SIZE;
   const at = base + pos;
-  const keyHash = view.getUint32(pos, true);
-  const typeInfo = view.getUint16(pos + 4, true);
-  const compressInfo = view.getUint16(pos + 6, true);
-  const memStart = view.getUint32(pos + 8, true);
-  const memEnd = view.getUint32(pos + 0x0c, true);
-  const dataSize = view.getUint32(pos + 0x10, true);
-  const raw: [number, number] = [view.getUint32(pos + 0x14, true), view.getUint32(pos + 0x18, true)];
-  const indexHash = view.getUint32(pos + 0x1c, true);
-  const relatedHash = view.getUint32(pos + 0x20, true);
-  const typeHash = view.getUint32(pos + 0x24, true);
-  const checksum = view.getUint32(pos + 0x28, true);
-  const reserved = view.getUint32(pos + 0x2c, true);
+  const d = readRawDescriptor(view, pos);
+  const { keyHash, typeInfo, compressInfo, memStart, memEnd, dataSize, raw } = d;
+  const { indexHash, relatedHash, typeHash, checksum, reserved } = d;
   const type = unpackTypeInfo(typeInfo);
   const label = new IndexLabel(index);
 
-  if (type.reservedBits !== 0) {
-    issues.error(
-      'ReservedNonZero',
-      `${label}: type_info 0x${hex16(typeInfo)} sets reserved bits (6, 14, 15)`,
-      { offset: at + 4, phase: Phase.header, scope: tableScope(index) },
-    );
-  }
-  if (!type.prim) {
-    issues.error(
-      'InvalidValue',
-      `${label}: type_info 0x${hex16(typeInfo)} has a reserved primitive (${type.extension ? 'X bit' : `code ${type.primCode}`})`,
-      { offset: at + 4, phase: Phase.header, scope: tableScope(index) },
-    );
-  }
-  const compressProblem = type.prim && compressInfoProblem(compressInfo, type.prim);
-  if (compressProblem)
-    issues.error(compressProblem.code, `${label}: ${compressProblem.message}`, {
-      offset: at + 6,
-      phase: Phase.header,
-      scope: tableScope(index),
-    });
-  if (reserved !== 0)
-    issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, {
-      offset: at + 0x2c,
-      scope: tableScope(index),
-    });
-  if (keyHash === 0)
-    issues.error('InvalidValue', `${label}: key_name is 0 (every table needs a name)`, {
-      offset: at,
-      phase: Phase.header,
-      scope: tableScope(index),
-    });
-  if (memEnd < memStart)
-    issues.error('InvalidValue', `${label}: mem_end ${memEnd} is below mem_start ${memStart}`, {
-      offset: at + 0x0c,
-      phase: Phase.header,
-      scope: tableScope(index),
-    });
+  checkFieldValues(d, type, at, label, issues);
 
   const prim = type.prim ?? 'custom';
   const hint = type.hint;
@@ -138,38 +92,11 @@ export function parseDescriptor(
       phase: Phase.header,
       scope: tableScope(index),
     });
-  const usesIndex = hint === 'index' || hint === 'range';
-  if (usesIndex && indexHash === 0)
-    issues.error('InvalidValue', `${label}: a ${hint} table needs index_name`, {
-      offset: at + 0x1c,
-      phase: Phase.header,
-      scope: tableScope(index),
-    });
-  if (!usesIndex && indexHash !== 0) {
-    issues.error('InvalidValue', `${label}: index_name is only allowed on INDEX and RANGE tables`, {
-      offset: at + 0x1c,
-      phase: Phase.header,
-      scope: tableScope(index),
-    });
-  }
+  checkIndexName(hint, indexHash, at, label, issues);
 
   const dataStart = headerSize + memStart * 8;
   const dataOffset = base + dataStart;
-  if (memEnd >= memStart) {
-    if (headerSize + memEnd * 8 > headerSize + storage) {
-      issues.error(
-        'OutOfBounds',
-        `${label}: data blocks ${memStart}..${memEnd} run past the dataset's ${storage} storage bytes`,
-        { offset: at + 8, phase: Phase.bounds, scope: tableScope(index) },
-      );
-    } else if (dataSize > (memEnd - memStart) * 8) {
-      issues.error(
-        'OutOfBounds',
-        `${label}: data_size ${dataSize} does not fit its ${(memEnd - memStart) * 8}-byte block range ${memStart}..${memEnd}`,
-        { offset: at + 0x10, phase: Phase.bounds, scope: tableScope(index) },
-      );
-    }
-  }
+  checkBlockRange(d, storage, at, label, issues);
 
   const name = resolveName(byHash, keyHash, 'key_name', at, label, issues) ?? '';
   const indexName = resolveName(byHash, indexHash, 'index_name', at + 0x1c, label, issues);
@@ -225,6 +152,138 @@ export function parseDescriptor(
     dataOffset,
     descriptorOffset: at,
   };
+}
+
+/** A descriptor's 48 bytes as numbers (U2). */
+interface RawDescriptor {
+  keyHash: number;
+  typeInfo: number;
+  compressInfo: number;
+  memStart: number;
+  memEnd: number;
+  dataSize: number;
+  raw: [number, number];
+  indexHash: number;
+  relatedHash: number;
+  typeHash: number;
+  checksum: number;
+  reserved: number;
+}
+
+function readRawDescriptor(view: DataView, pos: number): RawDescriptor {
+  return {
+    keyHash: view.getUint32(pos, true),
+    typeInfo: view.getUint16(pos + 4, true),
+    compressInfo: view.getUint16(pos + 6, true),
+    memStart: view.getUint32(pos + 8, true),
+    memEnd: view.getUint32(pos + 0x0c, true),
+    dataSize: view.getUint32(pos + 0x10, true),
+    raw: [view.getUint32(pos + 0x14, true), view.getUint32(pos + 0x18, true)],
+    indexHash: view.getUint32(pos + 0x1c, true),
+    relatedHash: view.getUint32(pos + 0x20, true),
+    typeHash: view.getUint32(pos + 0x24, true),
+    checksum: view.getUint32(pos + 0x28, true),
+    reserved: view.getUint32(pos + 0x2c, true),
+  };
+}
+
+/** The descriptor's own field values: type bits, compression, name, block order. */
+function checkFieldValues(
+  d: RawDescriptor,
+  type: ReturnType<typeof unpackTypeInfo>,
+  at: number,
+  label: IndexLabel,
+  issues: ProblemList,
+): void {
+  const { typeInfo, compressInfo, reserved, keyHash, memStart, memEnd } = d;
+  if (type.reservedBits !== 0) {
+    issues.error(
+      'ReservedNonZero',
+      `${label}: type_info 0x${hex16(typeInfo)} sets reserved bits (6, 14, 15)`,
+      { offset: at + 4, phase: Phase.header, scope: tableScope(label.index) },
+    );
+  }
+  if (!type.prim) {
+    issues.error(
+      'InvalidValue',
+      `${label}: type_info 0x${hex16(typeInfo)} has a reserved primitive (${type.extension ? 'X bit' : `code ${type.primCode}`})`,
+      { offset: at + 4, phase: Phase.header, scope: tableScope(label.index) },
+    );
+  }
+  const compressProblem = type.prim && compressInfoProblem(compressInfo, type.prim);
+  if (compressProblem)
+    issues.error(compressProblem.code, `${label}: ${compressProblem.message}`, {
+      offset: at + 6,
+      phase: Phase.header,
+      scope: tableScope(label.index),
+    });
+  if (reserved !== 0)
+    issues.warn('ReservedNonZero', `${label}: descriptor reserved is ${reserved}`, {
+      offset: at + 0x2c,
+      scope: tableScope(label.index),
+    });
+  if (keyHash === 0)
+    issues.error('InvalidValue', `${label}: key_name is 0 (every table needs a name)`, {
+      offset: at,
+      phase: Phase.header,
+      scope: tableScope(label.index),
+    });
+  if (memEnd < memStart)
+    issues.error('InvalidValue', `${label}: mem_end ${memEnd} is below mem_start ${memStart}`, {
+      offset: at + 0x0c,
+      phase: Phase.header,
+      scope: tableScope(label.index),
+    });
+}
+
+/** index_name is required on INDEX and RANGE tables and allowed nowhere else (U13). */
+function checkIndexName(
+  hint: Hint,
+  indexHash: number,
+  at: number,
+  label: IndexLabel,
+  issues: ProblemList,
+): void {
+  const usesIndex = hint === 'index' || hint === 'range';
+  if (usesIndex && indexHash === 0)
+    issues.error('InvalidValue', `${label}: a ${hint} table needs index_name`, {
+      offset: at + 0x1c,
+      phase: Phase.header,
+      scope: tableScope(label.index),
+    });
+  if (!usesIndex && indexHash !== 0) {
+    issues.error('InvalidValue', `${label}: index_name is only allowed on INDEX and RANGE tables`, {
+      offset: at + 0x1c,
+      phase: Phase.header,
+      scope: tableScope(label.index),
+    });
+  }
+}
+
+/** The data blocks lie inside the dataset's storage and hold data_size bytes. */
+function checkBlockRange(
+  d: RawDescriptor,
+  storage: number,
+  at: number,
+  label: IndexLabel,
+  issues: ProblemList,
+): void {
+  const { memStart, memEnd, dataSize } = d;
+  if (memEnd >= memStart) {
+    if (memEnd * 8 > storage) {
+      issues.error(
+        'OutOfBounds',
+        `${label}: data blocks ${memStart}..${memEnd} run past the dataset's ${storage} storage bytes`,
+        { offset: at + 8, phase: Phase.bounds, scope: tableScope(label.index) },
+      );
+    } else if (dataSize > (memEnd - memStart) * 8) {
+      issues.error(
+        'OutOfBounds',
+        `${label}: data_size ${dataSize} does not fit its ${(memEnd - memStart) * 8}-byte block range ${memStart}..${memEnd}`,
+        { offset: at + 0x10, phase: Phase.bounds, scope: tableScope(label.index) },
+      );
+    }
+  }
 }
 
 /** A name hash resolved through the lookup table (U3); null for 0. */
