@@ -1,4 +1,4 @@
-import { type ByteSource, FormatError, readExactSync } from '@binscope/core';
+import { type ByteSource, formatErrors, readExactSync } from '@binscope/core';
 
 /** core's readExactSync, also checking the length the source returned (as readExact does). */
 export function readSyncExact(
@@ -9,15 +9,8 @@ export function readSyncExact(
 ): Uint8Array | undefined {
   const out = readExactSync(source, offset, length, options);
   if (out && out.byteLength !== length) {
-    throw new FormatError(
-      'Truncated',
-      `${options.what} ends early: got ${out.byteLength} of ${length} bytes`,
-      {
-        offset,
-        file: source.name,
-        format: options.format,
-      },
-    );
+    const fail = formatErrors(options.format, source.name);
+    throw fail('Truncated', `${options.what} ends early: got ${out.byteLength} of ${length} bytes`, offset);
   }
   return out;
 }

@@ -1,10 +1,9 @@
-import { type ErrorCode, FormatError, type NumericArray, readU64, toTypedArray } from '@binscope/core';
+import { type NumericArray, readU64, toTypedArray } from '@binscope/core';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { decodeStored } from './stored.js';
 import { asciiName } from './ascii.js';
 import type { UdfDataset } from './dataset.js';
 import type { TableInfo } from './descriptor.js';
-import { FORMAT_ID } from './problems.js';
 import type { DatasetRef } from './walk.js';
 
 export interface UdfTable {
@@ -36,13 +35,9 @@ export function tableLabel(info: TableInfo): Label {
   return { toString: () => `table ${JSON.stringify(info.name)}` };
 }
 
-function payloadError(dataset: UdfDataset, code: ErrorCode, message: string, offset: number): FormatError {
-  return new FormatError(code, message, { offset, file: dataset.reader.source.name, format: FORMAT_ID });
-}
-
 /** Decodes a table's bytes by primitive and hint (U10, U11, U13, DATASET offsets). */
 export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8Array): UdfTable {
-  const bytes = info.compressInfo === 0 ? stored : decodeStored(info, stored, dataset.reader.source.name);
+  const bytes = info.compressInfo === 0 ? stored : decodeStored(info, stored, dataset.reader.fail);
   const out: UdfTable = bytes === stored ? { info, bytes } : { info, bytes, compressed: stored };
   const label = tableLabel(info);
   if (info.prim !== 'custom') out.values = toTypedArray(bytes, info.prim);
@@ -55,8 +50,7 @@ export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8A
       try {
         json = JSON.parse(utf8.decode(bytes));
       } catch (error) {
-        throw payloadError(
-          dataset,
+        throw dataset.reader.fail(
           'InvalidValue',
           `${label}: not valid JSON (${(error as Error).message})`,
           info.dataOffset,
@@ -73,8 +67,7 @@ export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8A
     case 'range': {
       const target = dataset.table(info.indexName ?? '');
       if (!target) {
-        throw payloadError(
-          dataset,
+        throw dataset.reader.fail(
           'InvalidValue',
           `${label}: index target ${JSON.stringify(info.indexName)} is missing`,
           info.descriptorOffset + 0x1c,
@@ -101,8 +94,7 @@ export function decodeFileOffsets(
     const offset = readU64(view, pos);
     const size = readU64(view, pos + 8);
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size)) {
-      throw payloadError(
-        dataset,
+      throw dataset.reader.fail(
         'OutOfBounds',
         `${label}: FileOffset ${pos / 16} is beyond any file size`,
         info.dataOffset + pos,
@@ -131,8 +123,7 @@ function checkIndices(
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (typeof v === 'bigint' ? v >= limit : v >= length) {
-        throw payloadError(
-          dataset,
+        throw dataset.reader.fail(
           'OutOfBounds',
           `${label}: index ${v} at element ${i} is not below target length ${length}`,
           info.dataOffset + i * size,
@@ -145,16 +136,14 @@ function checkIndices(
     const start = values[i];
     const end = values[i + 1];
     if (start > end) {
-      throw payloadError(
-        dataset,
+      throw dataset.reader.fail(
         'InvalidValue',
         `${label}: range ${i / 2} starts at ${start}, after its end ${end}`,
         info.dataOffset + i * size,
       );
     }
     if (typeof end === 'bigint' ? end > limit : end > length) {
-      throw payloadError(
-        dataset,
+      throw dataset.reader.fail(
         'OutOfBounds',
         `${label}: range ${i / 2} ends at ${end}, past target length ${length}`,
         info.dataOffset + (i + 1) * size,
@@ -170,8 +159,7 @@ function checkJsonShape(dataset: UdfDataset, info: TableInfo, json: unknown, lab
     const next: unknown[] = [];
     for (const v of level) {
       if (!Array.isArray(v) || v.length !== info.shape[axis]) {
-        throw payloadError(
-          dataset,
+        throw dataset.reader.fail(
           'CountMismatch',
           `${label}: JSON ${axis === 0 ? 'value' : 'nested value'} is not an array of length ${info.shape[axis]} (axis ${axis} of shape [${info.shape.join(', ')}])`,
           info.dataOffset,
@@ -198,14 +186,14 @@ function decodeText(
       try {
         return utf8.decode(part);
       } catch {
-        throw payloadError(dataset, 'InvalidValue', `${label}: text is not valid UTF-8`, at);
+        throw dataset.reader.fail('InvalidValue', `${label}: text is not valid UTF-8`, at);
       }
     }
     if (unit === 2) {
       try {
         return utf16.decode(part);
       } catch {
-        throw payloadError(dataset, 'InvalidValue', `${label}: text is not valid UTF-16LE`, at);
+        throw dataset.reader.fail('InvalidValue', `${label}: text is not valid UTF-16LE`, at);
       }
     }
     return decodeUtf32(dataset, part, at, label);
@@ -238,8 +226,7 @@ function decodeUtf32(dataset: UdfDataset, bytes: Uint8Array, at: number, label: 
   for (let pos = 0; pos + 4 <= bytes.byteLength; pos += 4) {
     const cp = view.getUint32(pos, true);
     if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-      throw payloadError(
-        dataset,
+      throw dataset.reader.fail(
         'InvalidValue',
         `${label}: 0x${cp.toString(16)} is not a Unicode scalar value (UTF-32)`,
         at + pos,

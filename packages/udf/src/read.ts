@@ -5,6 +5,8 @@ import {
   type Problem,
   isFormatError,
   type ReadOptions,
+  type ErrorFactory,
+  formatErrors,
 } from '@binscope/core';
 import { type FileOffset, fileOffsetKey } from './types.js';
 import type { UdfDataset } from './dataset.js';
@@ -31,6 +33,8 @@ const DATASET_CACHE = 256;
 export class UdfReader implements FormatReader {
   readonly format = FORMAT_ID;
   readonly wholeDatasetBelow: number;
+  /** The format's one error factory, for this file. */
+  readonly fail: ErrorFactory;
   private readonly datasets = new Map<string, Promise<UdfDataset>>();
 
   private constructor(
@@ -40,6 +44,7 @@ export class UdfReader implements FormatReader {
     readonly options: UdfOpenOptions,
   ) {
     this.wholeDatasetBelow = options.wholeDatasetBelow ?? DEFAULT_WHOLE_DATASET_BELOW;
+    this.fail = formatErrors(FORMAT_ID, source.name);
   }
 
   /** Reads and checks the file header; throws FormatError for a file that is not a valid UDF. */
