@@ -5,6 +5,7 @@ import {
   type ProblemList,
   readExact,
   toFormatError,
+  readExactSync,
 } from '@binscope/core';
 import {
   DATASET_CHECK,
@@ -15,7 +16,7 @@ import {
   STATIC_HEADER_SIZE,
 } from './types.js';
 import { asciiName } from './ascii.js';
-import { joinBytes, readSyncExact } from './bytes.js';
+import { joinBytes } from './bytes.js';
 import { UdfDataset } from './dataset.js';
 import { type TableInfo, checkRelations, parseDescriptor } from './descriptor.js';
 import { checkFileOffset, hex } from './header.js';
@@ -89,14 +90,14 @@ export function loadDatasetSync(
   if (!checkFileOffset(at, ref.from, source.size, issues)) return undefined;
   const base = at.offset;
   if (at.size <= reader.wholeDatasetBelow) {
-    const whole = readSyncExact(source, base, at.size, { format: FORMAT_ID, what: 'dataset' })!;
+    const whole = readExactSync(source, base, at.size, { format: FORMAT_ID, what: 'dataset' })!;
     return parseDataset(reader, at, whole, whole, issues);
   }
-  let head = readSyncExact(source, base, STATIC_HEADER_SIZE, { format: FORMAT_ID, what: 'dataset header' })!;
+  let head = readExactSync(source, base, STATIC_HEADER_SIZE, { format: FORMAT_ID, what: 'dataset header' })!;
   const needed = headerBytesNeeded(head, at, issues);
   if (needed === undefined) return undefined;
   if (needed > STATIC_HEADER_SIZE) {
-    const rest = readSyncExact(source, base + STATIC_HEADER_SIZE, needed - STATIC_HEADER_SIZE, {
+    const rest = readExactSync(source, base + STATIC_HEADER_SIZE, needed - STATIC_HEADER_SIZE, {
       format: FORMAT_ID,
       what: 'dataset header',
     })!;

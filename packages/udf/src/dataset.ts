@@ -5,10 +5,11 @@ import {
   type ReadOptions,
   readExact,
   toTypedArray,
+  readExactSync,
 } from '@binscope/core';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { sliceValues } from './stored.js';
-import { readSyncExact } from './bytes.js';
+
 import type { DatasetHeader, NameEntry } from './dataset-header.js';
 import { type UdfTable, decodeFileOffsets, decodeTable, pushRefs, tableLabel } from './decode.js';
 import type { TableInfo } from './descriptor.js';
@@ -131,7 +132,7 @@ export class UdfDataset {
       if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
       const bytes = this.whole
         ? this.inMemory(info)
-        : readSyncExact(this.reader.source, info.dataOffset, info.dataSize, {
+        : readExactSync(this.reader.source, info.dataOffset, info.dataSize, {
             format: FORMAT_ID,
             what: `table ${JSON.stringify(info.name)}`,
           })!;
