@@ -1,5 +1,6 @@
 import {
   type ByteSource,
+  type FormatError,
   type InspectNode,
   type InspectResult,
   inspectResult,
@@ -37,27 +38,29 @@ export async function inspectUdfTarget(
   const visited: CheckedDataset[] = [];
   await checkUdf(source, problems, options, (checked) => visited.push(checked));
   const datasets: InspectNode[] = [];
-  const unloaded: { node: InspectNode; checked: CheckedDataset }[] = [];
+  const unloaded: { node: InspectNode; error: FormatError }[] = [];
   for (const checked of visited) {
     if (checked.dataset) {
       datasets.push(datasetNode(checked.dataset));
       continue;
     }
-    const error = checked.error!;
+    const error = checked.error;
+    // A dataset that did not load always has its reason; without one there is nothing to show.
+    if (!error) continue;
     const shown = unloadedNode(
       { ref: checked.ref, error },
       source.size,
       await staticHeaderBytes(source, checked, options),
     );
     datasets.push(shown);
-    unloaded.push({ node: shown, checked });
+    unloaded.push({ node: shown, error });
   }
   const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
   const root = fileNode(source.name, source.size, head, datasets);
-  for (const { node, checked } of unloaded) {
+  for (const { node, error } of unloaded) {
     // An error about the reference (its field lies elsewhere) also marks the dataset it fails
     // to reach; one inside the dataset is left to land on its deepest node.
-    const problem = checked.error!.toProblem();
+    const problem = error.toProblem();
     const { offset } = problem;
     if (offset === undefined || (offset >= node.offset && offset < node.offset + node.length)) continue;
     markProblem(node, problem);
