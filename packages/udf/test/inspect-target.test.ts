@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  type ByteSource,
   fileTarget,
   type InspectNode,
   type InspectResult,
@@ -184,6 +185,18 @@ describe('inspect mode over broken files of our writer', () => {
     v.setUint32(lookup + 8, 0, true); // entry 1's hash is 0, found later: header, ranked first
     const result = await expectModesAgree(bytes);
     expect(result.errors.slice(0, 2).map((e) => e.code)).toEqual(['InvalidValue', 'OutOfBounds']);
+  });
+
+  it('a source without readSync inspects to the same tree and problems', async () => {
+    const bytes = valid.slice();
+    bytes[findBytes(bytes, new TextEncoder().encode('{"n":1}'))] = 0x5b;
+    const memory = new MemorySource(bytes, 'f.udf');
+    const asyncOnly: ByteSource = { name: 'f.udf', size: memory.size, read: (o, n) => memory.read(o, n) };
+    const viaSync = await udfPlugin.inspectTarget(fileTarget(memory));
+    const viaAsync = await udfPlugin.inspectTarget(fileTarget(asyncOnly));
+    expect(viaAsync.errors.length).toBeGreaterThan(0);
+    expect(viaAsync.errors).toEqual(viaSync.errors);
+    expect(toPlainTree(viaAsync.root)).toEqual(toPlainTree(viaSync.root));
   });
 
   it('read, validate and inspect agree on every truncation and byte flip', async () => {
