@@ -1,4 +1,4 @@
-import { FormatError } from '@binscope/core';
+import { type FormatError, formatErrors } from '@binscope/core';
 import { ALLOC_ENTRY_SIZE, FORMAT_ID } from './layout.js';
 
 /** One (ptr, size) per non-empty value, and where its metadata struct is (for errors). */
@@ -27,8 +27,7 @@ export async function matchAllocations(
   allocTablePtr: number,
   file: string,
 ): Promise<void> {
-  const error = (code: 'CountMismatch' | 'InvalidValue', message: string, offset: number) =>
-    new FormatError(code, message, { offset, file, format: FORMAT_ID });
+  const error = formatErrors(FORMAT_ID, file);
   const { ptrs, sizes, owners, count } = values;
   const order = sortedOrder(ptrs, count);
   const matched = new Uint8Array(count);

@@ -1,4 +1,4 @@
-import { type DType, DTYPE_SIZE, decodeUtf8, FormatError, readU64 } from '@binscope/core';
+import { type DType, DTYPE_SIZE, decodeUtf8, formatErrors, readU64 } from '@binscope/core';
 import { MLDF_MAGIC } from './magic.js';
 
 /** The binary layout of CONFORMANCE M1–M7, shared by the reader, writer, validator and inspector. */
@@ -138,14 +138,7 @@ export function alignTo(value: number, to: number): number {
 
 type Where = { file: string; warnings?: Array<{ code: string; message: string; offset: number }> };
 
-function fail(
-  code: ConstructorParameters<typeof FormatError>[0],
-  message: string,
-  offset: number,
-  file: string,
-) {
-  return new FormatError(code, message, { offset, file, format: FORMAT_ID });
-}
+const fail = formatErrors(FORMAT_ID);
 
 /**
  * Parses magic + header (the first 73 bytes, or fewer when the file is shorter). Checks

@@ -2,7 +2,8 @@ import {
   type ByteSource,
   canReadAhead,
   checkRange,
-  FormatError,
+  type ErrorFactory,
+  formatErrors,
   type FormatReader,
   type JsonValue,
   type NumericArray,
@@ -137,7 +138,7 @@ export interface SampleOptions extends ReadOptions {
    * aligned) are views into memory this reader reuses, valid only until the next `reuse`
    * call (`sample`, `samples`) or, for `batches()`/`iterate()`, until the next batch is
    * requested. Saves allocating and first-touching fresh memory for every read; copy what
-   * you keep. Sources without `readInto` (memory, Blob, HTTP) ignore it. Default false.
+   * you keep. Sources without `readAt` (memory, Blob, HTTP) ignore it. Default false.
    */
   reuse?: boolean;
   /**
@@ -179,7 +180,6 @@ const DEFAULT_REUSED_WINDOW = 1 << 20;
  */
 const READ_AHEAD_DEPTH = { eager: 1, lazy: 2 };
 
-type ReadInto = (target: Uint8Array, offset: number) => Uint8Array;
 /** Two ranges closer than this are read as one: a few KiB of waste beats a second syscall or request. */
 const COALESCE_GAP = 64 << 10;
 const MAX_COALESCED_READ = 8 << 20;
@@ -227,7 +227,8 @@ export class MldfReader implements FormatReader {
   private readonly maxPages: number;
   private readonly sync: boolean;
   /** Positional reads into a caller's buffer (local files), for `reuse`. */
-  private readonly into: ReadInto | undefined;
+  private readonly into: ByteSource['readAt'];
+  private readonly error: ErrorFactory;
   /** The buffer `reuse` reads land in (grown on demand). */
   private scratch = new Uint8Array(0);
   private readonly slotScratch = new Float64Array(64);
@@ -260,8 +261,8 @@ export class MldfReader implements FormatReader {
     this.pageRows = Math.max(1, Math.floor(METADATA_PAGE_BYTES / Math.max(1, layout.rowSize)));
     this.maxPages = Math.max(1, Math.ceil((options.metadataCacheBytes ?? 64 << 20) / METADATA_PAGE_BYTES));
     this.sync = typeof source.readSync === 'function';
-    const into = (source as { readInto?: ReadInto }).readInto;
-    this.into = typeof into === 'function' ? into.bind(source) : undefined;
+    this.into = source.readAt?.bind(source);
+    this.error = formatErrors(FORMAT_ID, source.name);
   }
 
   /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
@@ -714,7 +715,7 @@ export class MldfReader implements FormatReader {
     return this.scratch;
   }
 
-  /** Reads an exact range into `target` (a reused buffer) through the source's readInto. */
+  /** Reads an exact range into `target` (a reused buffer) through the source's readAt. */
   private readReused(offset: number, length: number, target: Uint8Array): Uint8Array {
     if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size))
       checkRange(this.source, offset, length, { format: FORMAT_ID, what: 'data' });
@@ -731,11 +732,9 @@ export class MldfReader implements FormatReader {
           : target.subarray(0, length);
       this.reusedView = into;
     }
-    const got = this.into!(into, offset);
-    if (got.byteLength !== length) {
-      throw this.error('Truncated', `data ends early: got ${got.byteLength} of ${length} bytes`, offset);
-    }
-    return got;
+    const got = this.into!(into, 0, length, offset);
+    if (got !== length) throw this.error('Truncated', `data ends early: got ${got} of ${length} bytes`, offset);
+    return into;
   }
 
   /** Reads an exact range, synchronously when the source can. */
@@ -1026,20 +1025,14 @@ export class MldfReader implements FormatReader {
         return undefined;
     }
   }
-
-  private error(
-    code: ConstructorParameters<typeof FormatError>[0],
-    message: string,
-    offset: number,
-  ): FormatError {
-    return new FormatError(code, message, { offset, file: this.source.name, format: FORMAT_ID });
-  }
 }
 
 /** Opens an MLDF file from any byte source (memory, Blob, HTTP range, local file). */
 export function openMldf(source: ByteSource, options?: MldfOpenOptions): Promise<MldfReader> {
   return MldfReader.open(source, options);
 }
+
+const fail = formatErrors(FORMAT_ID);
 
 function whereOf(index: number, f: MldfField): string {
   return `sample ${index} field '${f.name}'`;
@@ -1065,11 +1058,7 @@ function decodeText(
   try {
     return utf8.decode(start === 0 && end === bytes.byteLength ? bytes : bytes.subarray(start, end));
   } catch {
-    throw new FormatError('InvalidValue', `field '${name}': value is not valid UTF-8`, {
-      offset: ptr,
-      file,
-      format: FORMAT_ID,
-    });
+    throw fail('InvalidValue', `field '${name}': value is not valid UTF-8`, ptr, file);
   }
 }
 
@@ -1077,15 +1066,7 @@ function parseJson(text: string, ptr: number, name: string, file: string | undef
   try {
     return JSON.parse(text) as JsonValue;
   } catch (cause) {
-    throw new FormatError(
-      'InvalidValue',
-      `field '${name}': value is not valid JSON (${(cause as Error).message})`,
-      {
-        offset: ptr,
-        file,
-        format: FORMAT_ID,
-      },
-    );
+    throw fail('InvalidValue', `field '${name}': value is not valid JSON (${(cause as Error).message})`, ptr, file);
   }
 }
 
