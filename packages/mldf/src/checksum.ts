@@ -1,4 +1,11 @@
-import { type ByteSource, crc32, type FormatError, formatErrors, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type ByteSource,
+  crc32,
+  type FormatError,
+  formatErrors,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { FLAG_CHECKSUMMED, FORMAT_ID, HEADER_OFFSET, type MldfHeader, type MldfLayout } from './layout.js';
 
 /**

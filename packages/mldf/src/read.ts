@@ -8,6 +8,7 @@ import {
   type JsonValue,
   type NumericArray,
   type Problem,
+  ProblemList,
   type ReadOptions,
   ReadAhead,
   readExact,
@@ -17,18 +18,14 @@ import {
 import { type VerifyOption, verifyOnOpen } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,
-  checkLayout,
-  DESCRIPTOR_SIZE,
-  FIELD_DESC_PTR,
   FORMAT_ID,
   type MldfField,
   type MldfHeader,
   type MldfLayout,
   ND_DTYPES,
   type NdDtype,
-  parseDescriptors,
-  parseHeader,
 } from './layout.js';
+import { type MldfStructure, parseStructure } from './parse.js';
 import { matchAllocations } from './alloc-match.js';
 
 export interface NdArray {
@@ -267,20 +264,23 @@ export class MldfReader implements FormatReader {
 
   /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
   static async open(source: ByteSource, options: MldfOpenOptions = {}): Promise<MldfReader> {
-    const file = source.name;
-    const warnings: Array<{ code: string; message: string; offset: number }> = [];
-    const headBytes = await source.read(0, Math.min(source.size, FIELD_DESC_PTR), options);
-    const header = parseHeader(headBytes, source.size, { file, warnings });
-    const descBytes = await readExact(source, header.fieldDescPtr, DESCRIPTOR_SIZE * header.numFields, {
-      format: FORMAT_ID,
-      what: 'field descriptors',
-      signal: options.signal,
-    });
-    const fields = parseDescriptors(descBytes, header, { file, warnings });
-    const layout = checkLayout(header, fields, source.size, { file, warnings });
-    const problems = warnings.map((w) => ({ ...w, file, format: FORMAT_ID }));
-    await verifyOnOpen(source, header, layout, options);
-    return new MldfReader(source, header, fields, layout, problems, options);
+    const problems = new ProblemList(FORMAT_ID, { mode: 'read', file: source.name });
+    const parsed = await parseStructure(source, problems, options);
+    const reader = MldfReader.fromStructure(source, parsed, problems.report().warnings, options);
+    await verifyOnOpen(source, reader.header, reader.layout, options);
+    return reader;
+  }
+
+  /** @internal A reader over a structure that parsed clean (validate and inspect mode build one). */
+  static fromStructure(
+    source: ByteSource,
+    parsed: MldfStructure,
+    warnings: readonly Problem[],
+    options: MldfOpenOptions = {},
+  ): MldfReader {
+    if (!parsed.readable || !parsed.header || !parsed.layout)
+      throw new Error('MldfReader.fromStructure: the structure did not parse clean');
+    return new MldfReader(source, parsed.header, parsed.fields, parsed.layout, warnings, options);
   }
 
   getField(name: string): MldfField {
@@ -733,7 +733,8 @@ export class MldfReader implements FormatReader {
       this.reusedView = into;
     }
     const got = this.into!(into, 0, length, offset);
-    if (got !== length) throw this.error('Truncated', `data ends early: got ${got} of ${length} bytes`, offset);
+    if (got !== length)
+      throw this.error('Truncated', `data ends early: got ${got} of ${length} bytes`, offset);
     return into;
   }
 
@@ -1066,7 +1067,12 @@ function parseJson(text: string, ptr: number, name: string, file: string | undef
   try {
     return JSON.parse(text) as JsonValue;
   } catch (cause) {
-    throw fail('InvalidValue', `field '${name}': value is not valid JSON (${(cause as Error).message})`, ptr, file);
+    throw fail(
+      'InvalidValue',
+      `field '${name}': value is not valid JSON (${(cause as Error).message})`,
+      ptr,
+      file,
+    );
   }
 }
 
