@@ -11,10 +11,9 @@ export interface ContentCheckOptions extends ValidateOptions {
 }
 
 /**
- * The checks past the structure (M5–M7), in A2 order, recording into `problems`: every value's
- * struct and range, then the allocation table against the metadata, then the CRC-32s of a
- * checksummed file (each corrupted region named), then, when asked, the payloads (UTF-8,
- * JSON). A later stage runs only when the earlier ones found nothing, so the first error is
+ * The checks past the structure (M5–M7), recording into `problems`: the CRC-32s of a
+ * checksummed file (each corrupted region named), every value's struct and range, then the
+ * allocation table against the metadata, then, when asked, the payloads (UTF-8, JSON). A later stage runs only when the earlier ones found nothing, so the first error is
  * the first defect, not an echo of it. Sample problems are recorded in sample order.
  */
 export async function checkContent(
@@ -27,17 +26,18 @@ export async function checkContent(
   // Two passes over the samples when some field holds text to decode: structure, then payloads.
   const passes = payloads.length > 0 ? 2 : 1;
   const progress = percentProgress(options.onProgress, reader.numSamples * passes);
-  for (let i = 0; i < reader.numSamples && !full(); i++) {
+  // A corrupted region first: whatever else is wrong in it is an echo of the corruption, and
+  // `open(…, {verify: true})` stops at the same error.
+  await problems.attempt(async () => {
+    for (const corrupted of await verifyMldfChecksums(reader.source, reader.header, reader.layout, options))
+      problems.capture(corrupted);
+  });
+  const corrupted = problems.hasErrors();
+  for (let i = 0; i < reader.numSamples && !full() && !corrupted; i++) {
     await problems.attempt(() => reader.checkSample(i, options));
     progress(i + 1);
   }
   if (!problems.hasErrors()) await problems.attempt(() => reader.checkAllocations(options));
-  if (!problems.hasErrors()) {
-    await problems.attempt(async () => {
-      for (const corrupted of await verifyMldfChecksums(reader.source, reader.header, reader.layout, options))
-        problems.capture(corrupted);
-    });
-  }
   if (!problems.hasErrors() && payloads.length > 0)
     await checkPayloads(reader, payloads, problems, options, (done) => progress(reader.numSamples + done));
   progress(reader.numSamples * passes);

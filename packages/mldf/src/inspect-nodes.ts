@@ -197,7 +197,9 @@ export function sampleDataNode(ctx: RowContext, index: number, row: Row): Inspec
     const end = Math.min(ptr + size, fileSize);
     const value = node(f.name, f.type.toLowerCase(), start, end - start, { value: `${size} bytes` });
     const struct = row.offset + f.metadataOffset;
+    // The struct's problems (a pointer past the region) and the payload's (bad UTF-8 at ptr).
     for (const problem of problemsIn(ctx, struct, struct + f.metadataSize)) markProblem(value, problem);
+    for (const problem of problemsIn(ctx, start, end)) markProblem(value, problem);
     kids.push(value);
     lo = Math.min(lo, start);
     hi = Math.max(hi, end);

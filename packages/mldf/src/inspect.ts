@@ -24,7 +24,6 @@ import {
   sampleDataNode,
 } from './inspect-nodes.js';
 import {
-  ALLOC_ENTRY_SIZE,
   DESCRIPTOR_SIZE,
   FIELD_DESC_PTR,
   FORMAT_ID,
@@ -32,7 +31,6 @@ import {
   HEADER_SIZE,
   type MldfLayout,
 } from './layout.js';
-import { MLDF_MAGIC } from './magic.js';
 import { type MldfStructure, parseStructure } from './parse.js';
 import { MldfReader } from './read.js';
 
@@ -47,6 +45,7 @@ export async function inspectMldf(reader: MldfReader): Promise<InspectNode> {
   return structureTree(source, {
     head,
     header: reader.header,
+    descriptorsLocated: true,
     descriptorCount: reader.fields.length,
     fields: [...reader.fields],
     layout: reader.layout,
@@ -58,7 +57,7 @@ export async function inspectMldf(reader: MldfReader): Promise<InspectNode> {
  * Inspect mode: the same parse as open and validate, on any file. The tree reaches as far as
  * the structure can be located (header fields even under a bad magic or version, sections
  * clamped to a file cut short, every row and value around a bad one), each problem marked on
- * the node it is about. Payload decoding stays validate's.
+ * the node it is about.
  */
 export async function inspectMldfTarget(
   source: ByteSource,
@@ -68,7 +67,8 @@ export async function inspectMldfTarget(
   const parsed = await parseStructure(source, problems, options);
   if (parsed.readable) {
     const reader = MldfReader.fromStructure(source, parsed, [], options);
-    await checkContent(reader, problems, options);
+    // Payloads too: inspect reports exactly what validate does, so the two cannot disagree.
+    await checkContent(reader, problems, { ...options, payloads: true });
   }
   const report = problems.report();
   return inspectResult(await structureTree(source, parsed, report.errors), report);
@@ -97,7 +97,8 @@ async function structureTree(
       }),
     );
   }
-  if (h && parsed.descriptorCount > 0) children.push(await descriptorTable(source, parsed));
+  if (h && parsed.descriptorsLocated && h.numFields > 0 && size > FIELD_DESC_PTR)
+    children.push(await descriptorTable(source, parsed));
   if (h && layout)
     children.push(
       ...sectionNodes({ source, header: h, fields, rowSize: layout.rowSize, rows: 0, problems }, layout),
@@ -171,18 +172,25 @@ function sectionNodes(ctx: RowContext, layout: MldfLayout): InspectNode[] {
   );
   const count = layout.allocCount;
   children.push(
-    node('allocation table', 'table', Math.min(h.allocTablePtr, size), count * ALLOC_ENTRY_SIZE, {
-      value: `${count} entries`,
-      lazy: count
-        ? {
-            count,
-            load: async (start, end) =>
-              (await allocationEntryNodes(source, h.allocTablePtr, start, Math.min(end, count))).map((n) =>
-                markWithin(n, ctx.problems),
-              ),
-          }
-        : undefined,
-    }),
+    // Every byte from the table to the end of the file, a partial last entry included.
+    node(
+      'allocation table',
+      'table',
+      Math.min(h.allocTablePtr, size),
+      size - Math.min(h.allocTablePtr, size),
+      {
+        value: `${count} entries`,
+        lazy: count
+          ? {
+              count,
+              load: async (start, end) =>
+                (await allocationEntryNodes(source, h.allocTablePtr, start, Math.min(end, count))).map((n) =>
+                  markWithin(n, ctx.problems),
+                ),
+            }
+          : undefined,
+      },
+    ),
   );
   return children;
 }

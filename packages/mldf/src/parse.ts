@@ -26,6 +26,8 @@ export interface MldfStructure {
   head: Uint8Array;
   /** The header as decoded, checked or not (undefined when the file is shorter than it). */
   header?: MldfHeader;
+  /** The header placed the descriptor table (it may still be cut short). */
+  descriptorsLocated: boolean;
   /** Descriptors whose bytes are in the file (at most num_fields): the ones in `fields` parsed. */
   descriptorCount: number;
   fields: MldfField[];
@@ -53,11 +55,18 @@ export async function parseStructure(
   options: ReadOptions = {},
 ): Promise<MldfStructure> {
   const head = await source.read(0, Math.min(source.size, FIELD_DESC_PTR), options);
-  const out: MldfStructure = { head, descriptorCount: 0, fields: [], readable: false };
+  const out: MldfStructure = {
+    head,
+    descriptorsLocated: false,
+    descriptorCount: 0,
+    fields: [],
+    readable: false,
+  };
   const header = checkHeader(head, source.size, problems);
   problems.checkpoint();
   out.header = header ?? decodeHeader(head);
   if (!header) return out;
+  out.descriptorsLocated = true;
 
   const wanted = DESCRIPTOR_SIZE * header.numFields;
   const inFile = Math.max(0, source.size - FIELD_DESC_PTR);
@@ -70,8 +79,8 @@ export async function parseStructure(
     });
   } catch (error) {
     if (!isFormatError(error)) throw error;
+    // Not a checkpoint yet: a defect in the descriptors that are there ranks before the cut (A2).
     problems.capture(error, { phase: Phase.bounds });
-    problems.checkpoint();
     const whole = Math.floor(Math.min(wanted, inFile) / DESCRIPTOR_SIZE) * DESCRIPTOR_SIZE;
     descriptors = await source.read(FIELD_DESC_PTR, whole, options);
   }
