@@ -95,7 +95,7 @@ export function decodeValue(
 
 /**
  * Strict UTF-8. Short ASCII (the common case: JSON records, labels) goes through Node's
- * latin1Slice where present (~0.2 µs for 70 bytes against ~0.6 µs for TextDecoder).
+ * latin1Slice where present, which is several times faster than TextDecoder for it.
  */
 export function decodeText(
   bytes: Uint8Array,

@@ -1,5 +1,6 @@
 import { type ErrorFactory, readU64 } from '@binscope/core';
 import type { MldfField } from './layout.js';
+import type { ValueInfo } from './values.js';
 
 /** Where values may lie (M7) and how to report one that does not. */
 export interface ValueBounds {
@@ -173,4 +174,32 @@ export function isCompact(loc: Located): boolean {
 
 function whereOf(index: number, f: MldfField): string {
   return `sample ${index} field '${f.name}'`;
+}
+
+const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
+
+/** A value's location and metadata struct, checked like a read (M5–M7) but not read. */
+export function describeValue(
+  bounds: ValueBounds,
+  view: DataView,
+  pos: number,
+  f: MldfField,
+  index: number,
+): ValueInfo {
+  const p = pos + f.metadataOffset;
+  const metadataOffset = bounds.metadataPtr + index * bounds.rowSize + f.metadataOffset;
+  if (!DATA_BEARING.has(f.type)) return { field: f.name, metadataOffset, ptr: 0, size: 0 };
+  const slot = new Float64Array(2);
+  checkValue(bounds, view, pos, f, index, slot, 0);
+  const info: ValueInfo = { field: f.name, metadataOffset, ptr: slot[0], size: slot[1] };
+  if (f.type === 'IMAGE_RAW') {
+    info.height = view.getUint16(p + 12, true);
+    info.width = view.getUint16(p + 14, true);
+    info.channels = view.getUint8(p + 16);
+    info.mode = view.getUint8(p + 17);
+  } else if (f.type === 'TEXT_RAW') {
+    info.numTokens = view.getUint16(p + 12, true);
+    info.encoding = view.getUint8(p + 14);
+  }
+  return info;
 }

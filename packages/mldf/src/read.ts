@@ -9,14 +9,22 @@ import {
   ProblemList,
   type ReadOptions,
   ReadAhead,
-  readExact,
 } from '@binscope/core';
 import { verifyOnOpen } from './checksum.js';
 import { FORMAT_ID, type MldfField, type MldfHeader, type MldfLayout } from './layout.js';
 import { matchAllocations, readAllocationEntries } from './alloc-match.js';
-import { decodeText, decodeValue, MldfLazyText, parseJson, plain } from './decode.js';
-import { checkValue, COALESCE_GAP, isCompact, type Located, locate, type ValueBounds } from './locate.js';
+import {
+  checkValue,
+  COALESCE_GAP,
+  describeValue,
+  isCompact,
+  type Located,
+  locate,
+  type ValueBounds,
+} from './locate.js';
 import { type MldfStructure, parseStructure } from './parse.js';
+import { RowCache, readRange } from './row-cache.js';
+import { decodeSample, WindowViews } from './sample-decode.js';
 import type {
   AllocEntry,
   IterateOptions,
@@ -40,24 +48,16 @@ export type {
 } from './values.js';
 export { MldfLazyText } from './decode.js';
 
-const METADATA_PAGE_BYTES = 1 << 20;
 const DEFAULT_WINDOW = 4 << 20;
 const DEFAULT_REUSED_WINDOW = 1 << 20;
 /**
- * Windows read ahead of the one being decoded. With `decode: 'lazy'` decoding is light and the
- * reads are what a pass waits for: a second window in flight keeps the reading thread busy
- * (1.33x -> 1.14x the plain read in the bench). Decoding every value is the heavier side, and a
- * second read in flight then only competes with it for memory bandwidth (1.43x -> 1.65x).
+ * Windows read ahead of the one being decoded: lazy decoding is light, so reads are what a pass
+ * waits for; eager decoding is heavier and a second read would only compete for memory bandwidth.
  */
 const READ_AHEAD_DEPTH = { eager: 1, lazy: 2 };
 
 const MAX_COALESCED_READ = 8 << 20;
 const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
-
-interface Page {
-  bytes: Uint8Array;
-  view: DataView;
-}
 
 /**
  * A lazy MLDF reader. `open` reads the header and field descriptors only; metadata rows
@@ -73,14 +73,13 @@ export class MldfReader implements FormatReader {
   readonly numSamples: number;
   readonly rowSize: number;
   private readonly byName = new Map<string, MldfField>();
-  private readonly pages = new Map<number, Page>();
-  private readonly pageRows: number;
-  private readonly maxPages: number;
+  private readonly rows: RowCache;
   private readonly sync: boolean;
   /** Positional reads into a caller's buffer (local files), for `reuse`. */
   private readonly into: ByteSource['readAt'];
   private readonly error: ErrorFactory;
   private readonly bounds: ValueBounds;
+  private readonly views = new WindowViews();
   /** The buffer `reuse` reads land in (grown on demand). */
   private scratch = new Uint8Array(0);
   private readonly slotScratch = new Float64Array(64);
@@ -110,18 +109,11 @@ export class MldfReader implements FormatReader {
     for (const f of fields) this.byName.set(f.name, f);
     this.numSamples = header.numSamples;
     this.rowSize = layout.rowSize;
-    this.pageRows = Math.max(1, Math.floor(METADATA_PAGE_BYTES / Math.max(1, layout.rowSize)));
-    this.maxPages = Math.max(1, Math.ceil((options.metadataCacheBytes ?? 64 << 20) / METADATA_PAGE_BYTES));
+    this.rows = new RowCache(source, header, layout.rowSize, options.metadataCacheBytes);
     this.sync = typeof source.readSync === 'function';
     this.into = source.readAt?.bind(source);
     this.error = formatErrors(FORMAT_ID, source.name);
-    this.bounds = {
-      metadataPtr: header.metadataPtr,
-      rowSize: layout.rowSize,
-      dataPtr: header.dataPtr,
-      dataEnd: layout.dataEnd,
-      error: this.error,
-    };
+    this.bounds = { ...header, rowSize: layout.rowSize, dataEnd: layout.dataEnd, error: this.error };
   }
 
   /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
@@ -169,7 +161,7 @@ export class MldfReader implements FormatReader {
   private sampleSync(index: number, options: SampleOptions): MldfSample {
     options.signal?.throwIfAborted();
     const sel = this.selection(options.fields);
-    const { view, pos } = this.rowOf(index, options) as { view: DataView; pos: number };
+    const { view, pos } = this.rows.rowOf(index, options) as { view: DataView; pos: number };
     // Decoded before anything else can run, so the shared slots are safe here.
     const loc = locate(
       this.bounds,
@@ -187,19 +179,19 @@ export class MldfReader implements FormatReader {
       const parts: Array<Uint8Array | undefined> = new Array(sel.length);
       for (let k = 0; k < sel.length; k++) {
         const size = loc.slots[k * 2 + 1];
-        if (size > 0) parts[k] = this.readData(loc.slots[k * 2], size, options) as Uint8Array;
+        if (size > 0) parts[k] = readRange(this.source, loc.slots[k * 2], size, options) as Uint8Array;
       }
       return this.decode(loc, sel, undefined, 0, parts);
     }
     let buf: Uint8Array;
     if (this.into && options.reuse) buf = this.readReused(loc.lo, length, this.reusable(length));
-    else buf = this.readData(loc.lo, length, options) as Uint8Array;
+    else buf = readRange(this.source, loc.lo, length, options) as Uint8Array;
     return this.decode(loc, sel, buf, loc.lo);
   }
 
   private async sampleAsync(index: number, options: SampleOptions): Promise<MldfSample> {
     const sel = this.selection(options.fields);
-    const row = this.rowOf(index, options);
+    const row = this.rows.rowOf(index, options);
     const { view, pos } = row instanceof Promise ? await row : row;
     const loc = locate(
       this.bounds,
@@ -233,7 +225,7 @@ export class MldfReader implements FormatReader {
     const sel = this.selection(options.fields);
     const located: Located[] = [];
     for (const index of indices) {
-      const { view, pos } = await this.rowOf(index, options);
+      const { view, pos } = await this.rows.rowOf(index, options);
       located.push(locate(this.bounds, index, sel, view, pos, undefined, options.decode === 'lazy'));
     }
     const out = new Array<MldfSample>(indices.length);
@@ -256,7 +248,7 @@ export class MldfReader implements FormatReader {
         }
         buf = this.readReused(groupLo, length, reused.subarray(reusedUsed, reusedUsed + length));
         reusedUsed += length;
-      } else buf = await this.readData(groupLo, length, options);
+      } else buf = await readRange(this.source, groupLo, length, options);
       for (const k of group) out[k] = this.decode(located[k], sel, buf, groupLo);
       group = [];
     };
@@ -346,12 +338,12 @@ export class MldfReader implements FormatReader {
         let pos = (index - pageFirst) * this.rowSize;
         if (view === undefined || index >= pageEnd) {
           // A new metadata page: look it up once, then walk its rows without per-row lookups.
-          const row = this.rowOf(index, options);
+          const row = this.rows.rowOf(index, options);
           ({ view, pos } = row instanceof Promise ? await row : row);
           if (this.rowSize > 0) {
             pageView = view;
             pageFirst = index - pos / this.rowSize;
-            pageEnd = Math.min(this.numSamples, pageFirst + this.pageRows);
+            pageEnd = Math.min(this.numSamples, pageFirst + this.rows.pageRows);
           }
         }
         const loc = locate(this.bounds, index, sel, view, pos, slots, lazy, located);
@@ -390,7 +382,7 @@ export class MldfReader implements FormatReader {
             window = this.readReused(winLo, winHi - winLo, reusedWindow.subarray(0, winHi - winLo));
           } else {
             // A fresh window each time: samples already handed out keep views into the old one.
-            window = await this.readData(winLo, winHi - winLo, options);
+            window = await readRange(this.source, winLo, winHi - winLo, options);
           }
           sample = this.decode(loc, sel, window, winLo);
         }
@@ -405,7 +397,7 @@ export class MldfReader implements FormatReader {
       // A pass left early (break, error) must not leave a read filling memory behind it.
       await readAhead?.settle();
       // Nor keep its last window alive through the view cache once it is over.
-      this.forgetWindow();
+      this.views.forget();
     }
   }
 
@@ -419,30 +411,15 @@ export class MldfReader implements FormatReader {
    * region, size against dtype/shape or image geometry) without reading any value.
    */
   async checkSample(index: number, options: ReadOptions = {}): Promise<void> {
-    const { view, pos } = await this.rowOf(index, options);
+    const { view, pos } = await this.rows.rowOf(index, options);
     locate(this.bounds, index, this.fields, view, pos);
   }
 
   /** The location and metadata of one value, checked like a read (M5–M7) but without reading it. */
   async valueInfo(index: number, name: string, options: ReadOptions = {}): Promise<ValueInfo> {
     const f = this.getField(name);
-    const { view, pos } = await this.rowOf(index, options);
-    const p = pos + f.metadataOffset;
-    const metadataOffset = this.header.metadataPtr + index * this.rowSize + f.metadataOffset;
-    if (!DATA_BEARING.has(f.type)) return { field: f.name, metadataOffset, ptr: 0, size: 0 };
-    const slot = new Float64Array(2);
-    checkValue(this.bounds, view, pos, f, index, slot, 0);
-    const info: ValueInfo = { field: f.name, metadataOffset, ptr: slot[0], size: slot[1] };
-    if (f.type === 'IMAGE_RAW') {
-      info.height = view.getUint16(p + 12, true);
-      info.width = view.getUint16(p + 14, true);
-      info.channels = view.getUint8(p + 16);
-      info.mode = view.getUint8(p + 17);
-    } else if (f.type === 'TEXT_RAW') {
-      info.numTokens = view.getUint16(p + 12, true);
-      info.encoding = view.getUint8(p + 14);
-    }
-    return info;
+    const { view, pos } = await this.rows.rowOf(index, options);
+    return describeValue(this.bounds, view, pos, f, index);
   }
 
   /**
@@ -466,7 +443,7 @@ export class MldfReader implements FormatReader {
     let n = 0;
     const slot = new Float64Array(2);
     for (let index = 0; index < this.numSamples && sel.length > 0; index++) {
-      const { view, pos } = await this.rowOf(index, options);
+      const { view, pos } = await this.rows.rowOf(index, options);
       for (const f of sel) {
         checkValue(this.bounds, view, pos, f, index, slot, 0);
         if (slot[1] === 0) continue;
@@ -491,41 +468,8 @@ export class MldfReader implements FormatReader {
   }
 
   async close(): Promise<void> {
-    this.pages.clear();
+    this.rows.clear();
     await this.source.close?.();
-  }
-
-  /** The metadata row of a sample: a view of its cached page and the row's position in it. */
-  private rowOf(
-    index: number,
-    options: ReadOptions,
-  ): { view: DataView; pos: number } | Promise<{ view: DataView; pos: number }> {
-    if (!Number.isInteger(index) || index < 0 || index >= this.numSamples) {
-      throw new RangeError(`sample index ${index} is out of range (0..${this.numSamples - 1})`);
-    }
-    const pageIndex = Math.floor(index / this.pageRows);
-    const pos = (index - pageIndex * this.pageRows) * this.rowSize;
-    const page = this.pages.get(pageIndex);
-    if (page) return { view: page.view, pos };
-    const first = pageIndex * this.pageRows;
-    const rows = Math.min(this.pageRows, this.numSamples - first);
-    // Samples without fields have empty rows, and the (empty) table may start past the end of the file.
-    const loaded =
-      this.rowSize === 0
-        ? new Uint8Array(0)
-        : this.readData(
-            this.header.metadataPtr + first * this.rowSize,
-            rows * this.rowSize,
-            options,
-            'metadata table',
-          );
-    const store = (bytes: Uint8Array) => {
-      if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value as number);
-      const p: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-      this.pages.set(pageIndex, p);
-      return { view: p.view, pos };
-    };
-    return loaded instanceof Uint8Array ? store(loaded) : loaded.then(store);
   }
 
   /** The whole reuse buffer, at least `length` bytes (`fresh`: a new one, leaving the old to its views). */
@@ -558,24 +502,6 @@ export class MldfReader implements FormatReader {
     return into;
   }
 
-  /** Reads an exact range, synchronously when the source can. */
-  private readData(
-    offset: number,
-    length: number,
-    options: ReadOptions,
-    what = 'data',
-  ): Uint8Array | Promise<Uint8Array> {
-    if (!this.sync)
-      return readExact(this.source, offset, length, { format: FORMAT_ID, what, signal: options.signal });
-    if (!(Number.isSafeInteger(offset) && offset >= 0 && length >= 0 && offset + length <= this.source.size))
-      checkRange(this.source, offset, length, { format: FORMAT_ID, what });
-    const out = this.source.readSync!(offset, length);
-    if (out.byteLength !== length) {
-      throw this.error('Truncated', `${what} ends early: got ${out.byteLength} of ${length} bytes`, offset);
-    }
-    return out;
-  }
-
   private selection(names: readonly string[] | undefined): readonly MldfField[] {
     return names ? names.map((n) => this.getField(n)) : this.fields;
   }
@@ -588,27 +514,17 @@ export class MldfReader implements FormatReader {
   ): Promise<MldfSample> {
     if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
     if (isCompact(loc)) {
-      const read = this.readData(loc.lo, loc.hi - loc.lo, options);
+      const read = readRange(this.source, loc.lo, loc.hi - loc.lo, options);
       return this.decode(loc, sel, read instanceof Uint8Array ? read : await read, loc.lo);
     }
     const parts: Array<Uint8Array | undefined> = new Array(sel.length);
     for (let k = 0; k < sel.length; k++) {
       const size = loc.slots[k * 2 + 1];
-      if (size > 0) parts[k] = await this.readData(loc.slots[k * 2], size, options);
+      if (size > 0) parts[k] = await readRange(this.source, loc.slots[k * 2], size, options);
     }
     return this.decode(loc, sel, undefined, 0, parts);
   }
 
-  private viewedWindow: Uint8Array | undefined;
-  private viewedBuffer: ArrayBufferLike = new ArrayBuffer(0);
-  private viewedOffset = 0;
-
-  private forgetWindow(): void {
-    this.viewedWindow = undefined;
-    this.viewedBuffer = new ArrayBuffer(0);
-  }
-
-  /** Builds the sample from its row and the bytes read for it (`buf` starting at file offset `base`, or `parts`). */
   private decode(
     loc: Located,
     sel: readonly MldfField[],
@@ -616,54 +532,7 @@ export class MldfReader implements FormatReader {
     base: number,
     parts?: Array<Uint8Array | undefined>,
   ): MldfSample {
-    const { view, pos, slots } = loc;
-    const out: MldfSample = {};
-    for (let k = 0; k < sel.length; k++) {
-      const f = sel[k];
-      const p = pos + f.metadataOffset;
-      if (f.type === 'INT') {
-        out[f.name] = view.getBigInt64(p, true);
-        continue;
-      }
-      if (f.type === 'FLOAT') {
-        out[f.name] = view.getFloat64(p, true);
-        continue;
-      }
-      const ptr = slots[k * 2];
-      const size = slots[k * 2 + 1];
-      if (size !== 0 && buf !== undefined && (f.type === 'JSON' || f.type === 'TEXT_RAW')) {
-        // Straight from the read buffer: no view for bytes that only become a string.
-        if (loc.lazy) {
-          out[f.name] = new MldfLazyText(
-            buf,
-            ptr - base,
-            ptr - base + size,
-            f.type,
-            f.name,
-            ptr,
-            this.source.name,
-          );
-          continue;
-        }
-        const text = decodeText(buf, ptr, f.name, this.source.name, ptr - base, ptr - base + size);
-        out[f.name] = f.type === 'JSON' ? parseJson(text, ptr, f.name, this.source.name) : text;
-        continue;
-      }
-      let bytes: Uint8Array;
-      if (size === 0) bytes = new Uint8Array(0);
-      else if (parts) bytes = plain(parts[k]!);
-      else {
-        // The buffer getter costs as much as the view: read it once per window, not per value.
-        if (buf !== this.viewedWindow) {
-          this.viewedWindow = buf;
-          this.viewedBuffer = buf!.buffer;
-          this.viewedOffset = buf!.byteOffset;
-        }
-        bytes = new Uint8Array(this.viewedBuffer, this.viewedOffset + ptr - base, size);
-      }
-      out[f.name] = decodeValue(f, view, p, bytes, ptr, loc.lazy, this.source.name);
-    }
-    return out;
+    return decodeSample(this.views, this.source.name, loc, sel, buf, base, parts);
   }
 }
 
