@@ -1,5 +1,5 @@
 import { type ErrorFactory, readU64 } from '@binscope/core';
-import type { MldfField } from './layout.js';
+import type { MldfField, MldfHeader, MldfLayout } from './layout.js';
 import type { ValueInfo } from './values.js';
 
 /** Where values may lie (M7) and how to report one that does not. */
@@ -9,6 +9,11 @@ export interface ValueBounds {
   dataPtr: number;
   dataEnd: number;
   error: ErrorFactory;
+}
+
+export function valueBounds(header: MldfHeader, layout: MldfLayout, error: ErrorFactory): ValueBounds {
+  const { metadataPtr, dataPtr } = header;
+  return { metadataPtr, rowSize: layout.rowSize, dataPtr, dataEnd: layout.dataEnd, error };
 }
 
 /** Two ranges closer than this are read as one: a few KiB of waste beats a second syscall or request. */

@@ -21,6 +21,7 @@ import {
   type Located,
   locate,
   type ValueBounds,
+  valueBounds,
 } from './locate.js';
 import { type MldfStructure, parseStructure } from './parse.js';
 import { RowCache, readRange } from './row-cache.js';
@@ -113,7 +114,7 @@ export class MldfReader implements FormatReader {
     this.sync = typeof source.readSync === 'function';
     this.into = source.readAt?.bind(source);
     this.error = formatErrors(FORMAT_ID, source.name);
-    this.bounds = { ...header, rowSize: layout.rowSize, dataEnd: layout.dataEnd, error: this.error };
+    this.bounds = valueBounds(header, layout, this.error);
   }
 
   /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
