@@ -2,7 +2,9 @@ import {
   type ByteSource,
   FormatError,
   type FormatReader,
+  isFormatError,
   type Problem,
+  ProblemList,
   type ReadOptions,
   readExact,
   toTypedArray,
@@ -56,10 +58,14 @@ export interface ScbfBatch {
  * FormatError. Column data is read per column, on request.
  */
 export async function openScbf(source: ByteSource, options: ReadOptions = {}): Promise<ScbfReader> {
-  const layout = await parseLayout(source, options);
-  if ('fatal' in layout) throw layout.fatal[0].error;
-  if (layout.findings.length) throw layout.findings[0].error;
-  return new ScbfReader(layout);
+  const problems = new ProblemList(FORMAT, { mode: 'read', file: source.name });
+  try {
+    return new ScbfReader(await parseLayout(source, problems, options));
+  } catch (error) {
+    // A defect that stopped the parse may rank after one found before it (A2).
+    if (isFormatError(error)) problems.throwFirst();
+    throw error;
+  }
 }
 
 export class ScbfReader implements FormatReader {
