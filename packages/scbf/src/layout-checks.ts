@@ -11,8 +11,11 @@ import {
 /** Bounds (A3): every block inside the file and outside the header and metadata table. */
 export function checkBlocks(layout: ScbfLayout, problems: ProblemList): void {
   const { source, header, columns, defective } = layout;
-  const add = (block: ScbfBlock, code: ErrorCode, message: string, offset: number) =>
-    layout.blockErrors.set(block, problems.error(code, message, { phase: Phase.bounds, offset }));
+  const add = (block: ScbfBlock, code: ErrorCode, message: string, offset: number) => {
+    const error = problems.error(code, message, { phase: Phase.bounds, offset });
+    // A cut block is the structure at fault; an out-of-bounds one is its offset field's (marked by offset).
+    if (code === 'Truncated') layout.blockErrors.set(block, error);
+  };
   for (const column of columns) {
     for (const block of column.blocks) {
       const what = `column "${column.name}" ${block.role} block`;
