@@ -1,7 +1,9 @@
 import {
   type ByteSource,
+  type ErrorFactory,
   FormatError,
   type FormatReader,
+  formatErrors,
   isFormatError,
   type Problem,
   ProblemList,
@@ -76,8 +78,11 @@ export class ScbfReader implements FormatReader {
   /** utf8 columns read so far whose str_uncomp_size disagrees with their strings (S4). */
   private readonly mismatches: StrUncompMismatch[] = [];
 
+  private readonly error: ErrorFactory;
+
   constructor(layout: ScbfLayout) {
     this.source = layout.source;
+    this.error = formatErrors(FORMAT, layout.source.name);
     this.header = layout.header;
     this.columns = layout.columns;
   }
@@ -294,10 +299,6 @@ export class ScbfReader implements FormatReader {
     const start = Math.min(Math.max(0, options.start ?? 0), this.rowCount);
     const end = Math.max(start, Math.min(this.rowCount, options.end ?? this.rowCount));
     return { start, end };
-  }
-
-  private error(code: 'CountMismatch' | 'DecompressError', message: string, offset: number): FormatError {
-    return new FormatError(code, message, { offset, file: this.source.name, format: FORMAT });
   }
 }
 
