@@ -20,7 +20,7 @@ import {
 } from './cast.js';
 import { ELEMENT_SIZE } from './h5.js';
 import { CastGuard } from './cast-guard.js';
-import { error } from './convert-error.js';
+import { h5adError } from './h5ad-error.js';
 import { appendObsBlock, appendVarBlock, featureColumns } from './features.js';
 import {
   type ChunkSink,
@@ -107,7 +107,11 @@ export type WriterFactory = (options: ScdlWriteOptions) => Promise<ArchiveWriter
 
 export function checkDataDtype(dtype: string): DataDtype {
   if (!(DATA_DTYPES as readonly string[]).includes(dtype)) {
-    throw error('InvalidValue', undefined, `data dtype "${dtype}" is not one of ${DATA_DTYPES.join(', ')}`);
+    throw h5adError(
+      'InvalidValue',
+      undefined,
+      `data dtype "${dtype}" is not one of ${DATA_DTYPES.join(', ')}`,
+    );
   }
   return dtype as DataDtype;
 }
@@ -139,7 +143,7 @@ export async function convertAnnData(
   createWriter: WriterFactory,
   options: ConvertOptions = {},
 ): Promise<ConversionResult> {
-  if (inputs.length === 0) throw error('InvalidValue', undefined, 'no .h5ad input to convert');
+  if (inputs.length === 0) throw h5adError('InvalidValue', undefined, 'no .h5ad input to convert');
   const dataDtype = checkDataDtype(options.dataDtype ?? 'float32');
   const outType = OUTPUT_TYPE[dataDtype];
   const chunkNnz = Math.max(1, Math.floor(options.chunkNnz ?? DEFAULT_CHUNK_NNZ));
@@ -228,7 +232,7 @@ async function planInputs(
         const varFrame = file.dataframe('var');
         const obsFrame = file.dataframe('obs');
         if (obsFrame.rows !== matrix.rows) {
-          throw error(
+          throw h5adError(
             'CountMismatch',
             file.name,
             `obs has ${obsFrame.rows} rows but ${matrix.path} has ${matrix.rows}`,
@@ -277,7 +281,7 @@ async function writeInput(
   const { options, dataDtype, outType, colType, chunkNnz, scratch, warn } = context;
   const matrix = pickMatrix(file, label, options.useX === true, () => {});
   if (matrix.rows !== plan.rows || matrix.cols !== plan.cols) {
-    throw error('CountMismatch', file.name, `${matrix.path} changed shape while converting`);
+    throw h5adError('CountMismatch', file.name, `${matrix.path} changed shape while converting`);
   }
   let changed = 0;
   let inputNnz = 0;
@@ -346,5 +350,5 @@ function pickMatrix(file: AnnDataFile, label: string, useX: boolean, warn: (m: s
     const x = file.matrix('X');
     if (x) return x;
   }
-  throw error('InvalidValue', file.name, `${label} has no ${useX ? 'X' : 'raw.X or X'} matrix`);
+  throw h5adError('InvalidValue', file.name, `${label} has no ${useX ? 'X' : 'raw.X or X'} matrix`);
 }

@@ -3,7 +3,7 @@ import type { CsrChunk, ScdlIndexDType } from '@binscope/scdl';
 import type { AnnDataFile, DenseMatrix, Matrix, SparseMatrix } from './anndata.js';
 import { OUTPUT_SIZE, type OutputType } from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
-import { error } from './convert-error.js';
+import { h5adError } from './h5ad-error.js';
 const ROW_WINDOW = 1 << 16;
 
 /** The cast bytes as the typed array the writer stores without re-encoding. */
@@ -126,7 +126,7 @@ export function columnIndices(
   if (!(maxIndex < cols)) {
     let bad = 0;
     while (source[bad] >= 0 && source[bad] < cols) bad++;
-    throw error(
+    throw h5adError(
       'OutOfBounds',
       file,
       `${matrix.path}: column index ${source[bad]} (in rows from ${firstRow}) is outside [0, ${cols})`,
@@ -187,7 +187,7 @@ export async function streamCsr(
     for (let i = 0; i < ptr.length; i++) {
       const v = ptr[i];
       if (!(v >= previous && v <= m.nnz)) {
-        throw error(
+        throw h5adError(
           'InvalidValue',
           file.name,
           `${m.path}/indptr[${r + i}] = ${v} after ${previous} (nnz ${m.nnz}): not a valid row pointer`,
@@ -286,7 +286,7 @@ export async function streamCsc(
   const colPtr = file.integers(m.indptr, m.indptrType, 0, m.cols + 1);
   for (let c = 0; c < m.cols; c++) {
     if (!(colPtr[c + 1] >= colPtr[c]))
-      throw error('InvalidValue', file.name, `${m.path}/indptr decreases at column ${c}`);
+      throw h5adError('InvalidValue', file.name, `${m.path}/indptr decreases at column ${c}`);
   }
   const counts = new Float64Array(m.rows);
   const window = Math.max(1, chunkNnz);
@@ -296,7 +296,7 @@ export async function streamCsc(
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i];
       if (!(r >= 0 && r < m.rows))
-        throw error(
+        throw h5adError(
           'OutOfBounds',
           file.name,
           `${m.path}/indices[${start + i}] = ${r}: no such row (${m.rows})`,

@@ -1,7 +1,7 @@
 import type { NeighborGraph } from '@binscope/scdl';
 import type { AnnDataFile, SparseMatrix } from './anndata.js';
 import { castElements } from './cast.js';
-import { error } from './convert-error.js';
+import { h5adError } from './h5ad-error.js';
 
 export type GraphPart = { rows: number; indptr: Float64Array; indices: Float64Array; values: Float32Array };
 
@@ -22,9 +22,9 @@ export function readNeighborPart(
     return undefined;
   }
   if (graph.kind !== 'sparse')
-    throw error('InvalidValue', file.name, `${graph.path}: neighbor matrix is not a sparse matrix`);
+    throw h5adError('InvalidValue', file.name, `${graph.path}: neighbor matrix is not a sparse matrix`);
   if (graph.rows !== rows || graph.cols !== rows) {
-    throw error(
+    throw h5adError(
       'CountMismatch',
       file.name,
       `${graph.path}: ${graph.rows}×${graph.cols}, expected ${rows}×${rows}`,
@@ -62,11 +62,12 @@ export function readGraph(
   const idx = file.integers(m.indices, m.indicesType, 0, m.nnz);
   const values = new Float32Array(castElements(file.raw(m.data, 0, m.nnz), m.dtype, 'f32').buffer);
   for (let i = 1; i < ptr.length; i++) {
-    if (!(ptr[i] >= ptr[i - 1])) throw error('InvalidValue', file.name, `${m.path}/indptr decreases at ${i}`);
+    if (!(ptr[i] >= ptr[i - 1]))
+      throw h5adError('InvalidValue', file.name, `${m.path}/indptr decreases at ${i}`);
   }
   for (let i = 0; i < idx.length; i++) {
     if (!(idx[i] >= 0 && idx[i] < m.rows))
-      throw error('OutOfBounds', file.name, `${m.path}/indices[${i}] = ${idx[i]}: no such cell`);
+      throw h5adError('OutOfBounds', file.name, `${m.path}/indices[${i}] = ${idx[i]}: no such cell`);
   }
   if (m.layout === 'csr') return { indptr: ptr, indices: idx, values };
   // CSC graph (rare): transpose in memory, rows ascending per column as scipy's tocsr.

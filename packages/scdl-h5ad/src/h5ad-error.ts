@@ -1,7 +1,7 @@
 import { FormatError } from '@binscope/core';
 
-/** The converter's input errors (h5ad format), file before message. */
-export function error(
+/** Errors in an .h5ad input (h5ad format), file before message. */
+export function h5adError(
   code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds' | 'UnsupportedFeature',
   file: string | undefined,
   message: string,
