@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  crc32,
   fileTarget,
   type InspectNode,
   type InspectResult,
@@ -125,6 +126,24 @@ describe('three modes over written files broken on purpose', async () => {
   const schemaLength = new DataView(plain.buffer, plain.byteOffset).getUint32(8, true);
   const metaAt = 12 + schemaLength + 12;
 
+  /** The footer's CRC of the label offsets block, one bit flipped: the block itself is sound. */
+  const storedCrcFlipped = () => {
+    const block = label.blocks[0];
+    const crc = new Uint8Array(4);
+    new DataView(crc.buffer).setUint32(
+      0,
+      crc32(plain.subarray(block.offset, block.offset + block.compressedSize)),
+      true,
+    );
+    const copy = extended.slice();
+    for (let at = plain.byteLength; at + 4 <= copy.byteLength; at++) {
+      if (crc.every((b, i) => copy[at + i] === b)) {
+        copy[at] ^= 0x01;
+        return copy;
+      }
+    }
+    throw new Error('the footer holds no CRC of the block');
+  };
   const broken = (bytes: Uint8Array, change: (b: Uint8Array, v: DataView) => void) => {
     const copy = bytes.slice();
     change(copy, new DataView(copy.buffer));
@@ -149,12 +168,15 @@ describe('three modes over written files broken on purpose', async () => {
       broken(plain, (b) => (b[label.blocks[1].offset + label.blocks[1].compressedSize - 1] ^= 0xff)),
       'DecompressError',
     ],
-    ['checksum mismatch in a footer', broken(extended, (b) => (b[label.blocks[0].offset + 3] ^= 0x01)), ''],
+    ['stored checksum that does not match its block', storedCrcFlipped(), 'InvalidValue'],
+    ['footer body length past the file', broken(extended, (b) => (b[extended.byteLength - 14] ^= 0x40)), ''],
   ];
 
   it.each(cases)('%s', async (_name, bytes, code) => {
     const result = await expectModesAgree(bytes, 'broken.scbf');
     if (code) expect(result.errors[0].code).toBe(code);
+    if (_name.startsWith('stored checksum'))
+      expect(result.located[0].path).toBe('column data/label/offsets block');
     expect(result.located.some((l) => l.severity === 'error' && l.path !== '')).toBe(true);
   });
 
