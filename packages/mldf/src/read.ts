@@ -1,4 +1,5 @@
 import {
+  type Awaitable,
   type ByteSource,
   canReadAhead,
   checkRange,
@@ -24,7 +25,7 @@ import {
   valueBounds,
 } from './locate.js';
 import { type MldfStructure, parseStructure } from './parse.js';
-import { RowCache, readRange } from './row-cache.js';
+import { RowCache, type RowRef, readRange } from './row-cache.js';
 import { decodeSample, WindowViews } from './sample-decode.js';
 import type {
   AllocEntry,
@@ -75,7 +76,6 @@ export class MldfReader implements FormatReader {
   readonly rowSize: number;
   private readonly byName = new Map<string, MldfField>();
   private readonly rows: RowCache;
-  private readonly sync: boolean;
   /** Positional reads into a caller's buffer (local files), for `reuse`. */
   private readonly into: ByteSource['readAt'];
   private readonly error: ErrorFactory;
@@ -111,7 +111,6 @@ export class MldfReader implements FormatReader {
     this.numSamples = header.numSamples;
     this.rowSize = layout.rowSize;
     this.rows = new RowCache(source, header, layout.rowSize, options.metadataCacheBytes);
-    this.sync = typeof source.readSync === 'function';
     this.into = source.readAt?.bind(source);
     this.error = formatErrors(FORMAT_ID, source.name);
     this.bounds = valueBounds(header, layout, this.error);
@@ -145,71 +144,48 @@ export class MldfReader implements FormatReader {
     return f;
   }
 
-  /** One sample, reading only its metadata row and its values' bytes (one read when they are adjacent). */
+  /**
+   * One sample, reading only its metadata row and its values' bytes (one read when they are
+   * adjacent). One code path for every source: a synchronous source (memory, local files) never
+   * awaits, so the promise comes out settled.
+   */
   sample(index: number, options: SampleOptions = {}): Promise<MldfSample> {
-    if (this.sync) {
-      // Synchronous sources: no await inside, one settled promise out.
-      try {
-        return Promise.resolve(this.sampleSync(index, options));
-      } catch (error) {
-        return Promise.reject(error);
-      }
+    try {
+      options.signal?.throwIfAborted();
+      const sel = this.selection(options.fields);
+      const row = this.rows.rowOf(index, options);
+      const out =
+        row instanceof Promise
+          ? row.then((r) => this.sampleAt(index, sel, r, options))
+          : this.sampleAt(index, sel, row, options);
+      return out instanceof Promise ? out : Promise.resolve(out);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return this.sampleAsync(index, options);
   }
 
-  /** `sample` for sources with readSync: metadata row, then one read of the sample's value span. */
-  private sampleSync(index: number, options: SampleOptions): MldfSample {
-    options.signal?.throwIfAborted();
-    const sel = this.selection(options.fields);
-    const { view, pos } = this.rows.rowOf(index, options) as { view: DataView; pos: number };
-    // Decoded before anything else can run, so the shared slots are safe here.
-    const loc = locate(
-      this.bounds,
-      index,
-      sel,
-      view,
-      pos,
-      this.slotScratch,
-      options.decode === 'lazy',
-      this.locScratch,
-    );
+  /** A sample from its metadata row: one read of its value span, or one per value when they lie apart. */
+  private sampleAt(
+    index: number,
+    sel: readonly MldfField[],
+    row: RowRef,
+    options: SampleOptions,
+  ): Awaitable<MldfSample> {
+    // A synchronous source decodes before anything else can run, so it shares one Located; a
+    // source that reads asynchronously gets its own, as another call may run while it awaits.
+    const lazy = options.decode === 'lazy';
+    const shared = this.source.readSync !== undefined;
+    const loc = shared
+      ? locate(this.bounds, index, sel, row.view, row.pos, this.slotScratch, lazy, this.locScratch)
+      : locate(this.bounds, index, sel, row.view, row.pos, undefined, lazy);
     if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
     const length = loc.hi - loc.lo;
-    if (!isCompact(loc)) {
-      const parts: Array<Uint8Array | undefined> = new Array(sel.length);
-      for (let k = 0; k < sel.length; k++) {
-        const size = loc.slots[k * 2 + 1];
-        if (size > 0) parts[k] = readRange(this.source, loc.slots[k * 2], size, options) as Uint8Array;
-      }
-      return this.decode(loc, sel, undefined, 0, parts);
-    }
-    let buf: Uint8Array;
-    if (this.into && options.reuse) buf = this.readReused(loc.lo, length, this.reusable(length));
-    else buf = readRange(this.source, loc.lo, length, options) as Uint8Array;
-    return this.decode(loc, sel, buf, loc.lo);
-  }
-
-  private async sampleAsync(index: number, options: SampleOptions): Promise<MldfSample> {
-    const sel = this.selection(options.fields);
-    const row = this.rows.rowOf(index, options);
-    const { view, pos } = row instanceof Promise ? await row : row;
-    const loc = locate(
-      this.bounds,
-      index,
-      sel,
-      view,
-      pos,
-      options.reuse ? this.slotScratch : undefined,
-      options.decode === 'lazy',
-    );
-    if (options.reuse && this.into && loc.hi !== 0 && isCompact(loc)) {
-      const length = loc.hi - loc.lo;
+    const compact = isCompact(loc);
+    if (compact && this.into && options.reuse)
       return this.decode(loc, sel, this.readReused(loc.lo, length, this.reusable(length)), loc.lo);
-    }
-    // The shared slots must not be overwritten by another call while this one awaits.
-    if (loc.slots === this.slotScratch) loc.slots = loc.slots.slice();
-    return this.decodeLocated(loc, sel, options);
+    const read = compact ? readRange(this.source, loc.lo, length, options) : undefined;
+    if (read instanceof Uint8Array) return this.decode(loc, sel, read, loc.lo);
+    return this.decodeLocated(shared ? { ...loc, slots: loc.slots.slice() } : loc, sel, options, read);
   }
 
   /** One value of one sample: reads its metadata struct and only that value's bytes. */
@@ -512,10 +488,12 @@ export class MldfReader implements FormatReader {
     loc: Located,
     sel: readonly MldfField[],
     options: ReadOptions,
+    /** The compact read already under way. */
+    pending?: Promise<Uint8Array>,
   ): Promise<MldfSample> {
     if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
     if (isCompact(loc)) {
-      const read = readRange(this.source, loc.lo, loc.hi - loc.lo, options);
+      const read = pending ?? readRange(this.source, loc.lo, loc.hi - loc.lo, options);
       return this.decode(loc, sel, read instanceof Uint8Array ? read : await read, loc.lo);
     }
     const parts: Array<Uint8Array | undefined> = new Array(sel.length);
