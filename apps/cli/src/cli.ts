@@ -85,9 +85,7 @@ const asOption = () =>
  */
 export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): Command {
   const program = new Command('binscope')
-    .description(
-      `Detect, inspect, validate, read, convert and compare ${FORMAT_NAMES} files.`,
-    )
+    .description(`Detect, inspect, validate, read, convert and compare ${FORMAT_NAMES} files.`)
     .version(packageJson.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for binscope or a verb (binscope help VERB)')
     .showSuggestionAfterError(true)

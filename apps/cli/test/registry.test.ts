@@ -118,9 +118,34 @@ describe('one score scale', () => {
 });
 
 /** Upper-case words in help texts that are not format names. */
-const NOT_FORMATS = new Set(['CSV', 'JSON', 'CRC', 'BYTES', 'FILE', 'FORMAT', 'VERB', 'DIR', 'FOLD', 'NAME', 'NODE', 'KEY', 'OUT']);
+const NOT_FORMATS = new Set([
+  'CSV',
+  'JSON',
+  'CRC',
+  'BYTES',
+  'FILE',
+  'FORMAT',
+  'VERB',
+  'DIR',
+  'FOLD',
+  'NAME',
+  'NODE',
+  'KEY',
+  'OUT',
+]);
 /** Dot-suffixes in help texts that are not format extensions ("zlib.compress" is Python's). */
-const NOT_FORMAT_EXTENSIONS = new Set(['csv', 'h5ad', 'tar', 'bin', 'json', 'npy', 'jpg', 'png', 'sch', 'compress']);
+const NOT_FORMAT_EXTENSIONS = new Set([
+  'csv',
+  'h5ad',
+  'tar',
+  'bin',
+  'json',
+  'npy',
+  'jpg',
+  'png',
+  'sch',
+  'compress',
+]);
 
 function helpTexts(): Record<string, string> {
   const root = cli(['--help']);

@@ -242,12 +242,9 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
       plugin = await entry.load();
     } catch (error) {
       const why = (error as Error)?.message?.split('\n')[0] ?? String(error);
-      throw new RegistryError(
-        'PluginLoadFailed',
-        entry.id,
-        `cannot load the ${entry.id} parser: ${why}`,
-        { cause: error },
-      );
+      throw new RegistryError('PluginLoadFailed', entry.id, `cannot load the ${entry.id} parser: ${why}`, {
+        cause: error,
+      });
     }
     const id: unknown = (plugin as Partial<AnyFormatPlugin> | undefined)?.id;
     const version: unknown = (plugin as Partial<AnyFormatPlugin> | undefined)?.specificationVersion;

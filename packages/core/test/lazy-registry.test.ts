@@ -101,7 +101,10 @@ describe('lazy registry', () => {
 
   it('refuses a loaded plugin whose id or specification differs from its FormatInfo', async () => {
     const wrongId = counted(info('aa', 'AAAA'), pluginOf(info('zz', 'AAAA')));
-    const future = { ...pluginOf(info('bb', 'BBBB')), specificationVersion: 'v2' } as unknown as AnyFormatPlugin;
+    const future = {
+      ...pluginOf(info('bb', 'BBBB')),
+      specificationVersion: 'v2',
+    } as unknown as AnyFormatPlugin;
     const wrongVersion = counted(info('bb', 'BBBB'), future);
     const registry = createRegistry([wrongId.entry, wrongVersion.entry]);
     const a = await registry.load('aa').catch((e: unknown) => e);
