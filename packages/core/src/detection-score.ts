@@ -4,7 +4,7 @@
  * check never outranks a full signature by accident of units.
  */
 export const DETECTION_SCORE = {
-  /** Only the file name's extension matches (used for near misses, never a detection). */
+  /** Only the file name's extension matches: a near miss (nearMissScore), never a detection. */
   extension: 0.1,
   /** Part of a signature matches, e.g. a format family's prefix with an unknown revision. */
   partialMagic: 0.3,
@@ -31,6 +31,16 @@ export function magicScore(signatureLength: number, byExtension: boolean): numbe
   const score = DETECTION_SCORE.magic + PER_BYTE * length + (byExtension ? PER_BYTE / 2 : 0);
   // Rounded so `detect --json` shows 0.69, not 0.6900000000000001.
   return Math.round(score * 1000) / 1000;
+}
+
+/**
+ * How nearly a file is a format it does not match: below partialMagic, so a near miss never
+ * competes with a detection. The extension counts most, then the share of signature bytes.
+ */
+export function nearMissScore(matched: number, length: number, byExtension: boolean): number {
+  const share = length > 0 ? Math.min(matched / length, 1) : 0;
+  const score = (byExtension ? DETECTION_SCORE.extension : 0) + DETECTION_SCORE.extension * share * 0.99;
+  return Math.round(score * 10_000) / 10_000;
 }
 
 /** A plugin's detect() answer on the scale: NaN, negatives and overshoots cannot reorder. */

@@ -112,7 +112,7 @@ export {
   type ValidateOptions,
 } from './plugin.js';
 export { percentProgress } from './progress.js';
-export { clampScore, DETECTION_SCORE, magicScore } from './detection-score.js';
+export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
 export {
   type Candidate,
   createRegistry,

@@ -1,5 +1,5 @@
 import type { ReadOptions } from './bytes.js';
-import { clampScore, magicScore } from './detection-score.js';
+import { clampScore, magicScore, nearMissScore } from './detection-score.js';
 import { basename } from './directory.js';
 import { toHex } from './hex.js';
 import type { AnyFormatPlugin, FormatInfo, MagicSignature, Target } from './plugin.js';
@@ -46,6 +46,8 @@ export interface NearMiss {
   matched: number;
   length: number;
   byExtension: boolean;
+  /** On the detection scale, below DETECTION_SCORE.partialMagic: how nearly it is this format. */
+  score: number;
   /** "byte 5 is 0x00, expected 0x0a (8 of 9 signature bytes match)" */
   detail: string;
   /** "BadMagic for MLDF: " + detail */
@@ -199,14 +201,14 @@ export function nearMisses(formats: readonly FormatInfo[], head: Uint8Array, nam
         matched,
         length: bytes.byteLength,
         byExtension,
+        score: nearMissScore(matched, bytes.byteLength, byExtension),
         detail,
         message: `BadMagic for ${format.id.toUpperCase()}: ${detail}`,
       };
     }
     if (best) out.push(best);
   }
-  const rank = (m: NearMiss) => m.matched / m.length + (m.byExtension ? 1 : 0);
-  return out.sort((a, b) => rank(b) - rank(a));
+  return out.sort((a, b) => b.score - a.score);
 }
 
 function isLoadedPlugin(entry: RegistryEntry): entry is AnyFormatPlugin {

@@ -169,6 +169,20 @@ describe('one score scale', () => {
     for (const c of d.candidates) expect(c.score).toBeLessThanOrEqual(1);
   });
 
+  it('scores near misses below every detection: the extension first, then the share of signature bytes', async () => {
+    const nine = pluginOf(info('nine', 'ABCDEFGHI'));
+    const two = pluginOf(info('two', 'QZ'));
+    const registry = createRegistry([nine, two]);
+    const mostBytes = await registry.detect(fileTarget(new MemorySource(bytes('ABCDE?GHI'), 'x.bin')));
+    expect(mostBytes.nearMiss?.score).toBeCloseTo(0.088, 3);
+    // 8 of 9 bytes of one format lose to the extension of another.
+    const both = await registry.detect(fileTarget(new MemorySource(bytes('ABCDE?GHI'), 'x.two')));
+    expect(both.nearMiss?.id).toBe('two');
+    expect(both.nearMiss?.score).toBeGreaterThanOrEqual(DETECTION_SCORE.extension);
+    expect(both.nearMiss?.score).toBeLessThan(DETECTION_SCORE.partialMagic);
+    expect(mostBytes.nearMiss?.score).toBeLessThan(DETECTION_SCORE.extension);
+  });
+
   it('clamps a detect() answer off the scale', async () => {
     const loud = info('ll', 'LLLL', { magic: [], detect: async () => 7 });
     const registry = createRegistry([pluginOf(loud)]);

@@ -65,6 +65,7 @@ it('exports exactly these names, entry by entry', async () => {
       'markProblem',
       'matchesMagic',
       'maxUnsigned',
+      'nearMissScore',
       'nearMisses',
       'node',
       'nodesAt',
