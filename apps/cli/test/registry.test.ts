@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createRegistry, DETECTION_SCORE } from '@binscope/core';
@@ -5,7 +6,7 @@ import { openPath } from '@binscope/core/node';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli.js';
 import { FORMATS, registry } from '../src/plugins.js';
-import { cli } from './helpers.js';
+import { cli, REPO } from './helpers.js';
 
 const VECTORS = process.env.BINSCOPE_VECTORS ?? '/work/shared/vectors';
 
@@ -94,6 +95,19 @@ describe('the lazy registry over every vector', () => {
     const code = await run(['validate', vectorPath('mldf/basic_mixed/basic_mixed.mldf')], validate.streams);
     expect(code, validate.text().stderr).toBe(0);
     expect(registry.loadedIds()).toEqual(['mldf']);
+  });
+
+  it('the built CLI imports format packages statically only for their /magic metadata', () => {
+    const dist = path.join(REPO, 'apps/cli/dist');
+    const statics = fs
+      .readdirSync(dist)
+      .filter((f) => f.endsWith('.js'))
+      .flatMap((f) => [
+        ...fs.readFileSync(path.join(dist, f), 'utf8').matchAll(/from\s*"(@binscope\/[^"]+)"/g),
+      ])
+      .map((m) => m[1])
+      .filter((specifier) => !specifier.startsWith('@binscope/core'));
+    expect(new Set(statics)).toEqual(new Set(FORMATS.map((f) => `@binscope/${f.id}/magic`)));
   });
 });
 
