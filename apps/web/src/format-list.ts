@@ -18,11 +18,8 @@ export const FORMAT_INFOS = [
   scdlFormat,
 ] as const satisfies readonly FormatInfo[];
 
-export type FormatId = (typeof FORMAT_INFOS)[number]['id'];
-
-/** "SCBF, UDF, MLDF, TARIDX, SCDL", or only the formats of one kind. */
+/** "SCBF, UDF, MLDF, TARIDX and SCDL", or only the formats of one kind. */
 export function formatNames(kind?: FormatInfo['kind']): string {
-  return FORMAT_INFOS.filter((f) => !kind || f.kind === kind)
-    .map((f) => f.id.toUpperCase())
-    .join(', ');
+  const names = FORMAT_INFOS.filter((f) => !kind || f.kind === kind).map((f) => f.id.toUpperCase());
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
