@@ -4,7 +4,7 @@ import type { InspectResult } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inCheckOrder, inspectingPlugin } from '../src/worker/inspect-mode';
+import { inCheckOrder, inspectedFormat } from '../src/worker/inspect-mode';
 import { registry } from '../src/worker/plugins';
 import { chromiumPresent, useSiteAndBrowser } from './browser';
 import {
@@ -41,7 +41,8 @@ function invalidVectors(): Array<{ format: string; name: string; path: string; e
 /** What the page must show: the format's inspect mode run on the same bytes, in Node. */
 async function expectedInspection(path: string): Promise<InspectResult | undefined> {
   const target = openPath(path);
-  const plugin = inspectingPlugin(await registry.detect(target), registry);
+  const format = inspectedFormat(await registry.detect(target), registry);
+  const plugin = format ? await registry.load(format.id) : undefined;
   const result = await plugin?.inspectTarget(target);
   if (result) result.located = inCheckOrder(result, result.located);
   return result;

@@ -11,7 +11,7 @@ import {
 } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { firstDefect } from '../src/components/DefectList';
-import { inspectingPlugin, inspectTree, locatedDefect, nodeView } from '../src/worker/inspect-mode';
+import { inspectedFormat, inspectTree, locatedDefect, nodeView } from '../src/worker/inspect-mode';
 
 // The worker's side of the broken-file view, without a browser: a fake format whose inspect
 // mode returns a hand-made partial tree with a defect four levels down and a warning before it
@@ -107,8 +107,9 @@ describe('the worker turns an inspect-mode result into what the page selects', (
   it('a near miss is inspected by the format it nearly is', () => {
     const plugin = fakePlugin([]);
     const registry = createRegistry([plugin]);
-    const detection = { plugin: undefined, format: null, nearMiss: { id: 'fake' } } as unknown as Detection;
-    expect(inspectingPlugin(detection, registry)).toBe(plugin);
-    expect(inspectingPlugin({ ...detection, nearMiss: undefined }, registry)).toBeUndefined();
+    const detection = { info: undefined, format: null, nearMiss: { id: 'fake' } } as unknown as Detection;
+    expect(inspectedFormat(detection, registry)?.id).toBe('fake');
+    expect(inspectedFormat({ ...detection, nearMiss: undefined }, registry)).toBeUndefined();
+    expect(inspectedFormat({ ...detection, nearMiss: { id: 'tar' } } as Detection, registry)).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ import {
   treeLines,
 } from '../inspect-tree.js';
 import { type Input, openInput, unreadable } from '../open.js';
-import { loadPlugins } from '../plugins.js';
+import { registry } from '../plugins.js';
 import { printJson } from '../render.js';
 
 export interface InspectOptions extends CommonOptions {
@@ -87,9 +87,8 @@ async function sourceFor(target: Target, file: string | undefined): Promise<Byte
 async function inspectingPlugin(input: Input): Promise<AnyFormatPlugin> {
   if (input.plugin) return input.plugin;
   const near = input.detection.nearMiss;
-  const plugin = near ? (await loadPlugins()).registry.get(near.id) : undefined;
-  if (!plugin) throw unreadable(input);
-  return plugin;
+  if (!near || !registry.info(near.id)) throw unreadable(input);
+  return registry.load(near.id);
 }
 
 async function printHex(

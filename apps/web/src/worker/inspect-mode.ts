@@ -1,6 +1,7 @@
 import type {
   AnyFormatPlugin,
   Detection,
+  FormatInfo,
   FormatReader,
   InspectNode,
   LocatedProblem,
@@ -17,10 +18,10 @@ export interface InspectedTree {
   located: LocatedProblem[];
 }
 
-/** The plugin that reads the file, else the format whose signature it nearly has. */
-export function inspectingPlugin(detection: Detection, registry: Registry): AnyFormatPlugin | undefined {
-  if (detection.plugin) return detection.plugin;
-  return detection.nearMiss ? registry.get(detection.nearMiss.id) : undefined;
+/** The format that reads the file, else the format whose signature it nearly has. */
+export function inspectedFormat(detection: Detection, registry: Registry): FormatInfo | undefined {
+  if (detection.info) return detection.info;
+  return detection.nearMiss ? registry.info(detection.nearMiss.id) : undefined;
 }
 
 const keyOf = (p: Problem) => `${p.code}\u0000${p.message}\u0000${p.offset ?? ''}\u0000${p.file ?? ''}`;

@@ -34,7 +34,7 @@ import type {
 } from '../protocol';
 import { CoverageDirectory } from './counting';
 import { explainFetchFailure } from './fetch-failure';
-import { inspectingPlugin, inspectModeTree, inspectTree, locatedDefect, nodeView } from './inspect-mode';
+import { inspectedFormat, inspectModeTree, inspectTree, locatedDefect, nodeView } from './inspect-mode';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -155,9 +155,18 @@ export class Session {
 
   /** Opens the reader and builds the summary and tree: header-sized reads only. */
   private async load(signal: AbortSignal): Promise<void> {
-    const plugin = inspectingPlugin(this.detection, registry);
-    if (!plugin) return;
-    this.plugin = plugin;
+    const format = inspectedFormat(this.detection, registry);
+    if (!format) return;
+    let plugin: AnyFormatPlugin;
+    try {
+      // The parser's chunk is fetched now, for the detected format only.
+      plugin = await registry.load(format.id);
+      this.plugin = plugin;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.openError = serializeError(error);
+      return;
+    }
     try {
       this.reader = await plugin.open(this.target, { signal });
       this.summary = await plugin.info(this.reader, { signal });
