@@ -96,7 +96,12 @@ export function markProblem(target: InspectNode, problem: Problem): void {
 }
 
 function sameProblem(a: Problem, b: Problem): boolean {
-  return a.code === b.code && a.message === b.message && a.offset === b.offset && a.file === b.file;
+  return problemKey(a) === problemKey(b);
+}
+
+/** Two records of one defect (a parser's mark and the report's entry) share this key. */
+function problemKey(p: Problem): string {
+  return `${p.code}\u0000${p.offset ?? ''}\u0000${p.file ?? ''}\u0000${p.message}`;
 }
 
 /** A problem with the node it is marked on: names from the root's child down, and positions. */
@@ -123,30 +128,44 @@ export interface InspectResult extends ValidationReport {
  * problem gets its node path.
  */
 export function inspectResult(root: InspectNode, report: ValidationReport): InspectResult {
-  const marked = new Set<Problem>();
+  // Keys, not pairwise comparison: a file with a bad value in every row has many problems.
+  const marked = new Set<string>();
   walk(root, (n) => {
-    for (const p of n.problems ?? []) marked.add(p);
+    for (const p of n.problems ?? []) marked.add(problemKey(p));
     return undefined;
   });
-  const isMarked = (p: Problem) => [...marked].some((m) => sameProblem(m, p));
-  for (const problem of [...report.errors, ...report.warnings]) {
-    if (isMarked(problem)) continue;
+  const reported = [...report.errors, ...report.warnings];
+  for (const problem of reported) {
+    if (marked.has(problemKey(problem))) continue;
     const owner =
       problem.offset === undefined ? [root] : nodesAt(root, problem.offset, problem.file ?? root.file);
     markProblem(owner[owner.length - 1] ?? root, problem);
+    marked.add(problemKey(problem));
   }
-  const errors = new Set(report.errors);
-  const located: LocatedProblem[] = [];
+  // One entry per problem, in check order (the report's), at the first node in tree order that
+  // carries it: a defect marked on a pointer and on what it points to is one defect.
+  const rank = new Map<string, number>();
+  reported.forEach((p, i) => {
+    if (!rank.has(problemKey(p))) rank.set(problemKey(p), i);
+  });
+  const found = new Map<string, LocatedProblem & { rank: number }>();
   const visit = (n: InspectNode, names: string[], positions: number[]) => {
     for (const p of n.problems ?? []) {
-      const severity = errors.has(p) || report.errors.some((e) => sameProblem(e, p)) ? 'error' : 'warning';
-      located.push({ ...p, severity, path: names.join('/'), indexPath: positions });
+      const key = problemKey(p);
+      if (found.has(key)) continue;
+      const r = rank.get(key) ?? reported.length;
+      const severity = r < report.errors.length ? 'error' : 'warning';
+      found.set(key, { ...p, severity, path: names.join('/'), indexPath: positions, rank: r });
     }
     (n.children ?? []).forEach((c, i) => {
       visit(c, [...names, c.name], [...positions, i]);
     });
   };
   visit(root, [], []);
+  const located: LocatedProblem[] = [...found.values()]
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => a.f.rank - b.f.rank || a.i - b.i)
+    .map(({ f: { rank: _rank, ...problem } }) => problem);
   return { ...report, root, located };
 }
 

@@ -93,6 +93,19 @@ describe('inspectResult: every problem is marked on a node and has a path', () =
     ]);
   });
 
+  it('lists a defect marked on two nodes once, at the first, and in check order', () => {
+    const root = tree();
+    const cut = { code: 'Truncated', message: 'data runs past the end', offset: 8 };
+    const late = { code: 'InvalidValue', message: 'bad flag', offset: 20 };
+    (root.children as NonNullable<typeof root.children>)[1].problems = [late, cut];
+    (root.children as NonNullable<typeof root.children>)[0].problems = [cut];
+    const result = inspectResult(root, { valid: false, errors: [cut, late], warnings: [] });
+    expect(result.located.map((p) => [p.code, p.path])).toEqual([
+      ['Truncated', 'header'],
+      ['InvalidValue', 'data'],
+    ]);
+  });
+
   it('keeps a mark the parser made and does not mark it twice', () => {
     const root = tree();
     const problem = { code: 'Truncated', message: 'cut', offset: 99 };

@@ -8,7 +8,6 @@ import type {
   Problem,
   Registry,
   Target,
-  ValidationReport,
 } from '@binscope/core';
 import type { LocatedDefect, NodeProblem, TreeNodeView } from '../protocol';
 
@@ -26,16 +25,6 @@ export function inspectedFormat(detection: Detection, registry: Registry): Forma
 
 const keyOf = (p: Problem) => `${p.code}\u0000${p.message}\u0000${p.offset ?? ''}\u0000${p.file ?? ''}`;
 
-/** inspectResult lists problems in tree order; the page shows (and selects) the first defect first. */
-export function inCheckOrder(report: ValidationReport, located: readonly LocatedProblem[]): LocatedProblem[] {
-  const rank = new Map<string, number>();
-  [...report.errors, ...report.warnings].forEach((p, i) => {
-    if (!rank.has(keyOf(p))) rank.set(keyOf(p), i);
-  });
-  const at = (p: Problem) => rank.get(keyOf(p)) ?? Number.MAX_SAFE_INTEGER;
-  return [...located].sort((a, b) => at(a) - at(b));
-}
-
 /** The format's inspect mode: the tree as far as the file parses, each problem marked on its node. */
 export async function inspectModeTree(
   plugin: AnyFormatPlugin,
@@ -43,7 +32,7 @@ export async function inspectModeTree(
   signal: AbortSignal,
 ): Promise<InspectedTree> {
   const result = await plugin.inspectTarget(target, { signal });
-  return { root: result.root, located: inCheckOrder(result, result.located) };
+  return { root: result.root, located: result.located };
 }
 
 /**
