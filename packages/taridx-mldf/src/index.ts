@@ -2,7 +2,6 @@
 export {
   convertTaridxToMldf,
   KEY_FIELD,
-  type SampleWriter,
   type TaridxToMldfOptions,
   type TaridxToMldfResult,
   type TaridxToMldfSinkOptions,
