@@ -11,6 +11,7 @@ import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
 import { Tree } from './components/Tree';
 import { inputFromDrop } from './files';
+import { formatNames } from './format-list';
 import { readShareLink, writeShareLink } from './shareLink';
 import type {
   ByteStats,
@@ -280,8 +281,9 @@ export function App() {
           <div className="drop-hint">
             <h2>Drop a file or a folder here</h2>
             <p>
-              SCBF, UDF, MLDF and TARIDX files, SCDL archive folders (drop the folder), tar shards together
-              with their <code>.taridx</code>, or an AnnData <code>.h5ad</code> to convert to SCDL.
+              {formatNames('file')} files, {formatNames('directory')} archive folders (drop the folder), tar
+              shards together with their <code>.taridx</code>, or an AnnData <code>.h5ad</code> to convert to
+              SCDL.
             </p>
             <p className="muted">
               Nothing is uploaded: files are read in this tab, lazily, a few kilobytes at a time. A URL is

@@ -149,10 +149,12 @@ export class Session {
 
   /** Opens the reader and builds the summary and tree: header-sized reads only. */
   private async load(signal: AbortSignal): Promise<void> {
-    const plugin = this.detection.plugin;
-    if (!plugin) return;
-    this.plugin = plugin;
+    const format = this.detection.info;
+    if (!format) return;
     try {
+      // The parser's chunk is fetched now, for the detected format only.
+      const plugin = await registry.load(format.id);
+      this.plugin = plugin;
       this.reader = await plugin.open(this.target, { signal });
       this.summary = await plugin.info(this.reader, { signal });
       this.root = await plugin.inspect(this.reader, { signal });
