@@ -160,7 +160,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .description(
         'Show the structure of a file as a tree: every header field, table, block and row with its byte offset ' +
           'and length (and file, inside an archive). With --hex NODE, print the bytes of one node instead. ' +
-          'NODE is a path of child names or positions below the root, e.g. "header/magic" or "columns/2".',
+          'NODE is a path of child names or positions below the root, e.g. "header/magic" or "columns/2". ' +
+          'A broken file shows the tree as far as it parses, each problem marked on its node; exit 1 when it has errors.',
       )
       .argument('<path>', 'a file or archive directory')
       .option('-d, --depth <n>', 'show only this many levels below the root', wholeNumber('--depth'))
