@@ -2,7 +2,8 @@
 // package as `changeset publish` would (pnpm pack rewrites workspace: ranges), checks what
 // each tarball ships, then installs tarballs with plain npm into fresh projects outside the
 // workspace: @binscope/core + one format package alone (no other @binscope package may come
-// along) reading a vector, for every format; and the CLI with all of them, run on a vector.
+// along) reading a vector, for every format; the tar shards → MLDF converter with only the
+// packages it joins, converting a vector; and the CLI with all of them, run on a vector.
 //   node scripts/install-test.mjs [format ...]   (default: every format)
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -123,6 +124,44 @@ console.log(JSON.stringify({ format: info.format, counts: info.counts, records, 
   );
 }
 
+/**
+ * The tar shards → MLDF converter with only the packages it joins: its browser entry loads in
+ * Node, and its /node entry converts the TARIDX vector (images kept encoded: the vectors' .jpg
+ * members are not real JPEGs) into an MLDF file that @binscope/mldf then validates.
+ */
+function converterAlone(tarballOf) {
+  const project = freshProject('install-taridx-mldf');
+  const wanted = ['core', 'mldf', 'taridx', 'taridx-mldf'];
+  npmInstall(
+    project,
+    wanted.map((name) => tarballOf(`@binscope/${name}`)),
+  );
+  const installed = fs.readdirSync(path.join(project, 'node_modules', '@binscope')).sort();
+  if (JSON.stringify(installed) !== JSON.stringify(wanted))
+    throw new Error(`expected only @binscope/{${wanted}} to be installed, found ${installed}`);
+  fs.writeFileSync(
+    path.join(project, 'convert.mjs'),
+    `import { convertTaridxToMldf } from '@binscope/taridx-mldf';
+import { convertTaridxToMldfFile } from '@binscope/taridx-mldf/node';
+import { openTaridxFile } from '@binscope/taridx/node';
+import { validateMldf } from '@binscope/mldf';
+import { openFile } from '@binscope/core/node';
+if (typeof convertTaridxToMldf !== 'function') throw new Error('no browser entry');
+const reader = await openTaridxFile(process.argv[2]);
+const result = await convertTaridxToMldfFile(reader, 'out.mldf', { keepEncoded: true, checksum: true });
+await reader.close();
+const report = await validateMldf(openFile('out.mldf'));
+console.log(JSON.stringify({ samples: result.samples, fields: result.fields.length, valid: report.valid }));
+`,
+  );
+  const target = vectorOf('taridx');
+  const result = JSON.parse(run('node', ['convert.mjs', target], project));
+  if (!result.valid || result.samples < 1) throw new Error(`unexpected result ${JSON.stringify(result)}`);
+  console.log(
+    `install test: @binscope/taridx-mldf installed with core, taridx and mldf alone converted ${path.relative(vectors, target)}: ${JSON.stringify(result)}`,
+  );
+}
+
 /** The CLI from its tarball (with the other tarballs for its @binscope dependencies). */
 function cliInstalled(tarballs) {
   const project = freshProject('install-cli');
@@ -152,6 +191,8 @@ try {
     formatAlone(format, tarballOf);
     passed++;
   }
+  converterAlone(tarballOf);
+  passed++;
   cliInstalled([...tarballs.values()]);
   passed++;
   console.log(`${passed} passed, 0 failed`);

@@ -5,8 +5,7 @@ import { indexShards, openTaridx } from '@binscope/taridx';
 import { MemorySource } from '@binscope/core';
 import { TarWriter } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
-// The converter lives in the CLI app (it needs both format packages); the bench runs its source.
-import { convertTaridxToMldf } from '../../apps/cli/src/convert-taridx-mldf.js';
+import { convertTaridxToMldfFile } from '@binscope/taridx-mldf/node';
 import type { Bench } from './harness.js';
 
 const SHARDS = 4;
@@ -73,7 +72,7 @@ export default async function run(b: Bench): Promise<void> {
   );
   const convert = (keepEncoded: boolean) => async () => {
     const reader = await openTaridx(new MemorySource(index, `${FOLD}.taridx`), { shards: directory });
-    await convertTaridxToMldf(reader, path.join(dir, 'out.mldf'), { keepEncoded });
+    await convertTaridxToMldfFile(reader, path.join(dir, 'out.mldf'), { keepEncoded });
     await reader.close();
   };
   const floor = { name: 'raw read of the shards', run: () => rawRead(files) };

@@ -7,8 +7,8 @@ import { tarBytes, tempDir } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
 import { encode as encodeJpeg } from 'jpeg-js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { convertTaridxToMldf } from '../src/convert-taridx-mldf.js';
-import { decodeImage, npyLayout } from '../src/taridx-fields.js';
+import { decodeImage, npyLayout } from '@binscope/taridx-mldf';
+import { convertTaridxToMldfFile as convertTaridxToMldf } from '@binscope/taridx-mldf/node';
 import { cli } from './helpers.js';
 
 const scratch = tempDir('binscope-cli-tar2mldf-');

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { MemorySource, type ProgressCallback } from '@binscope/core';
-import { convertTaridxToMldf } from '../convert-taridx-mldf.js';
 import { forPath } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 import type { ConvertOptions } from './convert.js';
@@ -49,9 +48,10 @@ export async function convertShards(
       fold: options.fold,
     });
   });
+  const { convertTaridxToMldfFile } = await import('@binscope/taridx-mldf/node');
   try {
     const result = await forPath(input, () =>
-      convertTaridxToMldf(reader, output, {
+      convertTaridxToMldfFile(reader, output, {
         keepEncoded: options.keepEncoded,
         checksum: options.checksum,
         onProgress,

@@ -1,0 +1,34 @@
+import { FormatError } from '@binscope/core';
+
+/**
+ * The kind of value a WebDataset member holds, from the last dot-suffix of its extension
+ * (`seg.png` is an image); the whole extension stays the field name.
+ */
+export type MemberKind = 'image' | 'json' | 'text' | 'class' | 'npy' | 'bytes';
+
+export function kindOf(ext: string): MemberKind {
+  const last = ext.slice(ext.lastIndexOf('.') + 1);
+  if (last === 'jpg' || last === 'jpeg' || last === 'png') return 'image';
+  if (last === 'json') return 'json';
+  if (last === 'txt') return 'text';
+  if (last === 'cls') return 'class';
+  if (last === 'npy') return 'npy';
+  return 'bytes';
+}
+
+/** Where a member is, so an error names the sample, the member and the shard. */
+export interface MemberPlace {
+  file: string;
+  offset: number;
+  key: string;
+  ext: string;
+}
+
+export function badMember(place: MemberPlace, message: string, cause?: unknown): FormatError {
+  return new FormatError(
+    'InvalidValue',
+    `sample ${JSON.stringify(place.key)} member .${place.ext}: ${message}`,
+    { file: place.file, offset: place.offset, format: 'taridx' },
+    { cause },
+  );
+}
