@@ -1,19 +1,32 @@
 import {
+  type Awaitable,
   type ByteSource,
   checkRange,
   type DirectorySource,
-  FormatError,
+  type FormatError,
   type FormatReader,
   type Problem,
+  ProblemList,
   type ReadOptions,
+  readIntoAwaitable,
   readU64,
   SourceError,
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
 import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
-import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
-import { checkRows, parseIndex, readRows } from './parse.js';
+import {
+  FORMAT,
+  R,
+  ROW_SIZE,
+  TAR_BLOCK,
+  type TaridxHeader,
+  type TaridxRow,
+  joinHash,
+  fail,
+} from './layout.js';
+import { openIndex } from './parse.js';
+import { CappedErrors, checkRows, readRows } from './rows.js';
 import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
 import { checkWholeReadable, payloadChunks, type StreamChunkOptions } from './member-stream.js';
 import { foldOf, ShardSet } from './shards.js';
@@ -124,7 +137,7 @@ export class TaridxReader implements FormatReader {
   }
 
   static async open(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
-    const [parsed, hasher] = await Promise.all([parseIndex(source, options), loadHasher()]);
+    const [parsed, hasher] = await Promise.all([openIndex(source, options), loadHasher()]);
     return new TaridxReader(
       source,
       parsed.header,
@@ -156,16 +169,17 @@ export class TaridxReader implements FormatReader {
   private ensure(options: ReadOptions = {}): Promise<Loaded> | Loaded {
     if (this.loaded) return this.loaded;
     this.loading ??= (async () => {
-      const rows = await readRows(this.source, this.header, options);
+      const rows = await readRows(this.source, this.header, this.header.nRows, options);
       const parsed = {
         header: this.header,
         extensions: [...this.extensions],
         crashStems: [...this.crashStems],
         warnings: [],
       };
-      const groups = checkRows(parsed, rows, this.hasher, (code, message, offset) => {
-        throw new FormatError(code, message, { offset, file: this.name, format: FORMAT });
-      });
+      // The same row checks as validate, in read mode: the first error in A2 order is thrown.
+      const problems = new ProblemList(FORMAT, { mode: 'read', file: this.name });
+      const groups = checkRows(parsed, rows, this.hasher, new CappedErrors(problems));
+      problems.checkpoint();
       this.loaded = { rows, view: new DataView(rows.buffer, rows.byteOffset, rows.byteLength), groups };
       return this.loaded;
     })();
@@ -358,10 +372,7 @@ export class TaridxReader implements FormatReader {
     if (!source) {
       if (fid >= set.count) {
         // ShardSet.open's error: a fid past the listed shards points past the table (A3).
-        throw new FormatError('OutOfBounds', set.missingMessage(fid), {
-          file: set.guessName(fid),
-          format: FORMAT,
-        });
+        throw fail('OutOfBounds', set.missingMessage(fid), undefined, set.guessName(fid));
       }
       throw new SourceError(
         `${this.name}: shard ${set.names[fid]} not opened yet; await reader.openShards() before readSampleSync`,
@@ -554,10 +565,7 @@ export class TaridxReader implements FormatReader {
     }
     const target = new Uint8Array(this.scratch.buffer, this.scratchUsed, length);
     this.scratchUsed += length;
-    const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-    if (into) return filled(source, offset, length, into.call(source, target, offset), target);
-    if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), target);
-    return source.read(offset, length, options).then((got) => filled(source, offset, length, got, target));
+    return readFilled(source, offset, target, options);
   }
 
   /**
@@ -649,10 +657,11 @@ export class TaridxReader implements FormatReader {
     const source = await this.shard(first.fid);
     const { stem } = headerInfo(await readHeaderBlock(source, first));
     if (!sampleHashMatches(this.hasher, stem, sample.keyhash)) {
-      throw new FormatError(
+      throw fail(
         'InvalidValue',
         `row ${first.row}: the tar header's stem ${JSON.stringify(stem)} does not hash to the row's keyhash (the shard changed after indexing?)`,
-        { file: source.name, offset: first.offset, format: FORMAT },
+        first.offset,
+        source.name,
       );
     }
     return stem;
@@ -694,9 +703,7 @@ interface MemberRead {
 
 /** Whether readOwned/readReused complete without an await on this source. */
 function readsSync(source: ByteSource): boolean {
-  return (
-    typeof (source as { readInto?: unknown }).readInto === 'function' || typeof source.readSync === 'function'
-  );
+  return typeof source.readAt === 'function' || typeof source.readSync === 'function';
 }
 
 function rowAt(view: DataView, i: number): TaridxRow {
@@ -737,15 +744,20 @@ function readOwned(
   length: number,
   options: ReadOptions = {},
 ): Uint8Array | Promise<Uint8Array> {
-  const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-  if (into) {
-    const target = take(length);
-    return filled(source, offset, length, into.call(source, target, offset), target);
-  }
-  if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), take(length));
-  return source
-    .read(offset, length, options)
-    .then((got) => filled(source, offset, length, got, take(length)));
+  return readFilled(source, offset, take(length), options);
+}
+
+/** `target` filled from `offset` through the fastest read the source declares, or Truncated if fewer came. */
+function readFilled(
+  source: ByteSource,
+  offset: number,
+  target: Uint8Array,
+  options: ReadOptions,
+): Awaitable<Uint8Array> {
+  const got = readIntoAwaitable(source, target, offset, options);
+  return got instanceof Promise
+    ? got.then((bytes) => filled(source, offset, target.byteLength, bytes, target))
+    : filled(source, offset, target.byteLength, got, target);
 }
 
 /** `target` holding the `length` bytes read at `offset` (`got`), or Truncated if fewer came. */
@@ -756,13 +768,8 @@ function filled(
   got: Uint8Array,
   target: Uint8Array,
 ): Uint8Array {
-  if (got.byteLength !== length) {
-    throw new FormatError('Truncated', `got ${got.byteLength} of ${length} bytes`, {
-      file: source.name,
-      offset,
-      format: FORMAT,
-    });
-  }
+  if (got.byteLength !== length)
+    throw fail('Truncated', `got ${got.byteLength} of ${length} bytes`, offset, source.name);
   if (got !== target) target.set(got);
   return target;
 }
@@ -789,11 +796,12 @@ function equalBytesAt(a: Uint8Array, b: Uint8Array, bStart: number, length: numb
 }
 
 function changedError(member: TaridxMember, file: string, what: string): FormatError {
-  return new FormatError('InvalidValue', `row ${member.row}: ${what} (the shard changed after indexing?)`, {
+  return fail(
+    'InvalidValue',
+    `row ${member.row}: ${what} (the shard changed after indexing?)`,
+    member.offset,
     file,
-    offset: member.offset,
-    format: FORMAT,
-  });
+  );
 }
 
 /** Whether name bytes [start, end) lower-case to `expected` (ASCII compared in place). */
