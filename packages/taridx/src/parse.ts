@@ -7,7 +7,7 @@ import {
   readExact,
 } from '@binscope/core';
 import { checkHeaderFields, checkMagic, checkRegions, decodeHeader, type RowRegion } from './header.js';
-import { FORMAT, H, HEADER_SIZE, type TaridxHeader } from './layout.js';
+import { FORMAT, H, HEADER_SIZE, MAJOR, type TaridxHeader } from './layout.js';
 
 /** What open() learns without reading rows: header and both text blocks, every check of T7/T8. */
 export interface ParsedIndex {
@@ -32,6 +32,8 @@ export interface IndexParse {
   head: Uint8Array;
   /** The header as stored, when the file has 64 bytes. */
   header?: TaridxHeader;
+  /** Whether the header is laid out as this reader knows (magic and major version right). */
+  layoutKnown?: boolean;
   /** The row region, when the header's offsets locate it. */
   region?: RowRegion;
   extensions?: TextBlock;
@@ -69,6 +71,7 @@ export async function parseIndex(
     return parse;
   }
   parse.header = decodeHeader(head);
+  parse.layoutKnown = magicOk && parse.header.major === MAJOR;
   if (!magicOk || !checkHeaderFields(parse.header, problems)) return parse;
   parse.region = checkRegions(parse.header, head, size, problems);
   if (!parse.region) return parse;
@@ -109,7 +112,7 @@ export async function openIndex(source: ByteSource, options: ReadOptions = {}): 
   return parsed;
 }
 
-async function readTextBlock(
+export async function readTextBlock(
   source: ByteSource,
   start: number,
   end: number,
