@@ -223,3 +223,44 @@ describe('inspect --deep marks the shard at fault and keeps the others', () => {
     expect(result.located.every((p) => p.path.startsWith('shards/f_1.tar'))).toBe(true);
   });
 });
+
+/** Shards that answer only asynchronously, after `delay(name)` ms: the remote path of the shard checks. */
+class SlowDirectory extends MemoryDirectory {
+  constructor(
+    files: Record<string, Uint8Array>,
+    private readonly delay: (name: string) => number,
+  ) {
+    super(files);
+  }
+  override async open(name: string) {
+    const inner = await super.open(name);
+    const wait = this.delay(name);
+    return {
+      name: inner.name,
+      size: inner.size,
+      read: async (offset: number, length: number) => {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        return inner.read(offset, length);
+      },
+    };
+  }
+}
+
+describe('shards checked concurrently report in fid order', () => {
+  it('gives the same report over slow async shards as over local ones, whichever answers first', async () => {
+    const { index, shards } = await writtenFold();
+    // Every shard changed after indexing, each in its own way.
+    const changed = {
+      'f_0.tar': shards['f_0.tar'].subarray(0, 700),
+      'f_1.tar': (() => { const c = shards['f_1.tar'].slice(); c[512 + 512] ^= 0xff; return c; })(),
+      'f_2.tar': (() => { const c = shards['f_2.tar'].slice(); c[0] = 'x'.charCodeAt(0); return c; })(),
+    };
+    const local = await taridxPlugin.validate(memoryTarget(index, 'f.taridx', changed));
+    expect(new Set(local.errors.map((e) => e.file))).toEqual(new Set(['f_0.tar', 'f_1.tar', 'f_2.tar']));
+    // The first shard answers last.
+    const slow = new SlowDirectory(changed, (name) => (name === 'f_0.tar' ? 30 : name === 'f_1.tar' ? 15 : 1));
+    const remote = await taridxPlugin.validate(fileTarget(new MemorySource(index, 'f.taridx'), slow));
+    expect(remote).toEqual(local);
+    expect(remote.errors.map((e) => e.file)).toEqual([...remote.errors.map((e) => e.file)].sort());
+  });
+});
