@@ -252,13 +252,23 @@ describe('shards checked concurrently report in fid order', () => {
     // Every shard changed after indexing, each in its own way.
     const changed = {
       'f_0.tar': shards['f_0.tar'].subarray(0, 700),
-      'f_1.tar': (() => { const c = shards['f_1.tar'].slice(); c[512 + 512] ^= 0xff; return c; })(),
-      'f_2.tar': (() => { const c = shards['f_2.tar'].slice(); c[0] = 'x'.charCodeAt(0); return c; })(),
+      'f_1.tar': (() => {
+        const c = shards['f_1.tar'].slice();
+        c[512 + 512] ^= 0xff;
+        return c;
+      })(),
+      'f_2.tar': (() => {
+        const c = shards['f_2.tar'].slice();
+        c[0] = 'x'.charCodeAt(0);
+        return c;
+      })(),
     };
     const local = await taridxPlugin.validate(memoryTarget(index, 'f.taridx', changed));
     expect(new Set(local.errors.map((e) => e.file))).toEqual(new Set(['f_0.tar', 'f_1.tar', 'f_2.tar']));
     // The first shard answers last.
-    const slow = new SlowDirectory(changed, (name) => (name === 'f_0.tar' ? 30 : name === 'f_1.tar' ? 15 : 1));
+    const slow = new SlowDirectory(changed, (name) =>
+      name === 'f_0.tar' ? 30 : name === 'f_1.tar' ? 15 : 1,
+    );
     const remote = await taridxPlugin.validate(fileTarget(new MemorySource(index, 'f.taridx'), slow));
     expect(remote).toEqual(local);
     expect(remote.errors.map((e) => e.file)).toEqual([...remote.errors.map((e) => e.file)].sort());
