@@ -260,11 +260,6 @@ export interface HeaderVisit {
 
 type Reader = (offset: number, length: number) => Uint8Array | Promise<Uint8Array>;
 
-/** Positional reads into our own memory (NodeFileSource): one syscall, no allocation. */
-interface PositionalSource {
-  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number;
-}
-
 /**
  * Walks a tar's headers in order (T1): reads 512 bytes at each header and seeks over the
  * payload, stopping at the first all-zero block or a short read. A member whose payload
@@ -283,8 +278,7 @@ export async function walkTar(
 ): Promise<number> {
   const size = source.size;
   const file = source.name;
-  const positional = source as Partial<PositionalSource>;
-  const readAt = typeof positional.readAt === 'function' ? positional.readAt.bind(source) : undefined;
+  const readAt = source.readAt?.bind(source);
   const block = new Uint8Array(readAt ? TAR_BLOCK : 0);
   const sync = source.readSync?.bind(source);
   const windowSize = sync ? 1 << 20 : REMOTE_WINDOW;
