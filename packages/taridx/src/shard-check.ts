@@ -6,13 +6,14 @@ import {
   type ReadOptions,
   readAwaitable,
   readU64,
+  RequestPool,
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { hashKey } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK } from './layout.js';
 import type { ParsedIndex } from './parse.js';
 import type { CappedErrors } from './rows.js';
-import { mapLimit, visitHeaders } from './shard-headers.js';
+import { visitHeaders } from './shard-headers.js';
 import type { ShardSet } from './shards.js';
 import {
   checksumProblem,
@@ -85,8 +86,12 @@ export async function checkShards(check: ShardCheck): Promise<void> {
     }
   }
   let done = 0;
-  const found = await mapLimit([...byFid.keys()], SHARDS_IN_FLIGHT, (fid) =>
-    checkShard(check, fid, byFid[fid], view, () => check.progress(++done)),
+  // Each shard's findings go to its own list; merged below in fid order, whichever finished first.
+  const pool = new RequestPool(SHARDS_IN_FLIGHT);
+  const found = await Promise.all(
+    byFid.map((rowIds, fid) =>
+      pool.run(() => checkShard(check, fid, rowIds, view, () => check.progress(++done))),
+    ),
   );
   for (const shard of found) {
     for (const e of shard.errors) errors.error(e.code as never, e.message, e);

@@ -80,21 +80,3 @@ function planSpans(rows: readonly number[], offsetOf: (row: number) => number): 
   }
   return spans;
 }
-
-/** Runs `task` over `items` with at most `limit` running at once; results in item order. */
-export async function mapLimit<T, U>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<U>,
-): Promise<U[]> {
-  const out = new Array<U>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const k = next++;
-      out[k] = await task(items[k]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
