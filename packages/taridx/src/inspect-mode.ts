@@ -41,6 +41,7 @@ export async function inspectTaridxTarget(
     deep: options.deep === true,
   });
   const index = parse.index;
+  const report = problems.report();
   const root = indexTree(
     {
       source,
@@ -49,6 +50,7 @@ export async function inspectTaridxTarget(
       region: index?.region,
       extensions: index?.extensions,
       crashStems: index?.crashStems,
+      rowProblems: report.errors,
     },
     options,
   );
@@ -56,7 +58,7 @@ export async function inspectTaridxTarget(
   // A header cut short has no field to hold its Truncated: the header node itself is at fault.
   if (header && !index?.header) for (const e of problems.errors) markProblem(header, plain(e));
   if (parse.shards) markShards(root, parse.shards, problems.errors);
-  return inspectResult(root, problems.report());
+  return inspectResult(root, report);
 }
 
 /**

@@ -1,7 +1,9 @@
 import {
   type ByteSource,
   type InspectNode,
+  markProblem,
   node,
+  type Problem,
   type ReadOptions,
   readExact,
   readU64,
@@ -25,6 +27,8 @@ export interface TreeParts {
   region?: RowRegion;
   extensions?: TextBlock;
   crashStems?: TextBlock;
+  /** Problems found in the rows: each is marked again on its row's field when the rows are loaded. */
+  rowProblems?: readonly Problem[];
 }
 
 /**
@@ -151,9 +155,11 @@ function rowsNodes(
           what: 'rows',
         });
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        return range(s, e).map((i) =>
-          rowNode(view, (i - s) * ROW_SIZE, header.offArr + i * ROW_SIZE, i, extensions),
-        );
+        return range(s, e).map((i) => {
+          const row = rowNode(view, (i - s) * ROW_SIZE, header.offArr + i * ROW_SIZE, i, extensions);
+          if (parts.rowProblems) markRowProblems(row, parts.rowProblems);
+          return row;
+        });
       },
     },
   });
@@ -197,6 +203,16 @@ function rowNode(
       field('keyhash', base + R.keyhash, 8, keyhash),
     ],
   });
+}
+
+/** Marks each problem inside a lazily loaded row on the field that holds its offset. */
+function markRowProblems(row: InspectNode, problems: readonly Problem[]): void {
+  for (const problem of problems) {
+    const at = problem.offset;
+    if (at === undefined || at < row.offset || at >= row.offset + row.length) continue;
+    const field = row.children?.find((c) => at >= c.offset && at < c.offset + c.length);
+    markProblem(field ?? row, problem);
+  }
 }
 
 function range(start: number, end: number): number[] {

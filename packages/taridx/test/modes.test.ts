@@ -178,6 +178,20 @@ describe('strict read, validate and inspect agree on files broken by hand', () =
     }
   });
 
+  it('marks a bad row on the rows node, and on its field when the row is loaded', async () => {
+    const { index } = await writtenFold();
+    const offArr = Number(new DataView(index.buffer).getBigUint64(48, true));
+    const result = await expectModesAgree(memoryTarget(put(index, offArr + 32 + 2, 513, 8)));
+    const rows = result.root.children!.find((c) => c.name === 'rows')!;
+    expect(rows.problems?.map((p) => p.code)).toEqual(['Misaligned']);
+    const [row1] = await rows.lazy!.load(1, 2);
+    expect(row1.children!.find((c) => c.name === 'offset')!.problems?.map((p) => p.code)).toEqual([
+      'Misaligned',
+    ]);
+    const [row0] = await rows.lazy!.load(0, 1);
+    expect(row0.children!.some((c) => c.problems)).toBe(false);
+  });
+
   it('property: random truncations and byte flips never make the modes disagree', async () => {
     const { index } = await writtenFold();
     await fc.assert(
