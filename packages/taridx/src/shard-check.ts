@@ -27,7 +27,7 @@ import {
 } from './tar.js';
 
 /** Shards checked at once: enough to keep a remote link busy, few enough for one connection pool. */
-const SHARDS_IN_FLIGHT = 4;
+const SHARDS_IN_FLIGHT = 8;
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 

@@ -3,8 +3,8 @@ import { TAR_BLOCK } from './layout.js';
 
 /** Headers closer than this (the payloads between them) are fetched in one request from a remote shard. */
 const SPAN_GAP = 64 * 1024;
-/** A merged request spans at most this many bytes. */
-const SPAN_MAX = 8 * 1024 * 1024;
+/** A merged request spans at most this many bytes (with one prefetched span per shard in flight, memory stays at 8 MiB a shard). */
+const SPAN_MAX = 4 * 1024 * 1024;
 
 /** Where a run of headers is read from: one range of the shard, and the rows it covers. */
 interface Span {
