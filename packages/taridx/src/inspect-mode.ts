@@ -15,7 +15,7 @@ import { indexTree } from './inspect.js';
 import { FORMAT, TAR_BLOCK } from './layout.js';
 import { shardScope } from './shard-check.js';
 import type { ShardSet } from './shards.js';
-import { parseTaridx } from './validate.js';
+import { NOT_A_FILE, parseTaridx } from './validate.js';
 
 /**
  * Inspect mode: the same parse as read and validate, building the tree of whatever the file
@@ -29,7 +29,7 @@ export async function inspectTaridxTarget(
   if (target.kind !== 'file') {
     const problem = {
       code: 'InvalidValue',
-      message: 'a TARIDX index is a single file, not a directory',
+      message: NOT_A_FILE,
       format: FORMAT,
     };
     return unparsedResult(target.directory.name, 0, { valid: false, errors: [problem], warnings: [] });

@@ -17,6 +17,9 @@ import { CappedErrors, checkRows, readRows } from './rows.js';
 import { checkShards } from './shard-check.js';
 import { foldOf, ShardSet } from './shards.js';
 
+/** Why a directory target is refused, in every mode. */
+export const NOT_A_FILE = 'a TARIDX index is a single file, not a directory';
+
 /** What one parse of an index (and its shards) found, in any mode. */
 export interface TaridxParse {
   source: ByteSource;
@@ -103,7 +106,7 @@ export async function validateTaridx(
     file: target.kind === 'file' ? target.source.name : undefined,
   });
   if (target.kind !== 'file') {
-    problems.error('InvalidValue', 'a TARIDX index is a single file, not a directory');
+    problems.error('InvalidValue', NOT_A_FILE);
     return problems.report();
   }
   await parseTaridx(target.source, target.siblings, problems, options);
