@@ -15,12 +15,24 @@ function samples(): Plugin {
   };
 }
 
+const PARSER_ENTRY = /\/packages\/([a-z0-9-]+)\/(?:dist|src)\/index\.[jt]s$/;
+
+function parserChunkName(chunk: { facadeModuleId: string | null }): string {
+  const format = chunk.facadeModuleId?.replaceAll('\\', '/').match(PARSER_ENTRY)?.[1];
+  return format ? `assets/parser-${format}-[hash].js` : 'assets/[name]-[hash].js';
+}
+
 // React without @vitejs/plugin-react: esbuild (already inside Vite) compiles JSX with the
 // automatic runtime. We give up Fast Refresh (dev reloads the page instead); see README.
 export default defineConfig({
   plugins: [samples()],
   esbuild: { jsx: 'automatic', jsxImportSource: 'react' },
-  worker: { format: 'es' },
+  worker: {
+    format: 'es',
+    // Each format's parser is a chunk of its own, fetched when a file of that format is
+    // opened; naming it after the format makes that visible in the build (and testable).
+    rollupOptions: { output: { chunkFileNames: parserChunkName } },
+  },
   build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 4096 },
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },

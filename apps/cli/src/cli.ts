@@ -15,7 +15,7 @@ import { type CommonOptions, type Context, createContext } from './context.js';
 import { CliError, describeError, EXIT, type ExitCode, exitCodeFor } from './errors.js';
 import type { CliStreams } from './io.js';
 import { jsonError } from './json-errors.js';
-import { onPluginMissing } from './plugins.js';
+import { FORMATS, formatLabel, spokenList } from './plugins.js';
 import { printJson, RECORD_FORMATS, type RecordFormat } from './render.js';
 
 function wholeNumber(name: string) {
@@ -42,9 +42,17 @@ Exit codes:
   1  a file is invalid, the files differ, or a lookup found nothing
   2  usage or I/O error (bad option, missing file, write failed)`;
 
+// Every format name in the help comes from FORMATS, so a new format cannot be left out.
+const FORMAT_IDS = FORMATS.map((f) => f.id);
+const FORMAT_NAMES = spokenList(FORMAT_IDS.map((id) => id.toUpperCase()));
+const DIRECTORY_FORMATS = spokenList(
+  FORMATS.filter((f) => f.kind === 'directory').map((f) => f.id.toUpperCase()),
+);
+
 const ROOT_HELP = `
-Formats: SCBF (.scbf columnar files), UDF (.udf), MLDF (.mldf training sets),
-TARIDX (.taridx indexes over tar shards) and SCDL (single-cell archive directories).
+Formats:
+${FORMATS.map((f) => `  ${formatLabel(f).padEnd(22)} ${f.title}`).join('\n')}
+
 Every verb detects the format by its magic bytes; --as FORMAT overrides detection.
 
 Output: data goes to stdout, messages and progress to stderr. --json prints one JSON
@@ -69,7 +77,7 @@ function examples(...lines: string[]): string {
 }
 
 const asOption = () =>
-  new Option('--as <format>', 'read as this format instead of detecting it (scbf, udf, mldf, taridx, scdl)');
+  new Option('--as <format>', `read as this format instead of detecting it (${FORMAT_IDS.join(', ')})`);
 
 /**
  * Builds the `binscope` program. `setExit` receives each verb's exit code; errors inside a
@@ -77,9 +85,7 @@ const asOption = () =>
  */
 export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): Command {
   const program = new Command('binscope')
-    .description(
-      'Detect, inspect, validate, read, convert and compare SCDL, UDF, SCBF, MLDF and TARIDX files.',
-    )
+    .description(`Detect, inspect, validate, read, convert and compare ${FORMAT_NAMES} files.`)
     .version(packageJson.version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for binscope or a verb (binscope help VERB)')
     .showSuggestionAfterError(true)
@@ -111,7 +117,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .summary('name the format of each path')
       .description(
         'Name the format of each path from its magic bytes (a small head window; nothing is parsed). ' +
-          'A directory is checked as an archive (SCDL). A plain tar file is reported as a tar shard ("tar"). ' +
+          `A directory is checked as an archive (${DIRECTORY_FORMATS}). A plain tar file is reported as a tar shard ("tar"). ` +
           'An unrecognised file is reported as unknown with its first bytes in hex. Exits 1 when any path is unknown.',
       )
       .argument('<path...>', 'files or archive directories')
@@ -154,7 +160,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .description(
         'Show the structure of a file as a tree: every header field, table, block and row with its byte offset ' +
           'and length (and file, inside an archive). With --hex NODE, print the bytes of one node instead. ' +
-          'NODE is a path of child names or positions below the root, e.g. "header/magic" or "columns/2".',
+          'NODE is a path of child names or positions below the root, e.g. "header/magic" or "columns/2". ' +
+          'A broken file shows the tree as far as it parses, each problem marked on its node; exit 1 when it has errors.',
       )
       .argument('<path>', 'a file or archive directory')
       .option('-d, --depth <n>', 'show only this many levels below the root', wholeNumber('--depth'))
@@ -491,7 +498,6 @@ export async function run(
     streams.stderr.write(program.helpInformation());
     return EXIT.usage;
   }
-  onPluginMissing((line) => ctx.messages.line(`binscope: ${line}`));
   try {
     await program.parseAsync(args as string[], { from: 'user' });
   } catch (error) {

@@ -4,13 +4,14 @@ import {
   type ByteSource,
   type Detection,
   type DirectorySource,
+  type FormatInfo,
   type FormatReader,
   type Target,
   TAR_SHARD,
 } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
-import { loadPlugins } from './plugins.js';
+import { registry } from './plugins.js';
 import { openRemote } from './remote.js';
 
 /** A path the user named, opened and detected. Close it when done. */
@@ -31,6 +32,8 @@ export interface OpenInputOptions {
    * explains what is wrong (a `.scbf` with a broken magic gets BadMagic, not "unknown").
    */
   byExtension?: boolean;
+  /** False for verbs that only detect: the format's parser is then never imported. */
+  loadParser?: boolean;
 }
 
 async function closeQuietly(thing: ByteSource | DirectorySource | undefined): Promise<void> {
@@ -47,21 +50,21 @@ export function closeTarget(target: Target): Promise<void> {
 }
 
 export async function openInput(inputPath: string, options: OpenInputOptions = {}): Promise<Input> {
-  const { registry } = await loadPlugins();
-  let forced: AnyFormatPlugin | undefined;
+  let forced: FormatInfo | undefined;
   if (options.as) {
-    forced = registry.get(options.as);
+    forced = registry.info(options.as);
     if (!forced) {
-      const known = registry.plugins.map((p) => p.id).join(', ');
+      const known = registry.formats.map((f) => f.id).join(', ');
       throw new CliError(`--as ${options.as}: no such format (known: ${known})`, EXIT.usage);
     }
   }
   const target = (await openRemote(inputPath)) ?? openPath(inputPath);
   try {
     const detection = await registry.detect(target);
-    let plugin = forced ?? detection.plugin;
-    if (!plugin && !detection.format && options.byExtension)
-      plugin = pluginByExtension(registry.plugins, target, inputPath);
+    let format = forced ?? detection.info;
+    if (!format && !detection.format && options.byExtension)
+      format = formatByExtension(registry.formats, target, inputPath);
+    const plugin = format && options.loadParser !== false ? await registry.load(format.id) : undefined;
     return { path: inputPath, target, detection, plugin, close: () => closeTarget(target) };
   } catch (error) {
     await closeTarget(target);
@@ -69,15 +72,15 @@ export async function openInput(inputPath: string, options: OpenInputOptions = {
   }
 }
 
-function pluginByExtension(
-  plugins: readonly AnyFormatPlugin[],
+function formatByExtension(
+  formats: readonly FormatInfo[],
   target: Target,
   inputPath: string,
-): AnyFormatPlugin | undefined {
+): FormatInfo | undefined {
   const base = path.basename(inputPath);
   const ext = base.includes('.') ? base.slice(base.lastIndexOf('.') + 1).toLowerCase() : '';
   if (!ext) return undefined;
-  const matches = plugins.filter((p) => p.kind === target.kind && p.extensions.includes(ext));
+  const matches = formats.filter((f) => f.kind === target.kind && f.extensions.includes(ext));
   return matches.length === 1 ? matches[0] : undefined;
 }
 

@@ -1,73 +1,33 @@
-import { type AnyFormatPlugin, createRegistry, type Registry } from '@binscope/core';
-
-/** The format packages the CLI knows, and the name each exports its plugin under. */
-export const FORMAT_PACKAGES = [
-  { id: 'scbf', packageName: '@binscope/scbf', exportName: 'scbfPlugin' },
-  { id: 'udf', packageName: '@binscope/udf', exportName: 'udfPlugin' },
-  { id: 'mldf', packageName: '@binscope/mldf', exportName: 'mldfPlugin' },
-  { id: 'taridx', packageName: '@binscope/taridx', exportName: 'taridxPlugin' },
-  { id: 'scdl', packageName: '@binscope/scdl', exportName: 'scdlPlugin' },
-] as const;
-
-export interface LoadedPlugins {
-  registry: Registry;
-  /** Packages that could not be loaded, with why: their formats are then not recognised. */
-  missing: Array<{ id: string; packageName: string; reason: string }>;
-}
-
-function isPlugin(value: unknown): value is AnyFormatPlugin {
-  const p = value as Partial<AnyFormatPlugin> | undefined;
-  return (
-    typeof p === 'object' &&
-    p !== null &&
-    typeof p.id === 'string' &&
-    Array.isArray(p.magic) &&
-    typeof p.open === 'function' &&
-    typeof p.validate === 'function' &&
-    typeof p.records === 'function'
-  );
-}
-
-function shortReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException)?.code;
-  if (code === 'ERR_MODULE_NOT_FOUND') return 'not installed or not built';
-  return ((error as Error)?.message ?? String(error)).split('\n')[0];
-}
-
-let loaded: Promise<LoadedPlugins> | undefined;
-let warn: (line: string) => void = () => {};
-
-/** Where to say that a format package could not be loaded (stderr, once per run). */
-export function onPluginMissing(sink: (line: string) => void): void {
-  warn = sink;
-}
+import { createRegistry, type LazyFormat, type Registry } from '@binscope/core';
+import { mldfFormat } from '@binscope/mldf/magic';
+import { scbfFormat } from '@binscope/scbf/magic';
+import { scdlFormat } from '@binscope/scdl/magic';
+import { taridxFormat } from '@binscope/taridx/magic';
+import { udfFormat } from '@binscope/udf/magic';
 
 /**
- * Loads every format package on its own, so one broken or absent package costs only its
- * own format (and says so) instead of taking the whole command down.
+ * The formats the CLI knows: ONE list, from which detection, `--as`, every help text that
+ * names formats and every verb derive. Each entry is the package's `/magic` entry (metadata
+ * only) plus a loader, so a run imports the parser of the format it detected and no other.
+ * Order breaks detection ties.
  */
-export function loadPlugins(): Promise<LoadedPlugins> {
-  loaded ??= (async () => {
-    const plugins: AnyFormatPlugin[] = [];
-    const missing: LoadedPlugins['missing'] = [];
-    const modules = await Promise.allSettled(
-      FORMAT_PACKAGES.map(
-        (p) => import(/* @vite-ignore */ p.packageName) as Promise<Record<string, unknown>>,
-      ),
-    );
-    modules.forEach((result, i) => {
-      const { id, packageName, exportName } = FORMAT_PACKAGES[i];
-      if (result.status === 'rejected') {
-        missing.push({ id, packageName, reason: shortReason(result.reason) });
-      } else if (!isPlugin(result.value[exportName])) {
-        missing.push({ id, packageName, reason: `it does not export a format plugin named ${exportName}` });
-      } else {
-        plugins.push(result.value[exportName] as AnyFormatPlugin);
-      }
-    });
-    for (const m of missing)
-      warn(`warning: ${m.packageName} is not available (${m.reason}); ${m.id} files are not recognised`);
-    return { registry: createRegistry(plugins), missing };
-  })();
-  return loaded;
+export const FORMATS: readonly LazyFormat[] = [
+  { ...scbfFormat, load: async () => (await import('@binscope/scbf')).scbfPlugin },
+  { ...udfFormat, load: async () => (await import('@binscope/udf')).udfPlugin },
+  { ...mldfFormat, load: async () => (await import('@binscope/mldf')).mldfPlugin },
+  { ...taridxFormat, load: async () => (await import('@binscope/taridx')).taridxPlugin },
+  { ...scdlFormat, load: async () => (await import('@binscope/scdl')).scdlPlugin },
+];
+
+export const registry: Registry = createRegistry(FORMATS);
+
+/** "SCBF (.scbf)", "SCDL (directory)": how help texts name a format. */
+export function formatLabel(format: LazyFormat): string {
+  const where = format.kind === 'directory' ? 'directory' : format.extensions.map((e) => `.${e}`).join(', ');
+  return `${format.id.toUpperCase()} (${where})`;
+}
+
+/** "A, B, C and D". */
+export function spokenList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -55,5 +55,20 @@ describe.skipIf(!ready)('accessibility (axe-core)', () => {
       expect(await violations(page), 'data table').toEqual([]);
       await page.close();
     });
+
+    it(`a broken file's marked tree and defect list: no violations (${colorScheme})`, async () => {
+      const page = await live.browser.context.newPage();
+      await page.emulateMedia({ colorScheme });
+      await page.goto(live.site.url);
+      await page.getByTestId('drop-zone').waitFor();
+      await pickFiles(page, [vector('mldf', 'invalid', 'ptr_oob.mldf')]);
+      await page
+        .locator('[data-testid="tree-node"][aria-selected="true"] [data-testid="node-problem"]')
+        .waitFor();
+      await page.getByTestId('defects').waitFor();
+      await page.waitForSelector('.hexcols .b.sel');
+      expect(await violations(page), 'broken file').toEqual([]);
+      await page.close();
+    });
   }
 });

@@ -3,6 +3,7 @@ import { isAbort, ParserClient } from './client';
 import { DataInspector } from './components/DataInspector';
 import { type ByteLocation, ShowBytesContext } from './components/BytesLink';
 import { DataPanel } from './components/DataPanel';
+import { DefectList, firstDefect } from './components/DefectList';
 import { HexView } from './components/HexView';
 import { OpenBar } from './components/OpenBar';
 import { SampleList } from './components/SampleList';
@@ -11,9 +12,11 @@ import { SelectionTools } from './components/SelectionTools';
 import { FilesPanel, ProblemsPanel, SummaryPanel, UnknownView } from './components/Panels';
 import { Tree } from './components/Tree';
 import { inputFromDrop } from './files';
+import { formatNames } from './format-list';
 import { readShareLink, writeShareLink } from './shareLink';
 import type {
   ByteStats,
+  LocatedDefect,
   NodeLocation,
   OpenInput,
   Problem,
@@ -36,6 +39,10 @@ export function App() {
   const [selected, setSelected] = useState<{ path: number[]; node: TreeNodeView } | null>(null);
   const [reveal, setReveal] = useState<{ location: NodeLocation; token: number } | null>(null);
   const [hexFile, setHexFile] = useState<string | undefined>(undefined);
+  const hexFileRef = useRef<string | undefined>(undefined);
+  hexFileRef.current = hexFile;
+  /** Bumped when inspect mode replaces the tree, so the tree view drops the children it loaded. */
+  const [treeVersion, setTreeVersion] = useState(0);
   const [hexSize, setHexSize] = useState(0);
   const [cursor, setCursor] = useState(0);
   const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
@@ -55,6 +62,45 @@ export function App() {
     client.onStats = setStats;
   }, [client]);
 
+  /** A broken file opens on its first defect: the node selected, its bytes highlighted. */
+  const showFirstDefect = useCallback(
+    (info: SessionInfo, shownFile: string | undefined) => {
+      const defect = firstDefect(info.located);
+      const node = defect?.nodes[defect.nodes.length - 1];
+      if (!defect || !node) return;
+      setSelected({ path: defect.indexPath, node });
+      setRange(null);
+      setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
+      const file = node.file ?? shownFile;
+      if (file !== shownFile) {
+        setHexFile(file);
+        client
+          .request({ type: 'size', sessionId: info.sessionId, file })
+          .then(setHexSize)
+          .catch(() => {});
+      }
+      setCursor(node.offset);
+      setScrollRequest({ offset: node.offset, token: ++token.current });
+    },
+    [client],
+  );
+
+  /** Validation found errors in a file that opened: show the tree inspect mode marks them in. */
+  const reinspect = useCallback(
+    (s: SessionInfo, shownFile: string | undefined) => {
+      client
+        .request({ type: 'inspect', sessionId: s.sessionId })
+        .then(({ root, located }) => {
+          const next = { ...s, root, located };
+          setSession((current) => (current?.sessionId === s.sessionId ? next : current));
+          setTreeVersion((v) => v + 1);
+          showFirstDefect(next, shownFile);
+        })
+        .catch(() => {});
+    },
+    [client, showFirstDefect],
+  );
+
   const validate = useCallback(
     (s: SessionInfo) => {
       const controller = new AbortController();
@@ -67,14 +113,18 @@ export function App() {
           { type: 'validate', sessionId: s.sessionId },
           { signal: controller.signal, onProgress: setProgress },
         )
-        .then(setReport)
+        .then((result) => {
+          setReport(result);
+          // Errors only: a valid file with warnings keeps its tree and the user's place in it.
+          if (s.located.length === 0 && result.errors.length > 0) reinspect(s, hexFileRef.current);
+        })
         .catch((e) => {
           if (isAbort(e)) setCancelled(currentRun.current === controller);
           else setFailure(`validation failed: ${(e as Error).message}`);
         })
         .finally(() => setValidating(null));
     },
-    [client],
+    [client, reinspect],
   );
 
   /** Shows a freshly opened session: summary, tree at the root, hex at byte 0, validation started. */
@@ -93,17 +143,19 @@ export function App() {
         info.source === 'directory'
           ? (info.files.find((f) => f.path === 'header.sch') ?? info.files[0])?.path
           : undefined;
-      setHexFile(info.root?.file ?? firstFile);
+      const initialFile = info.root?.file ?? firstFile;
+      setHexFile(initialFile);
       setHexSize(
         info.source === 'directory'
           ? (info.files.find((f) => f.path === firstFile)?.size ?? 0)
           : (info.mainSize ?? 0),
       );
       setScrollRequest({ offset: 0, token: ++token.current });
+      showFirstDefect(info, initialFile);
       if (info.autoValidate) validate(info);
       document.title = `${info.mainFile ?? info.name} · binscope`;
     },
-    [validate],
+    [validate, showFirstDefect],
   );
 
   const open = useCallback(
@@ -230,6 +282,14 @@ export function App() {
     [session, hexFile, showFile],
   );
 
+  const selectDefect = (defect: LocatedDefect) => {
+    const node = defect.nodes[defect.nodes.length - 1];
+    if (!node) return;
+    setTab('structure');
+    selectNode(defect.indexPath, node);
+    setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
+  };
+
   const jumpToProblem = (problem: Problem) => {
     if (problem.offset === undefined || !session) return;
     setTab('structure');
@@ -250,7 +310,9 @@ export function App() {
   const nodeInView = !!selected && (selected.node.file ?? undefined) === hexFile;
   const selectionInView = range ?? (nodeInView ? selection : null);
   const known = !!session?.format && session.format !== 'tar';
-  const hasTree = !!session?.root && session.root.childCount > 0;
+  // A tree of one node is worth showing when that node is marked: it says what is wrong where.
+  const hasTree =
+    !!session?.root && (session.root.childCount > 0 || (session.root.problems?.length ?? 0) > 0);
 
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: the whole page is a drop target; keyboard users have the pickers.
@@ -280,8 +342,9 @@ export function App() {
           <div className="drop-hint">
             <h2>Drop a file or a folder here</h2>
             <p>
-              SCBF, UDF, MLDF and TARIDX files, SCDL archive folders (drop the folder), tar shards together
-              with their <code>.taridx</code>, or an AnnData <code>.h5ad</code> to convert to SCDL.
+              {formatNames('file')} files, {formatNames('directory')} archive folders (drop the folder), tar
+              shards together with their <code>.taridx</code>, or an AnnData <code>.h5ad</code> to convert to
+              SCDL.
             </p>
             <p className="muted">
               Nothing is uploaded: files are read in this tab, lazily, a few kilobytes at a time. A URL is
@@ -310,6 +373,7 @@ export function App() {
                 onJump={jumpToProblem}
               />
             ) : null}
+            <DefectList located={session.located} onSelect={selectDefect} />
             {(hexFile !== undefined || session.source !== 'directory') && (
               <DataInspector client={client} sessionId={session.sessionId} file={hexFile} cursor={cursor} />
             )}
@@ -347,7 +411,7 @@ export function App() {
                 <div className={`split${hasTree ? '' : ' no-tree'}`}>
                   {hasTree && session.root && (
                     <Tree
-                      key={session.sessionId}
+                      key={`${session.sessionId}:${treeVersion}`}
                       client={client}
                       sessionId={session.sessionId}
                       root={session.root}

@@ -32,6 +32,21 @@ export interface TreeNodeView {
   file?: string;
   value?: string | number | boolean | null;
   childCount: number;
+  /** The defects marked on this node by the format's inspect mode. */
+  problems?: NodeProblem[];
+}
+
+export interface NodeProblem extends Problem {
+  severity: 'error' | 'warning';
+}
+
+/** A problem with the node it is marked on: `nodes` runs from the root to that node. */
+export interface LocatedDefect extends NodeProblem {
+  /** Node names below the root, joined by "/". */
+  path: string;
+  /** Child positions below the root (what the tree selects). */
+  indexPath: number[];
+  nodes: TreeNodeView[];
 }
 
 /** Which format-specific data view fits the opened thing. */
@@ -88,9 +103,17 @@ export interface SessionInfo {
   openError?: SerializedError;
   summary?: Summary;
   root?: TreeNodeView;
+  /** Every problem inspect mode marked in the tree, in check order (errors first). */
+  located: LocatedDefect[];
   view: DataViewKind;
   /** Validation runs without asking for local files; over HTTP it would fetch everything. */
   autoValidate: boolean;
+}
+
+/** A session's tree as inspect mode built it, with the problems marked in it. */
+export interface InspectedView {
+  root: TreeNodeView;
+  located: LocatedDefect[];
 }
 
 export interface NodeLocation {
@@ -115,6 +138,8 @@ export type Request =
   /** The next (or, backward, previous) occurrence of `pattern` from `from`. */
   | { type: 'search'; sessionId: number; file?: string; pattern: Uint8Array; from: number; backward: boolean }
   | { type: 'validate'; sessionId: number }
+  /** The format's inspect mode, once validation found problems: the tree with them marked. */
+  | { type: 'inspect'; sessionId: number }
   | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
   | { type: 'view'; sessionId: number; query: ViewQuery }
   | { type: 'stats'; sessionId: number }
@@ -137,6 +162,7 @@ export interface ResponseMap {
   size: number;
   search: number | null;
   validate: ValidationReport;
+  inspect: InspectedView;
   records: JsonRecord[];
   view: ViewResult;
   stats: ByteStats;

@@ -112,6 +112,7 @@ export {
   type ValidateOptions,
 } from './plugin.js';
 export { percentProgress } from './progress.js';
+export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
 export {
   type Candidate,
   createRegistry,
@@ -121,7 +122,12 @@ export {
   type NearMiss,
   nearMisses,
   rankByMagic,
+  isRegistryError,
+  type LazyFormat,
   type Registry,
+  type RegistryEntry,
+  RegistryError,
+  type RegistryErrorCode,
   SPECIFICATION_VERSIONS,
   TAR_SHARD,
 } from './registry.js';

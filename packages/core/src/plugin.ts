@@ -30,7 +30,7 @@ export interface MagicSignature {
 
 /**
  * A format's metadata: everything detection needs, importable without the parser
- * (each package's `/format` entry exports just this).
+ * (each package's `/magic` entry exports just this, so apps can detect before importing a parser).
  */
 export interface FormatInfo {
   /** Version of this interface the plugin implements. Bumped on breaking changes. */
@@ -43,7 +43,8 @@ export interface FormatInfo {
   readonly magic: readonly MagicSignature[];
   /**
    * What signatures cannot express, e.g. "a directory holding header.sch that starts with
-   * SCDL". Returns a confidence in (0, 1], or 0 for no.
+   * SCDL". Returns a score on the DETECTION_SCORE scale (e.g. partialMagic, magicAndStructure),
+   * or 0 for no. Runs before any parser is loaded: it must not need parser code.
    */
   detect?(target: Target, head: Uint8Array, options?: ReadOptions): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import type { ReadOptions } from './bytes.js';
+import { clampScore, magicScore, nearMissScore } from './detection-score.js';
 import { basename } from './directory.js';
 import { toHex } from './hex.js';
 import type { AnyFormatPlugin, FormatInfo, MagicSignature, Target } from './plugin.js';
@@ -45,6 +46,8 @@ export interface NearMiss {
   matched: number;
   length: number;
   byExtension: boolean;
+  /** On the detection scale, below DETECTION_SCORE.partialMagic: how nearly it is this format. */
+  score: number;
   /** "byte 5 is 0x00, expected 0x0a (8 of 9 signature bytes match)" */
   detail: string;
   /** "BadMagic for MLDF: " + detail */
@@ -52,10 +55,11 @@ export interface NearMiss {
 }
 
 export interface Detection {
-  /** Plugin id, 'tar' for a tar shard, or null when nothing matched. */
+  /** Format id, 'tar' for a tar shard, or null when nothing matched. */
   format: string | null;
   title: string;
-  plugin?: AnyFormatPlugin;
+  /** The detected format's metadata (not for a tar shard); its parser loads with registry.load. */
+  info?: FormatInfo;
   /** Every match, best first, with why it matched. */
   candidates: Candidate[];
   /** The first bytes of the file (empty for a directory), for an honest "unknown". */
@@ -65,9 +69,48 @@ export interface Detection {
   nearMiss?: NearMiss;
 }
 
+/**
+ * A format whose parser is imported only when a verb needs it: detection runs on the
+ * FormatInfo alone (`@binscope/<id>/magic`), `load` brings the plugin (`import('@binscope/<id>')`).
+ */
+export type LazyFormat = FormatInfo & { load(): Promise<AnyFormatPlugin> };
+
+/** What createRegistry takes: a plugin already loaded, or a format with its loader. */
+export type RegistryEntry = AnyFormatPlugin | LazyFormat;
+
+export type RegistryErrorCode =
+  | 'UnsupportedSpecification'
+  | 'UnknownFormat'
+  | 'PluginLoadFailed'
+  | 'PluginMismatch';
+
+/** A registry that cannot serve a format: not a defect of any file, so not a FormatError. */
+export class RegistryError extends Error {
+  override readonly name = 'RegistryError';
+  constructor(
+    readonly code: RegistryErrorCode,
+    readonly format: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function isRegistryError(value: unknown, code?: RegistryErrorCode): value is RegistryError {
+  return value instanceof RegistryError && (code === undefined || value.code === code);
+}
+
 export interface Registry {
-  readonly plugins: readonly AnyFormatPlugin[];
-  get(id: string): AnyFormatPlugin | undefined;
+  /** Every registered format, in registration order (which breaks ties). */
+  readonly formats: readonly FormatInfo[];
+  /** A registered format's metadata, without loading its parser. */
+  info(id: string): FormatInfo | undefined;
+  /** The format's plugin, importing its parser on first use (once). Throws a RegistryError. */
+  load(id: string): Promise<AnyFormatPlugin>;
+  /** Which parsers have been loaded so far (eager plugins count as loaded). */
+  loadedIds(): string[];
+  /** Reads only the head window (or the folder's marker file); never loads a parser. */
   detect(target: Target, options?: ReadOptions): Promise<Detection>;
 }
 
@@ -105,10 +148,9 @@ export function rankByMagic(formats: readonly FormatInfo[], head: Uint8Array, na
       if (!matchesMagic(head, sig)) continue;
       const length = magicBytes(sig).byteLength;
       const byExtension = format.extensions.includes(ext);
-      // Longer signatures are less likely to match by chance; the extension breaks ties.
       out.push({
         id: format.id,
-        score: length + (byExtension ? 0.5 : 0),
+        score: magicScore(length, byExtension),
         reason: `magic ${describeMagic(sig)} at byte ${sig.offset}${byExtension ? `, extension .${ext}` : ''}`,
       });
       break;
@@ -159,73 +201,165 @@ export function nearMisses(formats: readonly FormatInfo[], head: Uint8Array, nam
         matched,
         length: bytes.byteLength,
         byExtension,
+        score: nearMissScore(matched, bytes.byteLength, byExtension),
         detail,
         message: `BadMagic for ${format.id.toUpperCase()}: ${detail}`,
       };
     }
     if (best) out.push(best);
   }
-  const rank = (m: NearMiss) => m.matched / m.length + (m.byExtension ? 1 : 0);
-  return out.sort((a, b) => rank(b) - rank(a));
+  return out.sort((a, b) => b.score - a.score);
 }
 
-/** Registration is explicit: pass the plugins you want, in the order that breaks ties. */
-export function createRegistry(plugins: readonly AnyFormatPlugin[]): Registry {
-  for (const plugin of plugins) {
-    // A plugin built against another version of the contract would be called with arguments
-    // it does not expect: refuse it at registration, not at the first file.
-    const version: unknown = (plugin as { specificationVersion?: unknown }).specificationVersion;
-    if (!SPECIFICATION_VERSIONS.includes(version as 'v1')) {
-      throw new TypeError(
-        `plugin "${plugin.id}" implements FormatPlugin specification ${JSON.stringify(version)}; this @binscope/core supports ${SPECIFICATION_VERSIONS.join(', ')}`,
+function isLoadedPlugin(entry: RegistryEntry): entry is AnyFormatPlugin {
+  return typeof (entry as Partial<AnyFormatPlugin>).open === 'function';
+}
+
+function checkSpecification(entry: FormatInfo): void {
+  // A plugin built against another version of the contract would be called with arguments
+  // it does not expect: refuse it at registration, not at the first file.
+  const version: unknown = (entry as { specificationVersion?: unknown }).specificationVersion;
+  if (!SPECIFICATION_VERSIONS.includes(version as 'v1')) {
+    throw new RegistryError(
+      'UnsupportedSpecification',
+      entry.id,
+      `plugin "${entry.id}" implements FormatPlugin specification ${JSON.stringify(version)}; this @binscope/core supports ${SPECIFICATION_VERSIONS.join(', ')}`,
+    );
+  }
+}
+
+/**
+ * Imports each parser once. A loaded module that is not the plugin its FormatInfo announced
+ * (another id, another contract version) is refused: detection promised one thing, the
+ * verb would run another.
+ */
+function pluginLoader(entries: readonly RegistryEntry[]) {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const loads = new Map<string, Promise<AnyFormatPlugin>>();
+  const loaded = new Set(entries.filter(isLoadedPlugin).map((e) => e.id));
+
+  async function importPlugin(entry: LazyFormat): Promise<AnyFormatPlugin> {
+    let plugin: AnyFormatPlugin;
+    try {
+      plugin = await entry.load();
+    } catch (error) {
+      const why = (error as Error)?.message?.split('\n')[0] ?? String(error);
+      throw new RegistryError('PluginLoadFailed', entry.id, `cannot load the ${entry.id} parser: ${why}`, {
+        cause: error,
+      });
+    }
+    const id: unknown = (plugin as Partial<AnyFormatPlugin> | undefined)?.id;
+    const version: unknown = (plugin as Partial<AnyFormatPlugin> | undefined)?.specificationVersion;
+    if (id !== entry.id || version !== entry.specificationVersion || !isLoadedPlugin(plugin)) {
+      throw new RegistryError(
+        'PluginMismatch',
+        entry.id,
+        `the ${entry.id} loader returned ${JSON.stringify(id)} (specification ${JSON.stringify(version)}), expected "${entry.id}" (specification "${entry.specificationVersion}")`,
       );
     }
+    loaded.add(entry.id);
+    return plugin;
   }
-  const byId = new Map(plugins.map((p) => [p.id, p]));
+
   return {
-    plugins,
-    get: (id) => byId.get(id),
-    async detect(target, options) {
-      if (target.kind === 'directory') {
-        const candidates: Candidate[] = [];
-        for (const plugin of plugins) {
-          if (plugin.kind !== 'directory' || !plugin.detect) continue;
-          const score = await plugin.detect(target, new Uint8Array(0), options);
-          if (score > 0) candidates.push({ id: plugin.id, score, reason: 'directory layout' });
-        }
-        candidates.sort((a, b) => b.score - a.score);
-        const best = candidates[0] ? byId.get(candidates[0].id) : undefined;
-        return {
-          format: best?.id ?? null,
-          title: best?.title ?? 'unknown directory',
-          plugin: best,
-          candidates,
-          head: new Uint8Array(0),
-          headHex: '',
-        };
+    loadedIds: () => [...loaded],
+    load(id: string): Promise<AnyFormatPlugin> {
+      const entry = byId.get(id);
+      if (!entry) {
+        const known = [...byId.keys()].join(', ');
+        return Promise.reject(
+          new RegistryError('UnknownFormat', id, `no such format: ${id} (known: ${known})`),
+        );
       }
-      const source = target.source;
-      const head = (await source.read(0, Math.min(HEAD_WINDOW, source.size), options)).slice();
-      const name = basename(source.name);
-      const candidates = rankByMagic([...plugins, TAR_SHARD], head, name);
-      for (const plugin of plugins) {
-        if (plugin.kind !== 'file' || !plugin.detect || candidates.some((c) => c.id === plugin.id)) continue;
-        const score = await plugin.detect(target, head, options);
-        if (score > 0) candidates.push({ id: plugin.id, score, reason: 'content check' });
+      if (isLoadedPlugin(entry)) return Promise.resolve(entry);
+      let pending = loads.get(id);
+      if (!pending) {
+        pending = importPlugin(entry);
+        // A failed import may be retried (a flaky network chunk); a good one is kept.
+        pending.catch(() => loads.delete(id));
+        loads.set(id, pending);
       }
-      candidates.sort((a, b) => b.score - a.score);
-      const bestId = candidates[0]?.id;
-      const plugin = bestId ? byId.get(bestId) : undefined;
-      const nearMiss = bestId ? undefined : nearMisses([...plugins, TAR_SHARD], head, name)[0];
-      return {
-        nearMiss,
-        format: bestId ?? null,
-        title: plugin?.title ?? (bestId === TAR_SHARD.id ? TAR_SHARD.title : 'unknown'),
-        plugin,
-        candidates,
-        head: head.subarray(0, 64),
-        headHex: toHex(head.subarray(0, 64)),
-      };
+      return pending;
     },
+  };
+}
+
+/** Only the metadata of an entry, so detection cannot reach a parser by accident. */
+function infoOf(entry: RegistryEntry): FormatInfo {
+  const { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect } = entry;
+  return { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect };
+}
+
+/**
+ * Registration is explicit: pass the formats you want, in the order that breaks ties. An
+ * entry is a plugin, or a FormatInfo with `load` so the parser is imported only when needed.
+ */
+export function createRegistry(entries: readonly RegistryEntry[]): Registry {
+  for (const entry of entries) checkSpecification(entry);
+  const formats = entries.map(infoOf);
+  const byId = new Map(formats.map((f) => [f.id, f]));
+  const loader = pluginLoader(entries);
+  return {
+    formats,
+    info: (id) => byId.get(id),
+    load: loader.load,
+    loadedIds: loader.loadedIds,
+    detect: (target, options) =>
+      target.kind === 'directory'
+        ? detectDirectory(formats, target, options)
+        : detectFile(formats, target, options),
+  };
+}
+
+async function detectDirectory(
+  formats: readonly FormatInfo[],
+  target: Target & { kind: 'directory' },
+  options?: ReadOptions,
+): Promise<Detection> {
+  const candidates: Candidate[] = [];
+  for (const format of formats) {
+    if (format.kind !== 'directory' || !format.detect) continue;
+    const score = clampScore(await format.detect(target, new Uint8Array(0), options));
+    if (score > 0) candidates.push({ id: format.id, score, reason: 'directory layout' });
+  }
+  candidates.sort((a, b) => b.score - a.score);
+  const best = candidates[0] ? formats.find((f) => f.id === candidates[0].id) : undefined;
+  return {
+    format: best?.id ?? null,
+    title: best?.title ?? 'unknown directory',
+    info: best,
+    candidates,
+    head: new Uint8Array(0),
+    headHex: '',
+  };
+}
+
+async function detectFile(
+  formats: readonly FormatInfo[],
+  target: Target & { kind: 'file' },
+  options?: ReadOptions,
+): Promise<Detection> {
+  const source = target.source;
+  const head = (await source.read(0, Math.min(HEAD_WINDOW, source.size), options)).slice();
+  const name = basename(source.name);
+  const candidates = rankByMagic([...formats, TAR_SHARD], head, name);
+  for (const format of formats) {
+    if (format.kind !== 'file' || !format.detect || candidates.some((c) => c.id === format.id)) continue;
+    const score = clampScore(await format.detect(target, head, options));
+    if (score > 0) candidates.push({ id: format.id, score, reason: 'content check' });
+  }
+  // Stable sort: equal scores keep registration order, which is documented to break ties.
+  candidates.sort((a, b) => b.score - a.score);
+  const bestId = candidates[0]?.id;
+  const info = bestId ? formats.find((f) => f.id === bestId) : undefined;
+  const nearMiss = bestId ? undefined : nearMisses([...formats, TAR_SHARD], head, name)[0];
+  return {
+    nearMiss,
+    format: bestId ?? null,
+    title: info?.title ?? (bestId === TAR_SHARD.id ? TAR_SHARD.title : 'unknown'),
+    info,
+    candidates,
+    head: head.subarray(0, 64),
+    headHex: toHex(head.subarray(0, 64)),
   };
 }

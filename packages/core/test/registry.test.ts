@@ -50,7 +50,8 @@ describe('registry and detection', () => {
     expect(detection.format).toBe('bb');
     expect(detection.candidates.map((c) => c.id)).toEqual(['bb', 'aa']);
     expect(detection.candidates[0].reason).toContain('ABCD');
-    expect(detection.plugin).toBe(long);
+    expect(detection.info?.id).toBe('bb');
+    expect(await registry.load('bb')).toBe(long);
   });
 
   it('breaks ties by extension', async () => {
@@ -64,7 +65,7 @@ describe('registry and detection', () => {
     tar.set(encoder.encode('ustar'), 257);
     const detection = await registry.detect(fileTarget(new MemorySource(tar, 'x.tar')));
     expect(detection.format).toBe('tar');
-    expect(detection.plugin).toBeUndefined();
+    expect(detection.info).toBeUndefined();
   });
 
   it('says unknown with the first bytes in hex', async () => {

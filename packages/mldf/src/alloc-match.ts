@@ -1,5 +1,15 @@
-import { FormatError } from '@binscope/core';
-import { ALLOC_ENTRY_SIZE, FORMAT_ID } from './layout.js';
+import {
+  type ByteSource,
+  type FormatError,
+  formatErrors,
+  type ReadOptions,
+  readExact,
+  readU64,
+} from '@binscope/core';
+import { ALLOC_ENTRY_SIZE, FORMAT_ID, type MldfHeader, type MldfLayout } from './layout.js';
+import type { AllocEntry } from './values.js';
+
+const ALLOC_CHUNK_BYTES = 1 << 20;
 
 /** One (ptr, size) per non-empty value, and where its metadata struct is (for errors). */
 export interface ValueRanges {
@@ -27,8 +37,7 @@ export async function matchAllocations(
   allocTablePtr: number,
   file: string,
 ): Promise<void> {
-  const error = (code: 'CountMismatch' | 'InvalidValue', message: string, offset: number) =>
-    new FormatError(code, message, { offset, file, format: FORMAT_ID });
+  const error = formatErrors(FORMAT_ID, file);
   const { ptrs, sizes, owners, count } = values;
   const order = sortedOrder(ptrs, count);
   const matched = new Uint8Array(count);
@@ -114,4 +123,64 @@ function findPtr(ptrs: Float64Array, order: Uint32Array, count: number, ptr: num
     else hi = mid - 1;
   }
   return -1;
+}
+
+/**
+ * The allocation table (M7), streamed in 1 MiB pieces and checked as it goes: zero
+ * padding, each entry non-empty and inside the data region, entries sorted by ptr and
+ * not overlapping (unless `checkOrder` is false: checkAllocations orders its checks itself).
+ */
+export async function* readAllocationEntries(
+  source: ByteSource,
+  header: MldfHeader,
+  layout: MldfLayout,
+  options: ReadOptions,
+  checkOrder: boolean,
+): AsyncGenerator<AllocEntry[]> {
+  const error = formatErrors(FORMAT_ID, source.name);
+  const count = layout.allocCount;
+  const perChunk = ALLOC_CHUNK_BYTES / ALLOC_ENTRY_SIZE;
+  const { dataPtr, allocTablePtr } = header;
+  let prevEnd = -1;
+  let prevPtr = -1;
+  for (let first = 0; first < count; first += perChunk) {
+    const n = Math.min(perChunk, count - first);
+    const base = allocTablePtr + first * ALLOC_ENTRY_SIZE;
+    const bytes = await readExact(source, base, n * ALLOC_ENTRY_SIZE, {
+      format: FORMAT_ID,
+      what: 'allocation table',
+      signal: options.signal,
+    });
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const out: AllocEntry[] = new Array(n);
+    for (let k = 0; k < n; k++) {
+      const at = base + k * ALLOC_ENTRY_SIZE;
+      const ptr = readU64(view, k * ALLOC_ENTRY_SIZE);
+      const size = view.getUint32(k * ALLOC_ENTRY_SIZE + 8, true);
+      if (view.getUint32(k * ALLOC_ENTRY_SIZE + 12, true) !== 0) {
+        throw error('ReservedNonZero', `allocation entry ${first + k}: padding must be 0`, at + 12);
+      }
+      if (size === 0)
+        throw error(
+          'InvalidValue',
+          `allocation entry ${first + k} has size 0 (empty values get no entry)`,
+          at + 8,
+        );
+      if (ptr < dataPtr || ptr + size > allocTablePtr) {
+        throw error(
+          'OutOfBounds',
+          `allocation entry ${first + k} [${ptr}, ${ptr + size}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
+          at,
+        );
+      }
+      if (checkOrder && ptr <= prevPtr)
+        throw error('InvalidValue', `allocation table is not sorted by ptr at entry ${first + k}`, at);
+      if (checkOrder && ptr < prevEnd)
+        throw error('InvalidValue', `allocation entry ${first + k} overlaps the previous one`, at);
+      prevPtr = ptr;
+      prevEnd = ptr + size;
+      out[k] = { ptr, size };
+    }
+    yield out;
+  }
 }

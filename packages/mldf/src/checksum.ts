@@ -1,4 +1,11 @@
-import { type ByteSource, crc32, FormatError, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type ByteSource,
+  crc32,
+  type FormatError,
+  formatErrors,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { FLAG_CHECKSUMMED, FORMAT_ID, HEADER_OFFSET, type MldfHeader, type MldfLayout } from './layout.js';
 
 /**
@@ -69,6 +76,7 @@ export interface RegionCheck {
   computed: number;
 }
 
+const fail = formatErrors(FORMAT_ID);
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 
 /**
@@ -97,14 +105,11 @@ export async function verifyMldfChecksums(
     const computed = r.length > 0 ? await regionCrc(source, r.start, r.length, options) : 0;
     if (computed === r.stored) continue;
     errors.push(
-      new FormatError(
+      fail(
         'InvalidValue',
         `${r.region} region [${r.start}, ${r.start + r.length}) is corrupted: CRC32 ${hex(computed)}, header stores ${hex(r.stored)}`,
-        {
-          offset: r.start,
-          file: source.name,
-          format: FORMAT_ID,
-        },
+        r.start,
+        source.name,
       ),
     );
   }

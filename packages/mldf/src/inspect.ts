@@ -1,239 +1,196 @@
-import { type InspectNode, node, readExact, readU64, toHex } from '@binscope/core';
 import {
-  ALLOC_ENTRY_SIZE,
+  type ByteSource,
+  type InspectNode,
+  type InspectResult,
+  inspectResult,
+  node,
+  type Problem,
+  ProblemList,
+  toHex,
+  type ValidateOptions,
+} from '@binscope/core';
+import { checkContent } from './checks.js';
+import { magicMismatch } from './header.js';
+import {
+  allocationEntryNodes,
+  descriptorNode,
+  headerFieldNodes,
+  markWithin,
+  pad,
+  type RowContext,
+  rawDescriptorNode,
+  readRows,
+  metadataRowNode,
+  sampleDataNode,
+} from './inspect-nodes.js';
+import {
   DESCRIPTOR_SIZE,
   FIELD_DESC_PTR,
   FORMAT_ID,
   HEADER_OFFSET,
   HEADER_SIZE,
-  type MldfField,
-  typeName,
+  type MldfLayout,
 } from './layout.js';
-import type { MldfReader } from './read.js';
-
-const DATA_TYPES = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
+import { type MldfStructure, parseStructure } from './parse.js';
+import { MldfReader } from './read.js';
 
 /**
- * The structure tree: magic, header fields, descriptors, then metadata rows, data values
- * (grouped by sample) and allocation entries as lazy children, so a file of millions of
- * samples opens instantly. Shows what the bytes say; judging them is validate's job.
+ * The structure tree of an opened file: magic, header fields, descriptors, then metadata rows,
+ * data values (grouped by sample) and allocation entries as lazy children, so a file of
+ * millions of samples opens instantly. Shows what the bytes say; judging them is validate's job.
  */
 export async function inspectMldf(reader: MldfReader): Promise<InspectNode> {
-  const { header: h, layout, fields, source } = reader;
+  const { source } = reader;
+  const head = await source.read(0, Math.min(source.size, FIELD_DESC_PTR));
+  return structureTree(source, {
+    head,
+    header: reader.header,
+    descriptorsLocated: true,
+    descriptorCount: reader.fields.length,
+    fields: [...reader.fields],
+    layout: reader.layout,
+    readable: true,
+  });
+}
+
+/**
+ * Inspect mode: the same parse as open and validate, on any file. The tree reaches as far as
+ * the structure can be located (header fields even under a bad magic or version, sections
+ * clamped to a file cut short, every row and value around a bad one), each problem marked on
+ * the node it is about.
+ */
+export async function inspectMldfTarget(
+  source: ByteSource,
+  options: ValidateOptions = {},
+): Promise<InspectResult> {
+  const problems = new ProblemList(FORMAT_ID, { mode: 'inspect', file: source.name });
+  const parsed = await parseStructure(source, problems, options);
+  if (parsed.readable) {
+    const reader = MldfReader.fromStructure(source, parsed, [], options);
+    // Payloads too: inspect reports exactly what validate does, so the two cannot disagree.
+    await checkContent(reader, problems, { ...options, payloads: true });
+  }
+  const report = problems.report();
+  return inspectResult(await structureTree(source, parsed, report.errors), report);
+}
+
+async function structureTree(
+  source: ByteSource,
+  parsed: MldfStructure,
+  problems: readonly Problem[] = [],
+): Promise<InspectNode> {
+  const { head, header: h, fields, layout } = parsed;
   const size = source.size;
-  const hdr = (name: string, rel: number, length: number, value: string | number) =>
-    node(name, 'field', HEADER_OFFSET + rel, length, { value });
+  const magicBad = magicMismatch(head) >= 0;
   const children: InspectNode[] = [
-    node('magic', 'magic', 0, HEADER_OFFSET, { value: '\\x89MLDF\\r\\n\\x1a\\n' }),
-    node('header', 'header', HEADER_OFFSET, HEADER_SIZE, {
-      value: `MLDF ${h.versionMajor}.${h.versionMinor}`,
-      children: [
-        hdr('version_major', 0, 2, h.versionMajor),
-        hdr('version_minor', 2, 2, h.versionMinor),
-        hdr('flags', 4, 4, `0x${h.flags.toString(16)}`),
-        hdr('num_samples', 8, 8, h.numSamples),
-        hdr('num_fields', 16, 2, h.numFields),
-        hdr('_pad1', 18, 2, h.pad1),
-        hdr('page_size', 20, 4, h.pageSize),
-        hdr('field_desc_ptr', 24, 8, h.fieldDescPtr),
-        hdr('metadata_ptr', 32, 8, h.metadataPtr),
-        hdr('data_ptr', 40, 8, h.dataPtr),
-        hdr('alloc_table_ptr', 48, 8, h.allocTablePtr),
-        hdr('_reserved', 56, 8, toHex(h.reserved)),
-      ],
-    }),
-    node('field descriptors', 'table', FIELD_DESC_PTR, DESCRIPTOR_SIZE * fields.length, {
-      value: `${fields.length} fields`,
-      children: fields.map(descriptorNode),
+    node('magic', 'magic', 0, Math.min(size, HEADER_OFFSET), {
+      value: magicBad ? toHex(head.subarray(0, HEADER_OFFSET)) : '\\x89MLDF\\r\\n\\x1a\\n',
     }),
   ];
-  pad(children, layout.descriptorsEnd, Math.min(h.metadataPtr, size));
+  if (size > HEADER_OFFSET) {
+    children.push(
+      node('header', 'header', HEADER_OFFSET, Math.min(HEADER_SIZE, size - HEADER_OFFSET), {
+        value: h
+          ? `MLDF ${h.versionMajor}.${h.versionMinor}`
+          : `${size - HEADER_OFFSET} of ${HEADER_SIZE} bytes`,
+        children: headerFieldNodes(head),
+      }),
+    );
+  }
+  if (h && parsed.descriptorsLocated && h.numFields > 0 && size > FIELD_DESC_PTR)
+    children.push(await descriptorTable(source, parsed));
+  if (h && layout)
+    children.push(
+      ...sectionNodes({ source, header: h, fields, rowSize: layout.rowSize, rows: 0, problems }, layout),
+    );
+  const title = h
+    ? `MLDF ${h.versionMajor}.${h.versionMinor}, ${h.numSamples} samples × ${fields.length} fields`
+    : 'MLDF (header not readable)';
+  return node(source.name, 'file', 0, size, { value: title, children });
+}
 
+async function descriptorTable(source: ByteSource, parsed: MldfStructure): Promise<InspectNode> {
+  const { header, fields, descriptorCount } = parsed;
+  const byIndex = new Map(fields.map((f) => [f.index, f]));
+  const kids: InspectNode[] = [];
+  const missing = fields.length < descriptorCount;
+  const raw = missing ? await source.read(FIELD_DESC_PTR, descriptorCount * DESCRIPTOR_SIZE) : undefined;
+  for (let i = 0; i < descriptorCount; i++) {
+    const f = byIndex.get(i);
+    const base = FIELD_DESC_PTR + i * DESCRIPTOR_SIZE;
+    kids.push(f ? descriptorNode(f) : rawDescriptorNode(raw!.subarray(i * DESCRIPTOR_SIZE), i, base));
+  }
+  const declared = DESCRIPTOR_SIZE * header!.numFields;
+  return node(
+    'field descriptors',
+    'table',
+    FIELD_DESC_PTR,
+    Math.min(declared, source.size - FIELD_DESC_PTR),
+    {
+      value: `${header!.numFields} fields`,
+      children: kids,
+    },
+  );
+}
+
+/** Metadata table, data region and allocation table, each clamped to the file. */
+function sectionNodes(ctx: RowContext, layout: MldfLayout): InspectNode[] {
+  const { header: h, source } = ctx;
+  const size = source.size;
   const rowSize = layout.rowSize;
-  const rowsInFile = rowSize === 0 ? 0 : h.numSamples;
+  const metadataAt = Math.min(h.metadataPtr, size);
+  ctx.rows = rowSize === 0 ? 0 : Math.min(h.numSamples, Math.floor((size - metadataAt) / rowSize));
+  const children: InspectNode[] = [];
+  pad(children, layout.descriptorsEnd, metadataAt);
   children.push(
-    node('metadata table', 'table', Math.min(h.metadataPtr, size), rowsInFile * rowSize, {
+    node('metadata table', 'table', metadataAt, Math.min(h.numSamples * rowSize, size - metadataAt), {
       value: `${h.numSamples} rows × ${rowSize} bytes`,
-      lazy: rowsInFile
+      lazy: ctx.rows
         ? {
-            count: rowsInFile,
-            load: async (start, end) => {
-              const rows = await readRows(reader, start, end);
-              return rows.map((row, k) => metadataRowNode(reader, start + k, row));
-            },
+            count: ctx.rows,
+            load: async (start, end) =>
+              (await readRows(ctx, start, end)).map((row, k) => metadataRowNode(ctx, start + k, row)),
           }
         : undefined,
     }),
   );
-  if (rowsInFile > 0) pad(children, layout.metadataEnd, Math.min(h.dataPtr, size));
-
-  const dataLength = layout.dataEnd - h.dataPtr;
+  if (ctx.rows > 0) pad(children, layout.metadataEnd, Math.min(h.dataPtr, size));
+  const dataAt = Math.min(h.dataPtr, size);
+  const dataLength = Math.max(0, Math.min(layout.dataEnd, size) - dataAt);
   children.push(
-    node('data region', 'region', Math.min(h.dataPtr, size), dataLength, {
+    node('data region', 'region', dataAt, dataLength, {
       value: `${dataLength} bytes`,
       lazy:
-        dataLength > 0 && h.numSamples > 0
+        dataLength > 0 && ctx.rows > 0
           ? {
-              count: h.numSamples,
-              load: async (start, end) => {
-                const rows = await readRows(reader, start, end);
-                return rows.map((row, k) => sampleDataNode(reader, start + k, row));
-              },
+              count: ctx.rows,
+              load: async (start, end) =>
+                (await readRows(ctx, start, end)).map((row, k) => sampleDataNode(ctx, start + k, row)),
             }
           : undefined,
     }),
   );
+  const count = layout.allocCount;
   children.push(
-    node('allocation table', 'table', Math.min(h.allocTablePtr, size), layout.allocCount * ALLOC_ENTRY_SIZE, {
-      value: `${layout.allocCount} entries`,
-      lazy: layout.allocCount
-        ? {
-            count: layout.allocCount,
-            load: async (start, end) => {
-              end = Math.min(end, layout.allocCount);
-              const at = h.allocTablePtr + start * ALLOC_ENTRY_SIZE;
-              const bytes = await readExact(source, at, (end - start) * ALLOC_ENTRY_SIZE, {
-                format: FORMAT_ID,
-                what: 'allocation table',
-              });
-              const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-              const out: InspectNode[] = [];
-              for (let k = 0; k < end - start; k++) {
-                const ptr = readU64(view, k * ALLOC_ENTRY_SIZE);
-                const length = view.getUint32(k * ALLOC_ENTRY_SIZE + 8, true);
-                const base = at + k * ALLOC_ENTRY_SIZE;
-                out.push(
-                  node(`entry ${start + k}`, 'entry', base, ALLOC_ENTRY_SIZE, {
-                    value: `ptr ${ptr}, size ${length}`,
-                    children: [
-                      node('ptr', 'field', base, 8, { value: ptr }),
-                      node('size', 'field', base + 8, 4, { value: length }),
-                      node('_pad', 'field', base + 12, 4, {
-                        value: view.getUint32(k * ALLOC_ENTRY_SIZE + 12, true),
-                      }),
-                    ],
-                  }),
-                );
-              }
-              return out;
-            },
-          }
-        : undefined,
-    }),
+    // Every byte from the table to the end of the file, a partial last entry included.
+    node(
+      'allocation table',
+      'table',
+      Math.min(h.allocTablePtr, size),
+      size - Math.min(h.allocTablePtr, size),
+      {
+        value: `${count} entries`,
+        lazy: count
+          ? {
+              count,
+              load: async (start, end) =>
+                (await allocationEntryNodes(source, h.allocTablePtr, start, Math.min(end, count))).map((n) =>
+                  markWithin(n, ctx.problems),
+                ),
+            }
+          : undefined,
+      },
+    ),
   );
-  return node(source.name, 'file', 0, size, {
-    value: `MLDF ${h.versionMajor}.${h.versionMinor}, ${h.numSamples} samples × ${fields.length} fields`,
-    children,
-  });
-}
-
-function pad(children: InspectNode[], from: number, to: number): void {
-  if (to > from) children.push(node('padding', 'padding', from, to - from));
-}
-
-function descriptorNode(f: MldfField): InspectNode {
-  const base = f.descriptorOffset;
-  const kids = [
-    node('name', 'field', base, 64, { value: f.name }),
-    node('type_id', 'field', base + 64, 2, { value: `${f.typeId} (${typeName(f.typeId)})` }),
-    node('flags', 'field', base + 66, 2, { value: f.flags }),
-    node('metadata_size', 'field', base + 68, 4, { value: f.metadataSize }),
-    node('_pad', 'field', base + 72, 4, { value: 0 }),
-    node('arguments', 'field', base + 76, 128, {
-      value: f.ndarray ? `${f.ndarray.dtype} [${f.ndarray.shape.join(', ')}]` : 'none',
-      children: f.ndarray
-        ? [
-            node('dtype', 'field', base + 76, 8, { value: f.ndarray.dtype }),
-            node('ndim', 'field', base + 84, 4, { value: f.ndarray.shape.length }),
-            node('_reserved', 'field', base + 88, 4, { value: 0 }),
-            node('shape', 'field', base + 92, 64, { value: `[${f.ndarray.shape.join(', ')}]` }),
-          ]
-        : undefined,
-    }),
-    node('_tail', 'field', base + 204, 4, { value: 0 }),
-  ];
-  return node(f.name, 'descriptor', base, DESCRIPTOR_SIZE, { value: typeName(f.typeId), children: kids });
-}
-
-interface Row {
-  view: DataView;
-  pos: number;
-  offset: number;
-}
-
-async function readRows(reader: MldfReader, start: number, end: number): Promise<Row[]> {
-  end = Math.min(end, reader.numSamples);
-  if (end <= start) return [];
-  const offset = reader.header.metadataPtr + start * reader.rowSize;
-  const bytes = await readExact(reader.source, offset, (end - start) * reader.rowSize, {
-    format: FORMAT_ID,
-    what: 'metadata table',
-  });
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Array.from({ length: end - start }, (_, k) => ({
-    view,
-    pos: k * reader.rowSize,
-    offset: offset + k * reader.rowSize,
-  }));
-}
-
-function metadataRowNode(reader: MldfReader, index: number, row: Row): InspectNode {
-  const kids = reader.fields.map((f) => {
-    const p = row.pos + f.metadataOffset;
-    const at = row.offset + f.metadataOffset;
-    if (f.type === 'INT')
-      return node(f.name, 'value', at, 8, { value: row.view.getBigInt64(p, true).toString() });
-    if (f.type === 'FLOAT') return node(f.name, 'value', at, 8, { value: row.view.getFloat64(p, true) });
-    const ptr = readU64(row.view, p);
-    const size = row.view.getUint32(p + 8, true);
-    const parts = [
-      node('data_ptr', 'field', at, 8, { value: ptr }),
-      node('data_size', 'field', at + 8, 4, { value: size }),
-    ];
-    if (f.type === 'IMAGE_RAW') {
-      parts.push(
-        node('height', 'field', at + 12, 2, { value: row.view.getUint16(p + 12, true) }),
-        node('width', 'field', at + 14, 2, { value: row.view.getUint16(p + 14, true) }),
-        node('channels', 'field', at + 16, 1, { value: row.view.getUint8(p + 16) }),
-        node('mode', 'field', at + 17, 1, { value: row.view.getUint8(p + 17) }),
-        node('_pad', 'field', at + 18, 6, { value: row.view.getUint16(p + 22, true) }),
-      );
-    } else if (f.type === 'TEXT_RAW') {
-      parts.push(
-        node('num_tokens', 'field', at + 12, 2, { value: row.view.getUint16(p + 12, true) }),
-        node('encoding', 'field', at + 14, 1, { value: row.view.getUint8(p + 14) }),
-        node('_pad', 'field', at + 15, 1, { value: row.view.getUint8(p + 15) }),
-      );
-    } else {
-      parts.push(node('_pad', 'field', at + 12, 4, { value: row.view.getUint32(p + 12, true) }));
-    }
-    return node(f.name, 'value', at, f.metadataSize, { value: `${size} bytes at ${ptr}`, children: parts });
-  });
-  return node(`row ${index}`, 'row', row.offset, reader.rowSize, { children: kids });
-}
-
-function sampleDataNode(reader: MldfReader, index: number, row: Row): InspectNode {
-  const kids: InspectNode[] = [];
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = 0;
-  for (const f of reader.fields) {
-    if (!DATA_TYPES.has(f.type)) continue;
-    const p = row.pos + f.metadataOffset;
-    const ptr = readU64(row.view, p);
-    const size = row.view.getUint32(p + 8, true);
-    if (size === 0) continue;
-    kids.push(node(f.name, f.type.toLowerCase(), ptr, size, { value: `${size} bytes` }));
-    lo = Math.min(lo, ptr);
-    hi = Math.max(hi, ptr + size);
-  }
-  return node(
-    `sample ${index}`,
-    'sample',
-    kids.length ? lo : reader.header.dataPtr,
-    kids.length ? hi - lo : 0,
-    {
-      value: `${kids.length} values`,
-      children: kids,
-    },
-  );
+  return children;
 }

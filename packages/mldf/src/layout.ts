@@ -1,4 +1,4 @@
-import { type DType, DTYPE_SIZE, decodeUtf8, FormatError, readU64 } from '@binscope/core';
+import { type DType, formatErrors, type ProblemList } from '@binscope/core';
 import { MLDF_MAGIC } from './magic.js';
 
 /** The binary layout of CONFORMANCE M1–M7, shared by the reader, writer, validator and inspector. */
@@ -43,12 +43,12 @@ export const METADATA_SIZES: Readonly<Record<FieldType, number>> = {
   TEXT_RAW: 16,
 };
 
-const TYPE_BY_ID = new Map<number, FieldType>(
+export const TYPE_BY_ID = new Map<number, FieldType>(
   Object.entries(TYPE_IDS).map(([name, id]) => [id, name as FieldType]),
 );
 
 /** Type ids the design text's TypeID table lists but M5 gives no layout for. */
-const LISTED_UNIMPLEMENTED: Readonly<Record<number, string>> = {
+export const LISTED_UNIMPLEMENTED: Readonly<Record<number, string>> = {
   11: 'IMAGE_JPEG',
   12: 'IMAGE_PNG',
   20: 'AUDIO_WAVEFORM',
@@ -136,254 +136,7 @@ export function alignTo(value: number, to: number): number {
   return rest === 0 ? value : value + (to - rest);
 }
 
-type Where = { file: string; warnings?: Array<{ code: string; message: string; offset: number }> };
-
-function fail(
-  code: ConstructorParameters<typeof FormatError>[0],
-  message: string,
-  offset: number,
-  file: string,
-) {
-  return new FormatError(code, message, { offset, file, format: FORMAT_ID });
-}
-
-/**
- * Parses magic + header (the first 73 bytes, or fewer when the file is shorter). Checks
- * in A2 order: magic, version, flags, reserved bits, then single-field sanity.
- */
-export function parseHeader(bytes: Uint8Array, fileSize: number, where: Where): MldfHeader {
-  const { file } = where;
-  const head = Math.min(bytes.byteLength, MLDF_MAGIC.byteLength);
-  for (let i = 0; i < head; i++) {
-    if (bytes[i] !== MLDF_MAGIC[i])
-      throw fail('BadMagic', `not an MLDF file: byte ${i} of the magic differs`, i, file);
-  }
-  if (fileSize === 0) throw fail('BadMagic', 'empty file: no MLDF magic', 0, file);
-  if (fileSize < MLDF_MAGIC.byteLength)
-    throw fail('Truncated', `file ends inside the MLDF magic (${fileSize} bytes)`, 0, file);
-  if (fileSize < FIELD_DESC_PTR) {
-    throw fail(
-      'Truncated',
-      `header needs 64 bytes at ${HEADER_OFFSET} but the file ends at ${fileSize}`,
-      HEADER_OFFSET,
-      file,
-    );
-  }
-  const view = new DataView(bytes.buffer, bytes.byteOffset + HEADER_OFFSET, HEADER_SIZE);
-  const at = (rel: number) => HEADER_OFFSET + rel;
-  const header: MldfHeader = {
-    versionMajor: view.getUint16(0, true),
-    versionMinor: view.getUint16(2, true),
-    flags: view.getUint32(4, true),
-    // Counts and pointers above 2^53 lose precision here but can only fail the bounds checks below.
-    numSamples: readU64(view, 8),
-    numFields: view.getUint16(16, true),
-    pad1: view.getUint16(18, true),
-    pageSize: view.getUint32(20, true),
-    fieldDescPtr: readU64(view, 24),
-    metadataPtr: readU64(view, 32),
-    dataPtr: readU64(view, 40),
-    allocTablePtr: readU64(view, 48),
-    reserved: bytes.slice(HEADER_OFFSET + 56, HEADER_OFFSET + 64),
-  };
-  if (header.versionMajor !== VERSION_MAJOR) {
-    throw fail(
-      'UnsupportedVersion',
-      `MLDF version ${header.versionMajor}.${header.versionMinor} is not supported (this reader reads 1.x)`,
-      at(0),
-      file,
-    );
-  }
-  if (header.versionMinor > VERSION_MINOR) {
-    where.warnings?.push({
-      code: 'NewerMinorVersion',
-      message: `file is version 1.${header.versionMinor}, this reader knows 1.${VERSION_MINOR}: newer features are ignored`,
-      offset: at(2),
-    });
-  }
-  if (header.flags & FLAG_COMPRESSED)
-    throw fail('UnsupportedFeature', 'compressed data region (flag 0x2) is not supported', at(4), file);
-  if (header.flags & FLAG_ENCRYPTED)
-    throw fail('UnsupportedFeature', 'encrypted data region (flag 0x8) is not supported', at(4), file);
-  if (!(header.flags & FLAG_LITTLE_ENDIAN) || header.flags & ~0xf) {
-    where.warnings?.push({
-      code: 'UnknownFlags',
-      message: `unexpected header flags 0x${header.flags.toString(16)} (expected 0x1)`,
-      offset: at(4),
-    });
-  }
-  if (header.pad1 !== 0)
-    throw fail('ReservedNonZero', `header padding at 18 is ${header.pad1}, must be 0`, at(18), file);
-  // With FLAG_CHECKSUMMED the reserved bytes hold the two CRC-32s (checksum.ts).
-  const firstReserved = header.flags & FLAG_CHECKSUMMED ? -1 : header.reserved.findIndex((b) => b !== 0);
-  if (firstReserved >= 0)
-    throw fail('ReservedNonZero', 'header reserved bytes must be zero', at(56) + firstReserved, file);
-  if (header.fieldDescPtr !== FIELD_DESC_PTR) {
-    throw fail(
-      'InvalidValue',
-      `field_desc_ptr is ${header.fieldDescPtr}, must be ${FIELD_DESC_PTR} (right after the header)`,
-      at(24),
-      file,
-    );
-  }
-  if (header.pageSize === 0) throw fail('InvalidValue', 'page_size is 0', at(20), file);
-  return header;
-}
-
-const latin1 = (bytes: Uint8Array) => String.fromCharCode(...bytes);
-
-/** Parses the descriptor table (bytes = exactly 208·num_fields bytes from field_desc_ptr). */
-export function parseDescriptors(bytes: Uint8Array, header: MldfHeader, where: Where): MldfField[] {
-  const { file } = where;
-  const fields: MldfField[] = [];
-  const names = new Set<string>();
-  let rowOffset = 0;
-  for (let index = 0; index < header.numFields; index++) {
-    const base = index * DESCRIPTOR_SIZE;
-    const abs = header.fieldDescPtr + base;
-    const d = bytes.subarray(base, base + DESCRIPTOR_SIZE);
-    const view = new DataView(d.buffer, d.byteOffset, DESCRIPTOR_SIZE);
-    const rawName = d.subarray(0, NAME_SIZE);
-    const nameEnd = rawName.indexOf(0);
-    if (nameEnd < 0)
-      throw fail(
-        'InvalidValue',
-        `field ${index}: name has no NUL terminator (names are at most 63 bytes)`,
-        abs,
-        file,
-      );
-    const afterName = rawName.subarray(nameEnd).findIndex((b) => b !== 0);
-    if (afterName >= 0)
-      throw fail(
-        'InvalidValue',
-        `field ${index}: bytes after the name's NUL are not zero`,
-        abs + nameEnd + afterName,
-        file,
-      );
-    const name = decodeUtf8(rawName.subarray(0, nameEnd), {
-      offset: abs,
-      file,
-      format: FORMAT_ID,
-      what: `field ${index} name`,
-    });
-    const typeId = view.getUint16(64, true);
-    const flags = view.getUint16(66, true);
-    const metadataSize = view.getUint32(68, true);
-    const pad = view.getUint32(72, true);
-    const args = d.slice(76, 76 + ARGUMENTS_SIZE);
-    const tail = view.getUint32(204, true);
-    if (pad !== 0)
-      throw fail('ReservedNonZero', `field '${name}': descriptor padding at 72 must be 0`, abs + 72, file);
-    if (tail !== 0)
-      throw fail('ReservedNonZero', `field '${name}': descriptor bytes 204..207 must be 0`, abs + 204, file);
-    const type = TYPE_BY_ID.get(typeId);
-    if (!type) {
-      const listed = LISTED_UNIMPLEMENTED[typeId];
-      if (listed) {
-        throw fail(
-          'UnsupportedFeature',
-          `field '${name}': type id ${typeId} (${listed}) is not supported`,
-          abs + 64,
-          file,
-        );
-      }
-      throw fail('InvalidValue', `field '${name}': unknown type id ${typeId}`, abs + 64, file);
-    }
-    if (flags !== 0) {
-      where.warnings?.push({
-        code: 'FieldFlags',
-        message: `field '${name}': flags 0x${flags.toString(16)} have no defined meaning`,
-        offset: abs + 66,
-      });
-    }
-    let ndarray: NdArrayLayout | undefined;
-    if (type === 'NDARRAY') {
-      ndarray = parseNdArguments(args, abs + 76, name, file);
-    } else {
-      const nonZero = args.findIndex((b) => b !== 0);
-      if (nonZero >= 0)
-        throw fail(
-          'ReservedNonZero',
-          `field '${name}': ${type} takes no arguments, argument bytes must be 0`,
-          abs + 76 + nonZero,
-          file,
-        );
-    }
-    if (metadataSize !== METADATA_SIZES[type]) {
-      throw fail(
-        'CountMismatch',
-        `field '${name}': metadata_size is ${metadataSize}, a ${type} metadata struct is ${METADATA_SIZES[type]} bytes`,
-        abs + 68,
-        file,
-      );
-    }
-    if (names.has(name)) throw fail('InvalidValue', `duplicate field name '${name}'`, abs, file);
-    names.add(name);
-    fields.push({
-      index,
-      name,
-      type,
-      typeId,
-      flags,
-      metadataSize,
-      metadataOffset: rowOffset,
-      descriptorOffset: abs,
-      arguments: args,
-      ndarray,
-    });
-    rowOffset += metadataSize;
-  }
-  return fields;
-}
-
-function parseNdArguments(args: Uint8Array, abs: number, name: string, file: string): NdArrayLayout {
-  const view = new DataView(args.buffer, args.byteOffset, args.byteLength);
-  const rawDtype = args.subarray(0, 8);
-  const end = rawDtype.indexOf(0) < 0 ? 8 : rawDtype.indexOf(0);
-  const dtype = latin1(rawDtype.subarray(0, end));
-  if (!isNdDtype(dtype) || rawDtype.subarray(end).some((b) => b !== 0)) {
-    throw fail(
-      'InvalidValue',
-      `field '${name}': NDARRAY dtype '${dtype}' is not one of ${Object.keys(ND_DTYPES).join(' ')}`,
-      abs,
-      file,
-    );
-  }
-  const ndim = view.getUint32(8, true);
-  if (ndim > MAX_NDIM)
-    throw fail('InvalidValue', `field '${name}': NDARRAY ndim ${ndim} exceeds ${MAX_NDIM}`, abs + 8, file);
-  if (view.getUint32(12, true) !== 0)
-    throw fail('ReservedNonZero', `field '${name}': NDARRAY reserved argument must be 0`, abs + 12, file);
-  const shape: number[] = [];
-  let count = 1;
-  for (let i = 0; i < MAX_NDIM; i++) {
-    const dim = readU64(view, 16 + i * 8);
-    if (i >= ndim) {
-      if (dim !== 0)
-        throw fail(
-          'ReservedNonZero',
-          `field '${name}': NDARRAY shape entry ${i} is beyond ndim ${ndim} and must be 0`,
-          abs + 16 + i * 8,
-          file,
-        );
-      continue;
-    }
-    shape.push(dim);
-    count *= dim;
-  }
-  const itemSize = DTYPE_SIZE[ND_DTYPES[dtype]];
-  const byteLength = count * itemSize;
-  // data_size is a u32, so a larger declared array can never hold a value.
-  if (!Number.isSafeInteger(byteLength) || byteLength > 0xffffffff) {
-    throw fail(
-      'InvalidValue',
-      `field '${name}': NDARRAY shape [${shape.join(', ')}] is larger than a value can be (4 GiB)`,
-      abs + 16,
-      file,
-    );
-  }
-  return { dtype, shape, itemSize, count, byteLength };
-}
+const fail = formatErrors(FORMAT_ID);
 
 /** Where each section is, once header and descriptors agree with the file size (M4). */
 export interface MldfLayout {
@@ -404,9 +157,9 @@ export function checkLayout(
   header: MldfHeader,
   fields: readonly MldfField[],
   fileSize: number,
-  where: Where,
+  problems: ProblemList,
 ): MldfLayout {
-  const { file } = where;
+  const file = problems.file;
   const at = (rel: number) => HEADER_OFFSET + rel;
   const rowSize = fields.reduce((sum, f) => sum + f.metadataSize, 0);
   const descriptorsEnd = FIELD_DESC_PTR + DESCRIPTOR_SIZE * header.numFields;
@@ -513,21 +266,42 @@ export function checkLayout(
   }
   const canonicalMetadata = alignTo(descriptorsEnd, METADATA_ALIGN);
   if (header.metadataPtr !== canonicalMetadata) {
-    where.warnings?.push({
-      code: 'NonCanonicalLayout',
-      message: `metadata_ptr is ${header.metadataPtr}, writers put it at ${canonicalMetadata}`,
-      offset: at(32),
-    });
+    problems.warn(
+      'NonCanonicalLayout',
+      `metadata_ptr is ${header.metadataPtr}, writers put it at ${canonicalMetadata}`,
+      { offset: at(32) },
+    );
   }
   const canonicalData = alignTo(metadataEnd, header.pageSize);
   if (header.dataPtr !== canonicalData) {
-    where.warnings?.push({
-      code: 'NonCanonicalLayout',
-      message: `data_ptr is ${header.dataPtr}, writers put it at ${canonicalData}`,
+    problems.warn('NonCanonicalLayout', `data_ptr is ${header.dataPtr}, writers put it at ${canonicalData}`, {
       offset: at(40),
     });
   }
   return { rowSize, descriptorsEnd, metadataEnd, dataEnd: header.allocTablePtr, allocCount };
+}
+
+/**
+ * The sections as the header places them, clamped to the file, for a file whose layout does
+ * not check out: what inspect can still show (whole rows and entries inside the file only).
+ */
+export function clampedLayout(
+  header: MldfHeader,
+  fields: readonly MldfField[],
+  fileSize: number,
+): MldfLayout {
+  const rowSize = fields.reduce((sum, f) => sum + f.metadataSize, 0);
+  const descriptorsEnd = Math.min(fileSize, FIELD_DESC_PTR + DESCRIPTOR_SIZE * header.numFields);
+  const metadataEnd = Math.min(fileSize, header.metadataPtr + header.numSamples * rowSize);
+  const dataEnd = Math.min(fileSize, Math.max(header.allocTablePtr, header.dataPtr));
+  const allocBytes = header.allocTablePtr < fileSize ? fileSize - header.allocTablePtr : 0;
+  return {
+    rowSize,
+    descriptorsEnd,
+    metadataEnd,
+    dataEnd,
+    allocCount: Math.floor(allocBytes / ALLOC_ENTRY_SIZE),
+  };
 }
 
 /** Encodes magic + header (73 bytes). */

@@ -1,6 +1,6 @@
 import {
   definePlugin,
-  FormatError,
+  formatErrors,
   type JsonRecord,
   type JsonValue,
   type RecordOptions,
@@ -8,9 +8,10 @@ import {
   type Target,
   toHex,
   toJsonValue,
+  unparsedResult,
 } from '@binscope/core';
 import { mldfContentFields, mldfLocateSample } from './content.js';
-import { inspectMldf } from './inspect.js';
+import { inspectMldf, inspectMldfTarget } from './inspect.js';
 import { FORMAT_ID } from './layout.js';
 import { mldfFormat } from './magic.js';
 import { type ImageValue, type MldfReader, type MldfValue, type NdArray, openMldf } from './read.js';
@@ -20,13 +21,18 @@ import { storedChecksums } from './checksum.js';
 /** NDARRAY values up to this many elements are printed in full; larger ones as size + sha256. */
 const INLINE_ELEMENTS = 1024;
 
+const fail = formatErrors(FORMAT_ID);
+const notAFile = (name: string) =>
+  fail('BadMagic', 'an MLDF file is a single file, not a directory', undefined, name).toProblem();
+
 function sourceOf(target: Target) {
-  if (target.kind !== 'file') {
-    throw new FormatError('BadMagic', 'an MLDF file is a single file, not a directory', {
-      format: FORMAT_ID,
-      file: target.directory.name,
-    });
-  }
+  if (target.kind !== 'file')
+    throw fail(
+      'BadMagic',
+      'an MLDF file is a single file, not a directory',
+      undefined,
+      target.directory.name,
+    );
   return target.source;
 }
 
@@ -35,21 +41,17 @@ export const mldfPlugin = definePlugin<MldfReader>({
   open: (target, options) => openMldf(sourceOf(target), options),
   info: async (reader) => summary(reader),
   inspect: async (reader) => inspectMldf(reader),
+  inspectTarget: async (target, options) => {
+    if (target.kind === 'file') return inspectMldfTarget(target.source, options);
+    return unparsedResult(target.directory.name, 0, {
+      valid: false,
+      errors: [notAFile(target.directory.name)],
+      warnings: [],
+    });
+  },
   validate: async (target, options) => {
-    if (target.kind !== 'file') {
-      return {
-        valid: false,
-        errors: [
-          {
-            code: 'BadMagic',
-            message: 'an MLDF file is a single file, not a directory',
-            format: FORMAT_ID,
-            file: target.directory.name,
-          },
-        ],
-        warnings: [],
-      };
-    }
+    if (target.kind !== 'file')
+      return { valid: false, errors: [notAFile(target.directory.name)], warnings: [] };
     return validateMldf(target.source, options);
   },
   records: (reader, options) => mldfRecords(reader, options),

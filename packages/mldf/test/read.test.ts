@@ -40,6 +40,15 @@ describeWith(VECTORS_NEEDED, 'MLDF vectors', () => {
       expect(await all(bytes, asyncOnly(bytes))).toEqual(await all(bytes));
     });
 
+    it(`${v.name}: concurrent sample(i) calls on a promise-only source do not share a sample's state`, async () => {
+      const bytes = readBytes(v.file);
+      const reader = await openMldf(asyncOnly(bytes));
+      const indices = Array.from({ length: reader.numSamples }, (_, i) => reader.numSamples - 1 - i);
+      const together = await Promise.all(indices.map((i) => reader.sample(i)));
+      const sync = await openMldf(new MemorySource(bytes));
+      for (const [k, i] of indices.entries()) expect(together[k]).toEqual(await sync.sample(i));
+    });
+
     it(`${v.name}: inspect covers header, descriptors, rows, values and allocation entries`, async () => {
       const bytes = readBytes(v.file);
       const reader = await openMldf(new MemorySource(bytes, v.name));

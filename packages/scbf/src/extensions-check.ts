@@ -1,4 +1,4 @@
-import { FormatError, type ProblemList, type ReadOptions } from '@binscope/core';
+import { FormatError, Phase, type ProblemList, type ReadOptions } from '@binscope/core';
 import { firstBadCode } from './dictionary.js';
 import { extensionsOf, verifyBlockChecksums } from './extend.js';
 import type { FooterWarning, ScbfExtensions } from './extensions.js';
@@ -22,7 +22,9 @@ export async function checkExtensions(
   try {
     footer = await extensionsOf(reader, warnings, options);
   } catch (error) {
-    problems.capture(error);
+    // The reader parses the footer after the layout and before any block (A2: after structure,
+    // before payload), so an unreadable footer ranks there.
+    problems.capture(error, { phase: Phase.reference });
     return undefined;
   }
   for (const w of warnings) problems.warn(w.code, w.message, { offset: w.offset });

@@ -1,4 +1,12 @@
-import { type ByteSource, Cursor, FormatError, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type ByteSource,
+  Cursor,
+  type ErrorCode,
+  FormatError,
+  formatErrors,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { FORMAT, type ScbfColumn, type ScbfType, TYPE_CODES, TYPE_NAMES } from './layout.js';
 import { decodeDictionaries, type Dictionaries, encodeDictionaries } from './dictionary.js';
 import { recordColumn } from './footer-record.js';
@@ -200,12 +208,9 @@ export async function readExtensions(
   const magic = String.fromCharCode(...trailer.subarray(12, 16));
   if (magic !== FOOTER_MAGIC) return undefined;
   const view = new DataView(trailer.buffer, trailer.byteOffset, TRAILER_LENGTH);
-  const fail = (
-    code: 'OutOfBounds' | 'Truncated' | 'CountMismatch' | 'InvalidValue',
-    message: string,
-    at: number,
-  ) =>
-    new FormatError(code, `extension footer: ${message}`, { offset: at, file: source.name, format: FORMAT });
+  const footerError = formatErrors(FORMAT, source.name);
+  const fail = (code: ErrorCode, message: string, at: number) =>
+    footerError(code, `extension footer: ${message}`, at);
   const bodyLength = Number(view.getBigUint64(0, true));
   const footerVersion = view.getUint16(8, true);
   const count = view.getUint16(10, true);

@@ -1,66 +1,144 @@
-import { type InspectNode, node } from '@binscope/core';
-import { PREFIX_LENGTH, type ScbfColumn } from './layout.js';
+import { type FormatError, type InspectNode, markProblem, node } from '@binscope/core';
+import type { ScbfExtensions } from './extensions.js';
+import { PREFIX_LENGTH, type ScbfBlock, type ScbfColumn, type ScbfHeader } from './layout.js';
+import { SCBF_MAGIC } from './magic.js';
 import type { ScbfReader } from './read.js';
 
 const ROLE_LABEL = { values: 'values block', offsets: 'offsets block', strings: 'strings block' } as const;
 
+/** What the tree is drawn from: a whole layout, or as much of one as a damaged file gave. */
+export interface TreeParts {
+  source: { name: string; size: number };
+  /** The first bytes as read (shown when the magic is wrong). */
+  head?: Uint8Array;
+  header: Partial<ScbfHeader>;
+  columns: readonly ScbfColumn[];
+  footer?: ScbfExtensions;
+  /** Errors that belong to one block (bounds, payload): marked on the block's node. */
+  blockErrors?: ReadonlyMap<ScbfBlock, FormatError>;
+}
+
 /** Header, schema, metadata entries and every block, as byte ranges. */
-export function inspectScbf(reader: ScbfReader): InspectNode {
-  const { header, columns, source } = reader;
-  const s = header.schemaLength;
-  const headerNode = node('header', 'header', 0, header.headerLength, {
-    children: [
-      node('magic', 'field', 0, 8, { value: 'SCBFv1\\0\\0' }),
-      node('schema_len', 'field', 8, 4, { value: s }),
-      node('schema_json', 'field', PREFIX_LENGTH, s, {
-        value: header.schemaJson.length > 200 ? `${header.schemaJson.slice(0, 200)}…` : header.schemaJson,
-        children: (header.schema?.columns ?? []).map((c, i) =>
-          node(`column ${i}`, 'schema-column', PREFIX_LENGTH, s, { value: `${c.name}: ${c.type}` }),
-        ),
+export function inspectScbf(reader: ScbfReader, footer?: ScbfExtensions): InspectNode {
+  return scbfTree({ source: reader.source, header: reader.header, columns: reader.columns, footer });
+}
+
+/**
+ * The tree of an SCBF file as far as it was parsed: ranges that run past the end of the file
+ * are cut at the end (the defect is marked on them), parts never reached are left out.
+ */
+export function scbfTree(parts: TreeParts): InspectNode {
+  const { header, columns, source } = parts;
+  const size = source.size;
+  const at = (name: string, kind: string, offset: number, length: number, extra = {}) => {
+    const start = Math.min(offset, size);
+    return node(name, kind, start, Math.max(0, Math.min(length, size - start)), extra);
+  };
+  const children = [headerNode(parts, at)];
+  const complete = header.metaTableEnd !== undefined;
+  if (header.metaTableOffset !== undefined && header.metaTableOffset < size) {
+    const end = header.metaTableEnd ?? size;
+    children.push(
+      at('column metadata', 'table', header.metaTableOffset, end - header.metaTableOffset, {
+        value: complete ? `${columns.length} entries` : `${columns.length} of ${header.numColumns} entries`,
+        children: columns.map(entryNode),
       }),
-      node('num_columns', 'field', PREFIX_LENGTH + s, 4, { value: header.numColumns }),
-      node('total_rows', 'field', PREFIX_LENGTH + s + 4, 8, { value: header.totalRows }),
-      node('meta_table_offset', 'field', PREFIX_LENGTH + s + 12, 8, { value: header.metaTableOffset }),
-    ],
-  });
-  const table = node(
-    'column metadata',
-    'table',
-    header.metaTableOffset,
-    header.metaTableEnd - header.metaTableOffset,
-    {
-      value: `${columns.length} entries`,
-      children: columns.map(entryNode),
-    },
-  );
+    );
+  }
   const blocks = columns.flatMap((c) => c.blocks);
-  const dataStart = blocks.length ? Math.min(...blocks.map((b) => b.offset)) : header.metaTableEnd;
-  const dataEnd = blocks.length
-    ? Math.max(...blocks.map((b) => b.offset + b.compressedSize))
-    : header.metaTableEnd;
-  const data = node('column data', 'section', dataStart, dataEnd - dataStart, {
-    value: `${columns.length} columns, ${blocks.length} zlib blocks`,
-    children: columns.map((column) => {
-      const start = Math.min(...column.blocks.map((b) => b.offset));
-      const end = Math.max(...column.blocks.map((b) => b.offset + b.compressedSize));
-      return node(column.name, 'column', start, end - start, {
-        value: column.type,
-        children: column.blocks.map((b) =>
-          node(ROLE_LABEL[b.role], 'block', b.offset, b.compressedSize, {
-            value: `zlib, ${b.compressedSize} → ${b.uncompressedSize} bytes`,
-          }),
-        ),
+  const tableEnd = header.metaTableEnd ?? header.headerLength ?? 0;
+  let dataEnd = tableEnd;
+  if (complete && columns.length) {
+    const dataStart = Math.min(...blocks.map((b) => b.offset));
+    dataEnd = Math.max(...blocks.map((b) => b.offset + b.compressedSize));
+    children.push(
+      at('column data', 'section', dataStart, dataEnd - dataStart, {
+        value: `${columns.length} columns, ${blocks.length} zlib blocks`,
+        children: columns.map((column) => columnNode(column, parts, at)),
+      }),
+    );
+  }
+  const end = Math.max(dataEnd, tableEnd);
+  if (complete && end < size) {
+    children.push(
+      parts.footer
+        ? at('extension footer', 'footer', end, size - end, { value: footerSummary(parts.footer) })
+        : at('trailing bytes', 'padding', end, size - end, { value: 'ignored (S5)' }),
+    );
+  }
+  const shape =
+    header.totalRows !== undefined && complete
+      ? `SCBF, ${header.totalRows} rows × ${columns.length} columns`
+      : 'SCBF (damaged)';
+  return node(source.name, 'file', 0, size, { value: shape, children });
+}
+
+type Placer = (name: string, kind: string, offset: number, length: number, extra?: object) => InspectNode;
+
+function headerNode(parts: TreeParts, at: Placer): InspectNode {
+  const { header, head } = parts;
+  const fields: InspectNode[] = [at('magic', 'field', 0, 8, { value: magicText(head) })];
+  const s = header.schemaLength;
+  if (s !== undefined) {
+    fields.push(at('schema_len', 'field', 8, 4, { value: s }));
+    if (header.schemaJson !== undefined) {
+      const text = header.schemaJson;
+      fields.push(
+        at('schema_json', 'field', PREFIX_LENGTH, s, {
+          value: text.length > 200 ? `${text.slice(0, 200)}…` : text,
+          children: (header.schema?.columns ?? []).map((c, i) =>
+            at(`column ${i}`, 'schema-column', PREFIX_LENGTH, s, { value: `${c.name}: ${c.type}` }),
+          ),
+        }),
+      );
+    } else {
+      fields.push(at('schema_json', 'field', PREFIX_LENGTH, s, { value: 'cut off by the end of the file' }));
+    }
+  }
+  if (s !== undefined && header.numColumns !== undefined) {
+    fields.push(
+      at('num_columns', 'field', PREFIX_LENGTH + s, 4, { value: header.numColumns }),
+      at('total_rows', 'field', PREFIX_LENGTH + s + 4, 8, { value: header.totalRows }),
+      at('meta_table_offset', 'field', PREFIX_LENGTH + s + 12, 8, { value: header.metaTableOffset }),
+    );
+  }
+  return at('header', 'header', 0, header.headerLength ?? PREFIX_LENGTH, { children: fields });
+}
+
+function magicText(head: Uint8Array | undefined): string {
+  const expected = 'SCBFv1\\0\\0';
+  if (!head) return expected;
+  const bytes = head.subarray(0, 8);
+  if (bytes.length === 8 && bytes.every((b, i) => b === SCBF_MAGIC.charCodeAt(i))) return expected;
+  return Array.from(bytes, (b) =>
+    b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`,
+  ).join('');
+}
+
+function columnNode(column: ScbfColumn, parts: TreeParts, at: Placer): InspectNode {
+  const start = Math.min(...column.blocks.map((b) => b.offset));
+  const end = Math.max(...column.blocks.map((b) => b.offset + b.compressedSize));
+  return at(column.name, 'column', start, end - start, {
+    value: column.type,
+    children: column.blocks.map((b) => {
+      const blockNode = at(ROLE_LABEL[b.role], 'block', b.offset, b.compressedSize, {
+        value: `zlib, ${b.compressedSize} → ${b.uncompressedSize} bytes`,
       });
+      const error = parts.blockErrors?.get(b);
+      if (error) markProblem(blockNode, error.toProblem());
+      return blockNode;
     }),
   });
-  const children = [headerNode, table, data];
-  const end = Math.max(dataEnd, header.metaTableEnd);
-  if (end < source.size)
-    children.push(node('trailing bytes', 'padding', end, source.size - end, { value: 'ignored (S5)' }));
-  return node(source.name, 'file', 0, source.size, {
-    value: `SCBF, ${header.totalRows} rows × ${columns.length} columns`,
-    children,
-  });
+}
+
+function footerSummary(footer: ScbfExtensions): string {
+  const records = [
+    footer.checksums && 'checksums',
+    footer.statistics && 'statistics',
+    footer.nulls?.size && 'nulls',
+    footer.dictionaries?.size && 'dictionaries',
+  ].filter(Boolean);
+  return `version ${footer.footerVersion}${records.length ? `: ${records.join(', ')}` : ''}`;
 }
 
 function entryNode(column: ScbfColumn): InspectNode {

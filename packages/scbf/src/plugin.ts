@@ -1,5 +1,7 @@
 import {
   definePlugin,
+  isFormatError,
+  type ReadOptions,
   type JsonRecord,
   type RecordOptions,
   SourceError,
@@ -10,6 +12,8 @@ import {
 import { scbfContentFields, scbfLocateRow } from './content.js';
 import { scbfToCsvChunks } from './csv.js';
 import { inspectScbf } from './inspect.js';
+import { inspectScbfTarget } from './inspect-target.js';
+import { extensionsOf } from './extend.js';
 import { scbfFormat } from './magic.js';
 import { openScbf, type ScbfReader } from './read.js';
 import { validateScbf } from './validate.js';
@@ -77,12 +81,23 @@ async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncG
   }
 }
 
+async function footerIfReadable(reader: ScbfReader, options?: ReadOptions) {
+  try {
+    return await extensionsOf(reader, [], options);
+  } catch (error) {
+    if (isFormatError(error)) return undefined;
+    throw error;
+  }
+}
+
 /** The SCBF plugin for the core registry (CLI, web page). */
 export const scbfPlugin = definePlugin<ScbfReader>({
   ...scbfFormat,
   open: (target, options) => openScbf(fileSource(target), options),
   info: async (reader) => withExtensions(summarize(reader), reader),
-  inspect: async (reader) => inspectScbf(reader),
+  // The footer is drawn when it parses; a broken one is validate's (and inspectTarget's) to report.
+  inspect: async (reader, options) => inspectScbf(reader, await footerIfReadable(reader, options)),
+  inspectTarget: (target, options) => inspectScbfTarget(fileSource(target), options),
   validate: (target, options) => validateScbf(fileSource(target), options),
   records,
   // The S8 dialect, the same chunks scbfToCsv writes to a file.

@@ -1,8 +1,12 @@
 import {
   type ByteSource,
+  type ErrorFactory,
   FormatError,
   type FormatReader,
+  formatErrors,
+  isFormatError,
   type Problem,
+  ProblemList,
   type ReadOptions,
   readExact,
   toTypedArray,
@@ -56,10 +60,14 @@ export interface ScbfBatch {
  * FormatError. Column data is read per column, on request.
  */
 export async function openScbf(source: ByteSource, options: ReadOptions = {}): Promise<ScbfReader> {
-  const layout = await parseLayout(source, options);
-  if ('fatal' in layout) throw layout.fatal[0].error;
-  if (layout.findings.length) throw layout.findings[0].error;
-  return new ScbfReader(layout);
+  const problems = new ProblemList(FORMAT, { mode: 'read', file: source.name });
+  try {
+    return new ScbfReader(await parseLayout(source, problems, options));
+  } catch (error) {
+    // A defect that stopped the parse may rank after one found before it (A2).
+    if (isFormatError(error)) problems.throwFirst();
+    throw error;
+  }
 }
 
 export class ScbfReader implements FormatReader {
@@ -70,8 +78,11 @@ export class ScbfReader implements FormatReader {
   /** utf8 columns read so far whose str_uncomp_size disagrees with their strings (S4). */
   private readonly mismatches: StrUncompMismatch[] = [];
 
+  private readonly error: ErrorFactory;
+
   constructor(layout: ScbfLayout) {
     this.source = layout.source;
+    this.error = formatErrors(FORMAT, layout.source.name);
     this.header = layout.header;
     this.columns = layout.columns;
   }
@@ -288,10 +299,6 @@ export class ScbfReader implements FormatReader {
     const start = Math.min(Math.max(0, options.start ?? 0), this.rowCount);
     const end = Math.max(start, Math.min(this.rowCount, options.end ?? this.rowCount));
     return { start, end };
-  }
-
-  private error(code: 'CountMismatch' | 'DecompressError', message: string, offset: number): FormatError {
-    return new FormatError(code, message, { offset, file: this.source.name, format: FORMAT });
   }
 }
 

@@ -1,4 +1,4 @@
-import { type ByteSource, FormatError, readExact, toTypedArray } from '@binscope/core';
+import { type ByteSource, FormatError, formatErrors, readExact, toTypedArray } from '@binscope/core';
 import { Inflate } from 'pako';
 import { FORMAT, type ScbfBlock, type ScbfColumn, TYPE_WIDTH } from './layout.js';
 import { type MismatchSink, stringsCap, stringsEndError, strUncompMismatch } from './s4.js';
@@ -30,14 +30,7 @@ export type WholeBlockReader = (
   upTo?: number,
 ) => Promise<Uint8Array | undefined>;
 
-function blockError(
-  code: 'CountMismatch' | 'DecompressError',
-  message: string,
-  file: string,
-  offset: number,
-): FormatError {
-  return new FormatError(code, message, { offset, file, format: FORMAT });
-}
+const blockError = formatErrors(FORMAT);
 
 /**
  * One block's inflated bytes, handed out in exact amounts. With `limit` the declared size is
@@ -93,15 +86,15 @@ export class BlockStream {
         throw blockError(
           'CountMismatch',
           `column "${this.column.name}" offsets run past the end of its strings block, which inflates to ${this.produced} bytes (S4)`,
-          this.source.name,
           this.block.fieldOffset,
+          this.source.name,
         );
       }
       throw blockError(
         'CountMismatch',
         `${this.what()} inflates to ${this.produced} bytes, but uncomp_size declares ${this.block.uncompressedSize}`,
-        this.source.name,
         this.block.fieldOffset,
+        this.source.name,
       );
     }
     if (this.pending[0].byteLength >= n) {
@@ -143,8 +136,8 @@ export class BlockStream {
       throw blockError(
         'CountMismatch',
         `${this.what()} inflates to ${this.produced} bytes, but uncomp_size declares ${this.block.uncompressedSize}`,
-        this.source.name,
         this.block.fieldOffset,
+        this.source.name,
       );
     }
   }
@@ -218,16 +211,16 @@ export class BlockStream {
         this.limit === undefined
           ? `${this.what()} inflates to more than the ${this.block.uncompressedSize} bytes uncomp_size declares`
           : `${this.what()} inflates to more than ${this.limit} bytes, more than u32 offsets can address`,
-        this.source.name,
         this.block.fieldOffset,
+        this.source.name,
       );
     }
     if (inflater.err) {
       throw blockError(
         'DecompressError',
         `${this.what()} is not a valid zlib stream (${inflater.msg || `zlib error ${inflater.err}`})`,
-        this.source.name,
         this.block.offset,
+        this.source.name,
       );
     }
   }

@@ -1,41 +1,74 @@
 import {
   type ByteSource,
+  type FormatError,
   isFormatError,
+  Phase,
   ProblemList,
   type ValidateOptions,
   type ValidationReport,
 } from '@binscope/core';
-import { type Finding, FORMAT, parseLayout, Phase, sortFindings } from './layout.js';
-import { ScbfReader } from './read.js';
 import { checkExtensions } from './extensions-check.js';
+import type { ScbfExtensions } from './extensions.js';
+import { FORMAT, type LayoutProgress, parseLayoutOrStop, type ScbfLayout } from './layout.js';
+import { ScbfReader } from './read.js';
 import { type StrUncompMismatch, s4Warning } from './s4.js';
 import { columnDecoder } from './stream.js';
 import { schemaJson } from './write.js';
 
+/** What the checking parse found, for validate's report and inspect's tree. */
+export interface ScbfCheck {
+  progress: LayoutProgress;
+  layout?: ScbfLayout;
+  /** The payload error of each column that does not decode, by column index. */
+  payloadErrors: Map<number, FormatError>;
+  footer?: ScbfExtensions;
+}
+
 /**
  * Every S-rule, each defect with its taxonomy class and byte offset, first defect first in
- * A2's order. Structure (header, metadata, bounds, counts) comes from the layout parse; then
- * every readable column is inflated as a stream (bounded memory) to check S3–S5's payload
- * rules: zlib streams, inflated lengths, offsets, UTF-8. Never throws for bad input.
+ * A2's order. Never throws for bad input.
  */
 export async function validateScbf(
   source: ByteSource,
   options: ValidateOptions = {},
 ): Promise<ValidationReport> {
-  const problems = new ProblemList(FORMAT);
-  let layout: Awaited<ReturnType<typeof parseLayout>>;
-  try {
-    layout = await parseLayout(source, options);
-  } catch (error) {
-    problems.capture(error);
-    return problems.report();
-  }
-  if ('fatal' in layout) {
-    for (const finding of layout.fatal) problems.capture(finding.error);
-    return problems.report();
-  }
-  const findings: Finding[] = [...layout.findings];
+  const problems = new ProblemList(FORMAT, { file: source.name });
+  await checkScbf(source, problems, options);
+  return problems.report();
+}
+
+/**
+ * The parse of validate and inspect modes: structure (header, metadata, bounds, counts) from
+ * the layout parse; then every readable column is inflated as a stream (bounded memory) to
+ * check S3–S5's payload rules: zlib streams, inflated lengths, offsets, UTF-8; then the
+ * extension footer.
+ */
+export async function checkScbf(
+  source: ByteSource,
+  problems: ProblemList,
+  options: ValidateOptions = {},
+): Promise<ScbfCheck> {
+  const progress: LayoutProgress = { header: {}, columns: [] };
+  const payloadErrors = new Map<number, FormatError>();
+  const layout = await parseLayoutOrStop(source, problems, options, progress);
+  if (!layout) return { progress, payloadErrors };
   const reader = new ScbfReader(layout);
+  const mismatches = await checkPayloads(reader, layout, problems, payloadErrors, options);
+  const s4 = s4Warning(mismatches, source.name);
+  if (s4) problems.warn(s4.code, s4.message, { offset: s4.offset, file: s4.file });
+  // Checked even after payload errors: a block checksum names the block that went bad.
+  const footer = await checkExtensions(reader, problems, options);
+  warnLegalOddities(layout, problems, footer);
+  return { progress, layout, payloadErrors, footer };
+}
+
+async function checkPayloads(
+  reader: ScbfReader,
+  layout: ScbfLayout,
+  problems: ProblemList,
+  payloadErrors: Map<number, FormatError>,
+  options: ValidateOptions,
+): Promise<StrUncompMismatch[]> {
   const readWhole = reader.wholeBlockReader(options);
   // S4 mismatches count only for columns that decoded without error: a defective column reports its error alone.
   const mismatches: StrUncompMismatch[] = [];
@@ -43,11 +76,12 @@ export async function validateScbf(
     if (layout.defective.has(column.index)) continue;
     try {
       const found: StrUncompMismatch[] = [];
-      await columnDecoder(source, column, readWhole, options.signal, (m) => found.push(m)).finish();
+      await columnDecoder(layout.source, column, readWhole, options.signal, (m) => found.push(m)).finish();
       mismatches.push(...found);
     } catch (error) {
       if (!isFormatError(error)) throw error;
-      findings.push({ phase: Phase.payload, error });
+      problems.capture(error, { phase: Phase.payload, scope: `column ${column.index}` });
+      payloadErrors.set(column.index, error);
     }
     options.onProgress?.({
       phase: 'validate',
@@ -56,14 +90,16 @@ export async function validateScbf(
       unit: 'items',
     });
   }
-  for (const finding of sortFindings(findings)) problems.capture(finding.error);
-  const s4 = s4Warning(mismatches, source.name);
-  if (s4) problems.warn(s4.code, s4.message, { offset: s4.offset, file: s4.file });
-  // Checked even after payload errors: a block checksum names the block that went bad.
-  const footer = await checkExtensions(reader, problems, options);
+  return mismatches;
+}
 
-  // Legal but worth knowing.
-  const { header, columns } = layout;
+/** Legal but worth knowing. */
+function warnLegalOddities(
+  layout: ScbfLayout,
+  problems: ProblemList,
+  footer: ScbfExtensions | undefined,
+): void {
+  const { header, columns, source } = layout;
   if (header.schema && problems.errors.length === 0) {
     const canonical = schemaJson(columns);
     if (canonical !== header.schemaJson) {
@@ -82,5 +118,4 @@ export async function validateScbf(
       offset: dataEnd,
     });
   }
-  return problems.report();
 }

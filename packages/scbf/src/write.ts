@@ -1,4 +1,4 @@
-import { type ByteSink, FormatError, MemorySink } from '@binscope/core';
+import { type ByteSink, FormatError, formatErrors, MemorySink } from '@binscope/core';
 import { deflateBlock } from '#zlib';
 import { type ExtensionChoice, footerForBlocks } from './extend.js';
 import { deflatePython } from './zlib.js';
@@ -50,20 +50,20 @@ export function schemaJson(columns: readonly { name: string; type: ScbfType }[])
   return pyJsonDumps({ columns: columns.map((c) => ({ name: c.name, type: c.type })) });
 }
 
-function writerError(message: string): FormatError {
-  return new FormatError('InvalidValue', message, { format: FORMAT });
-}
+const writerError = formatErrors(FORMAT);
 
 /** Rejects a name the file cannot hold exactly: lone surrogates (not UTF-8) or more than 65535 bytes. */
 export function checkName(name: string): Uint8Array {
-  if (typeof name !== 'string') throw writerError(`a column name must be a string, got ${typeof name}`);
+  if (typeof name !== 'string')
+    throw writerError('InvalidValue', `a column name must be a string, got ${typeof name}`);
   if (!isWellFormed(name))
     throw writerError(
+      'InvalidValue',
       `column name ${JSON.stringify(name)} contains a lone surrogate, which UTF-8 cannot hold`,
     );
   const bytes = encoder.encode(name);
   if (bytes.byteLength > 0xffff)
-    throw writerError(`column name is ${bytes.byteLength} bytes; SCBF allows at most 65535`);
+    throw writerError('InvalidValue', `column name is ${bytes.byteLength} bytes; SCBF allows at most 65535`);
   return bytes;
 }
 
@@ -151,7 +151,7 @@ export function encodeColumnBlocks(column: ColumnInput, type: ScbfType): Uint8Ar
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
-        throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not an int32`);
+        throw writerError('InvalidValue', `column "${name}" row ${i}: ${JSON.stringify(v)} is not an int32`);
       }
       out[i] = v;
     }
@@ -162,7 +162,7 @@ export function encodeColumnBlocks(column: ColumnInput, type: ScbfType): Uint8Ar
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (typeof v !== 'number')
-        throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a number`);
+        throw writerError('InvalidValue', `column "${name}" row ${i}: ${JSON.stringify(v)} is not a number`);
       out[i] = v;
     }
     return [new Uint8Array(out.buffer)];
@@ -173,13 +173,19 @@ export function encodeColumnBlocks(column: ColumnInput, type: ScbfType): Uint8Ar
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (typeof v !== 'string')
-      throw writerError(`column "${name}" row ${i}: ${JSON.stringify(v)} is not a string`);
+      throw writerError('InvalidValue', `column "${name}" row ${i}: ${JSON.stringify(v)} is not a string`);
     if (!isWellFormed(v))
-      throw writerError(`column "${name}" row ${i} contains a lone surrogate, which UTF-8 cannot hold`);
+      throw writerError(
+        'InvalidValue',
+        `column "${name}" row ${i} contains a lone surrogate, which UTF-8 cannot hold`,
+      );
     const bytes = encoder.encode(v);
     total += bytes.byteLength;
     if (total > 0xffffffff)
-      throw writerError(`column "${name}" holds more than 4 GiB of text; u32 offsets cannot address it`);
+      throw writerError(
+        'InvalidValue',
+        `column "${name}" holds more than 4 GiB of text; u32 offsets cannot address it`,
+      );
     parts.push(bytes);
     offsets[i + 1] = total;
   }
@@ -205,7 +211,10 @@ function planTypes(columns: readonly ColumnInput[]): { types: ScbfType[]; rows: 
       );
     }
     if (column.type !== undefined && !(column.type in TYPE_CODES))
-      throw writerError(`column "${column.name}": unknown type ${JSON.stringify(column.type)}`);
+      throw writerError(
+        'InvalidValue',
+        `column "${column.name}": unknown type ${JSON.stringify(column.type)}`,
+      );
     return column.type ?? inferValuesType(column.values);
   });
   return { types, rows };
@@ -261,7 +270,7 @@ export function columnsFromRows(
   const names = options.columns ?? (rows.length ? Object.keys(rows[0]) : []);
   return names.map((name) => {
     const values = rows.map((row, i) => {
-      if (!(name in row)) throw writerError(`row ${i} has no value for column "${name}"`);
+      if (!(name in row)) throw writerError('InvalidValue', `row ${i} has no value for column "${name}"`);
       return row[name];
     });
     return { name, type: options.types?.[name], values: values as number[] | string[] };

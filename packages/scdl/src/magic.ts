@@ -1,4 +1,4 @@
-import type { FormatInfo, ReadOptions, Target } from '@binscope/core';
+import { DETECTION_SCORE, type FormatInfo, type ReadOptions, type Target } from '@binscope/core';
 
 /** SCDL archives are folders; detection looks for header.sch starting with "SCDL". */
 export const scdlFormat: FormatInfo = {
@@ -19,7 +19,7 @@ export const scdlFormat: FormatInfo = {
         head[1] === 0x43 &&
         head[2] === 0x44 &&
         head[3] === 0x4c
-        ? 1
+        ? DETECTION_SCORE.magicAndStructure
         : 0;
     } catch {
       return 0;

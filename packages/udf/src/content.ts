@@ -1,5 +1,6 @@
 import type { ByteLocation, ContentField } from '@binscope/core';
-import type { TableInfo, UdfReader } from './read.js';
+import type { TableInfo } from './descriptor.js';
+import type { UdfReader } from './read.js';
 import { STATIC_HEADER_SIZE } from './types.js';
 
 /** Descriptor fields (U2) a table's content is read from, by offset in its 48-byte descriptor. */

@@ -1,19 +1,13 @@
 export { inspectUdf } from './inspect.js';
 export { udfFormat } from './magic.js';
 export { udfPlugin } from './plugin.js';
-export {
-  type DatasetHeader,
-  type DatasetRef,
-  type NameEntry,
-  openUdf,
-  type TableInfo,
-  UdfDataset,
-  type UdfFileHeader,
-  type UdfOpenOptions,
-  UdfReader,
-  type UdfTable,
-  type UnloadedDataset,
-} from './read.js';
+export { UdfDataset } from './dataset.js';
+export type { DatasetHeader, NameEntry } from './dataset-header.js';
+export type { UdfTable } from './decode.js';
+export type { TableInfo } from './descriptor.js';
+export type { UdfFileHeader } from './header.js';
+export { openUdf, type UdfOpenOptions, UdfReader, type UnloadedDataset } from './read.js';
+export type { DatasetRef } from './walk.js';
 export { type FileOffset, type Hint, hashName, type Prim } from './types.js';
 export { validateUdf } from './validate.js';
 export {

@@ -1,6 +1,14 @@
-import { type FormatError, type InspectNode, node, type ReadOptions } from '@binscope/core';
-import { type TableInfo, UdfDataset, type UdfReader, type UnloadedDataset } from './read.js';
-import { DESCRIPTOR_SIZE, FILE_HEADER_SIZE, LOOKUP_ENTRY_SIZE, STATIC_HEADER_SIZE } from './types.js';
+import { type FormatError, type InspectNode, node, type ReadOptions, readU64 } from '@binscope/core';
+import { UdfDataset } from './dataset.js';
+import type { TableInfo } from './descriptor.js';
+import type { UdfReader, UnloadedDataset } from './read.js';
+import {
+  DESCRIPTOR_SIZE,
+  decodeId,
+  FILE_HEADER_SIZE,
+  LOOKUP_ENTRY_SIZE,
+  STATIC_HEADER_SIZE,
+} from './types.js';
 
 /** Lists up to this many children inline; longer lists load a page at a time. */
 const INLINE_CHILDREN = 256;
@@ -116,47 +124,92 @@ export function datasetNode(d: UdfDataset): InspectNode {
   });
 }
 
-/** A dataset that cannot be loaded, shown at the FileOffset that points at it (U15). */
-function unloadedNode({ ref, error }: UnloadedDataset): InspectNode {
-  return node(`dataset at ${ref.at.offset}`, 'error', ref.from, 16, {
-    value: `${error.code}: ${error.detail}`,
+/** Where a dataset that cannot be loaded would be, with its static header where its bytes are there (U15). */
+export function unloadedNode(
+  { ref, error }: UnloadedDataset,
+  fileSize: number,
+  head?: Uint8Array,
+): InspectNode {
+  const { offset, size } = ref.at;
+  const value = `${error.code}: ${error.detail}`;
+  // A reference past the end of the file has no bytes to show: the reference itself stands in.
+  if (!Number.isSafeInteger(offset) || offset >= fileSize || offset < FILE_HEADER_SIZE)
+    return node(`dataset at ${offset}`, 'error', ref.from, 16, { value });
+  const length = Number.isSafeInteger(size) ? Math.min(size, fileSize - offset) : fileSize - offset;
+  const children = head && head.byteLength >= STATIC_HEADER_SIZE ? [staticHeaderNode(offset, head)] : [];
+  return node(`dataset at ${offset}`, 'error', offset, length, { value, children });
+}
+
+function staticHeaderNode(base: number, head: Uint8Array): InspectNode {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  return node('header', 'header', base, STATIC_HEADER_SIZE, {
+    children: [
+      field('check', base, 4, `0x${view.getUint32(0, true).toString(16)}`),
+      field('checksum', base + 4, 4, view.getUint32(4, true)),
+      field('id', base + 8, 4, decodeId(head.subarray(8, 12)).id),
+      field('header_size', base + 0x0c, 2, view.getUint16(0x0c, true)),
+      field('descs_len', base + 0x0e, 2, view.getUint16(0x0e, true)),
+      field('lookup_len', base + 0x10, 2, view.getUint16(0x10, true)),
+      field('string_len', base + 0x12, 2, view.getUint16(0x12, true)),
+      field('reserved', base + 0x14, 4, `${view.getUint16(0x14, true)}, ${view.getUint16(0x16, true)}`),
+    ],
   });
 }
 
-/** File header → datasets (walk order) → header / descriptors / lookup / strings / table data. */
-export async function inspectUdf(reader: UdfReader, _options: ReadOptions = {}): Promise<InspectNode> {
-  const h = reader.header;
-  const size = reader.source.size;
-  const datasets: (UdfDataset | UnloadedDataset)[] = [];
-  for await (const d of reader.walkReporting()) datasets.push(d);
-  const rootValue = h.root ? `${h.root.offset} + ${h.root.size}` : 'null';
-  return node(reader.source.name, 'file', 0, size, {
-    value: 'UDF0',
-    children: [
-      node('file header', 'header', 0, FILE_HEADER_SIZE, {
-        children: [
-          field('magic', 0, 4, h.magic),
-          field('id', 4, 4, h.id),
-          field('next', 8, 8, h.next.toString()),
-          node('root', 'field', 0x10, 16, {
-            value: rootValue,
-            children: [
-              field('offset', 0x10, 8, h.root?.offset ?? 0),
-              field('size', 0x18, 8, h.root?.size ?? 0),
-            ],
-          }),
-          field('reserved', 0x20, 32, h.reserved.join(', ')),
-        ],
+/**
+ * The 64-byte file header decoded from its raw bytes, so a header that failed a check (a bad
+ * magic, a cut file) still shows every field whose bytes are there.
+ */
+export function fileHeaderNode(head: Uint8Array): InspectNode {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const has = (end: number) => head.byteLength >= end;
+  const children: InspectNode[] = [
+    field('magic', 0, Math.min(4, head.byteLength), String.fromCharCode(...head.subarray(0, 4))),
+  ];
+  if (has(8)) children.push(field('id', 4, 4, decodeId(head.subarray(4, 8)).id));
+  if (has(16)) children.push(field('next', 8, 8, view.getBigUint64(8, true).toString()));
+  if (has(32)) {
+    const offset = readU64(view, 0x10);
+    const size = readU64(view, 0x18);
+    children.push(
+      node('root', 'field', 0x10, 16, {
+        value: offset === 0 && size === 0 ? 'null' : `${offset} + ${size}`,
+        children: [field('offset', 0x10, 8, offset), field('size', 0x18, 8, size)],
       }),
+    );
+  }
+  if (has(FILE_HEADER_SIZE)) {
+    const reserved = [0, 1, 2, 3].map((i) => view.getBigUint64(0x20 + i * 8, true));
+    children.push(field('reserved', 0x20, 32, reserved.join(', ')));
+  }
+  return node('file header', 'header', 0, Math.min(FILE_HEADER_SIZE, head.byteLength), { children });
+}
+
+/** The file's node: its header, then the datasets in walk order. */
+export function fileNode(name: string, size: number, head: Uint8Array, datasets: InspectNode[]): InspectNode {
+  return node(name, 'file', 0, size, {
+    value: String.fromCharCode(...head.subarray(0, 4)),
+    children: [
+      fileHeaderNode(head),
       list(
         'datasets',
         'group',
         FILE_HEADER_SIZE,
         Math.max(0, size - FILE_HEADER_SIZE),
         datasets,
-        (d) => (d instanceof UdfDataset ? datasetNode(d) : unloadedNode(d)),
+        (d) => d,
         datasets.length,
       ),
     ],
   });
+}
+
+/** File header → datasets (walk order) → header / descriptors / lookup / strings / table data. */
+export async function inspectUdf(reader: UdfReader, options: ReadOptions = {}): Promise<InspectNode> {
+  const { source } = reader;
+  const datasets: InspectNode[] = [];
+  for await (const d of reader.walkReporting())
+    datasets.push(d instanceof UdfDataset ? datasetNode(d) : unloadedNode(d, source.size));
+  const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
+  return fileNode(source.name, source.size, head, datasets);
 }

@@ -1,4 +1,4 @@
-import type { FormatInfo } from '@binscope/core';
+import { DETECTION_SCORE, type FormatInfo } from '@binscope/core';
 
 /**
  * UDF's detection data. "UDF" is the family signature (later revisions bump the fourth byte,
@@ -20,7 +20,7 @@ export const udfFormat: FormatInfo = {
       head[2] === 0x46 &&
       head[3] >= 0x30 &&
       head[3] <= 0x39
-      ? 0.9
+      ? DETECTION_SCORE.partialMagic
       : 0;
   },
 };

@@ -8,11 +8,17 @@ import {
   type Summary,
   type Target,
   toJsonValue,
+  unparsedResult,
+  type ValidationReport,
 } from '@binscope/core';
 import { udfContentFields, udfLocateTable } from './content.js';
 import { inspectUdf } from './inspect.js';
+import { inspectUdfTarget } from './inspect-target.js';
 import { udfFormat } from './magic.js';
-import { FORMAT_ID, type TableInfo, UdfDataset, UdfReader, type UnloadedDataset } from './read.js';
+import { UdfDataset } from './dataset.js';
+import type { TableInfo } from './descriptor.js';
+import { FORMAT_ID } from './problems.js';
+import { UdfReader, type UnloadedDataset } from './read.js';
 import { validateUdf } from './validate.js';
 
 /** Tables with more elements than this show their first values only in records. */
@@ -105,6 +111,14 @@ function unloadedRecord(unloaded: UnloadedDataset): JsonRecord {
   };
 }
 
+function notAFile(): ValidationReport {
+  return {
+    valid: false,
+    errors: [{ code: 'BadMagic', message: 'UDF is a single file, not a directory', format: FORMAT_ID }],
+    warnings: [],
+  };
+}
+
 export const udfPlugin = definePlugin<UdfReader>({
   ...udfFormat,
 
@@ -155,14 +169,16 @@ export const udfPlugin = definePlugin<UdfReader>({
 
   inspect: (reader, options) => inspectUdf(reader, options),
 
-  async validate(target, options) {
+  async inspectTarget(target, options) {
     if (target.kind !== 'file') {
-      return {
-        valid: false,
-        errors: [{ code: 'BadMagic', message: 'UDF is a single file, not a directory', format: FORMAT_ID }],
-        warnings: [],
-      };
+      const report = notAFile();
+      return unparsedResult(target.directory.name, 0, report);
     }
+    return inspectUdfTarget(target.source, options);
+  },
+
+  async validate(target, options) {
+    if (target.kind !== 'file') return notAFile();
     return validateUdf(target.source, options);
   },
 

@@ -1,4 +1,4 @@
-import { FormatError, type NumericArray } from '@binscope/core';
+import type { ErrorFactory, NumericArray } from '@binscope/core';
 import { compressScheme, decompress } from './compress.js';
 import { shapeText } from './shape-rules.js';
 import type { Prim } from './types.js';
@@ -20,28 +20,20 @@ export interface StoredTable {
  * (declared × ghost axes). The descriptor check already refused schemes the crate does not
  * define and primitives a scheme does not decode, so only the stream can be wrong here.
  */
-export function decodeStored(info: StoredTable, stored: Uint8Array, file: string): Uint8Array {
+export function decodeStored(info: StoredTable, stored: Uint8Array, fail: ErrorFactory): Uint8Array {
   const scheme = compressScheme(info.compressInfo);
   const label = `table ${JSON.stringify(info.name)}`;
   if (!scheme) {
-    throw new FormatError(
+    throw fail(
       'UnsupportedFeature',
       `${label}: compress_info ${info.compressInfo} is not a scheme of the udf crate`,
-      {
-        offset: info.dataOffset,
-        file,
-        format: 'udf',
-      },
+      info.dataOffset,
     );
   }
   const decoded = decompress(scheme, stored, info.elementCount);
   if (decoded.ok) return decoded.bytes;
   const shape = shapeText(info.hint, info.dims, info.shape);
-  throw new FormatError(decoded.code, `${label}: ${decoded.message} (${shape})`, {
-    offset: info.dataOffset + decoded.at,
-    file,
-    format: 'udf',
-  });
+  throw fail(decoded.code, `${label}: ${decoded.message} (${shape})`, info.dataOffset + decoded.at);
 }
 
 /** Elements [start, end) of decoded values, clamped as readValues clamps. */

@@ -38,7 +38,7 @@ export async function detectCommand(
   for (const p of paths) {
     let result: DetectResult;
     try {
-      const input = await openInput(p);
+      const input = await openInput(p, { loadParser: false });
       try {
         const d = input.detection;
         result = {

@@ -1,7 +1,25 @@
-import { type ByteSource, hexDump, type InspectNode, readExact, type Target } from '@binscope/core';
+import {
+  type AnyFormatPlugin,
+  type ByteSource,
+  hexDump,
+  type InspectNode,
+  type InspectResult,
+  readExact,
+  type Target,
+} from '@binscope/core';
 import { type CommonOptions, type Context, forPath } from '../context.js';
+import { borrowTarget } from '../borrowed-target.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
-import { withReader } from '../open.js';
+import {
+  type InspectJson,
+  jsonProblems,
+  problemSummary,
+  shownTree,
+  stylesFor,
+  treeLines,
+} from '../inspect-tree.js';
+import { type Input, openInput, unreadable } from '../open.js';
+import { registry } from '../plugins.js';
 import { printJson } from '../render.js';
 
 export interface InspectOptions extends CommonOptions {
@@ -13,74 +31,6 @@ export interface InspectOptions extends CommonOptions {
 }
 
 const HEX_CHUNK = 64 * 1024;
-
-/** A node as printed: lazy children loaded a page at most, the rest counted. */
-interface ShownNode {
-  name: string;
-  kind: string;
-  offset: number;
-  length: number;
-  file?: string;
-  value?: string | number | boolean | null;
-  children?: ShownNode[];
-  /** Children that exist but are not shown (below --depth, past --children). */
-  childCount?: number;
-}
-
-async function childrenOf(
-  node: InspectNode,
-  limit: number,
-): Promise<{ shown: InspectNode[]; total: number }> {
-  const eager = node.children ?? [];
-  const total = eager.length + (node.lazy?.count ?? 0);
-  const shown = eager.slice(0, limit);
-  if (node.lazy && shown.length < limit && node.lazy.count > 0) {
-    shown.push(...(await node.lazy.load(0, Math.min(node.lazy.count, limit - shown.length))));
-  }
-  return { shown, total };
-}
-
-async function shownTree(node: InspectNode, depth: number, limit: number): Promise<ShownNode> {
-  const out: ShownNode = { name: node.name, kind: node.kind, offset: node.offset, length: node.length };
-  if (node.file !== undefined) out.file = node.file;
-  if (node.value !== undefined) out.value = node.value;
-  const total = (node.children?.length ?? 0) + (node.lazy?.count ?? 0);
-  if (total === 0) return out;
-  if (depth <= 0) {
-    out.childCount = total;
-    return out;
-  }
-  const { shown } = await childrenOf(node, limit);
-  out.children = [];
-  for (const child of shown) out.children.push(await shownTree(child, depth - 1, limit));
-  if (shown.length < total) out.childCount = total;
-  return out;
-}
-
-function treeLines(root: ShownNode): string[] {
-  const rows: Array<{ left: string; node: ShownNode; more?: number }> = [];
-  const visit = (n: ShownNode, indent: string) => {
-    rows.push({ left: `${indent}${n.name}`, node: n });
-    for (const c of n.children ?? []) visit(c, `${indent}  `);
-    const hidden = (n.childCount ?? 0) - (n.children?.length ?? 0);
-    if (hidden > 0)
-      rows.push({ left: `${indent}  … ${hidden.toLocaleString('en-US')} more`, node: n, more: hidden });
-  };
-  visit(root, '');
-  const width = Math.min(48, Math.max(...rows.map((r) => r.left.length)));
-  const kindWidth = Math.max(...rows.map((r) => r.node.kind.length));
-  let lastFile: string | undefined = root.file;
-  return rows.map(({ left, node, more }) => {
-    if (more !== undefined) return left;
-    const end = node.offset + node.length;
-    let line = `${left.padEnd(width)}  ${node.kind.padEnd(kindWidth)}  ${String(node.offset).padStart(10)}..${String(end).padEnd(10)} ${String(node.length).padStart(10)} B`;
-    if (node.file !== undefined && node.file !== lastFile) line += `  in ${node.file}`;
-    if (node.file !== undefined) lastFile = node.file;
-    if (node.value !== undefined)
-      line += `  = ${typeof node.value === 'string' ? JSON.stringify(node.value) : node.value}`;
-    return line.trimEnd();
-  });
-}
 
 /**
  * Finds a node by a path of child names ("header/magic") or child positions ("0/3"),
@@ -130,52 +80,115 @@ async function sourceFor(target: Target, file: string | undefined): Promise<Byte
   return target.siblings.open(file);
 }
 
+/**
+ * The plugin that inspects a path: the detected one (or --as, or a unique extension), else the
+ * format the file nearly is, so a damaged signature is shown on that format's magic node.
+ */
+async function inspectingPlugin(input: Input): Promise<AnyFormatPlugin> {
+  if (input.plugin) return input.plugin;
+  const near = input.detection.nearMiss;
+  if (!near || !registry.info(near.id)) throw unreadable(input);
+  return registry.load(near.id);
+}
+
+async function printHex(
+  ctx: Context,
+  filePath: string,
+  target: Target,
+  root: InspectNode,
+  options: InspectOptions,
+): Promise<void> {
+  const { node, file } = await findNode(root, options.hex ?? '');
+  const source = await sourceFor(target, file);
+  const length = options.bytes > 0 ? Math.min(node.length, options.bytes) : node.length;
+  if (options.json) {
+    const bytes = await readExact(source, node.offset, length, { what: node.name });
+    await printJson(ctx.out, {
+      path: filePath,
+      node: {
+        name: node.name,
+        kind: node.kind,
+        offset: node.offset,
+        length: node.length,
+        file: file ?? null,
+      },
+      shown: length,
+      hex: Buffer.from(bytes).toString('hex'),
+    });
+    return;
+  }
+  await ctx.out.line(
+    `${node.name} (${node.kind}) ${file ? `in ${file} ` : ''}bytes ${node.offset}..${node.offset + node.length} (${node.length} B)`,
+  );
+  // In chunks, so `--bytes 0` on a large node streams instead of loading it whole.
+  for (let done = 0; done < length && !ctx.out.closed; done += HEX_CHUNK) {
+    const n = Math.min(HEX_CHUNK, length - done);
+    const bytes = await readExact(source, node.offset + done, n, { what: node.name });
+    await ctx.out.line(hexDump(bytes, node.offset + done));
+  }
+  if (length < node.length) await ctx.out.line(`… ${node.length - length} more bytes (--bytes 0 shows all)`);
+}
+
+async function printTree(
+  ctx: Context,
+  result: InspectResult,
+  defaultFile: string | undefined,
+  options: InspectOptions,
+) {
+  const tree = await shownTree(result.root, options.depth ?? Number.POSITIVE_INFINITY, options.children);
+  if (options.json) {
+    // The root's own marks are among the file's problems (those with path ""), so the one
+    // top-level array replaces them.
+    const doc: InspectJson = { ...tree, problems: jsonProblems(result.located, defaultFile) };
+    await printJson(ctx.out, doc);
+    return;
+  }
+  const styles = stylesFor(ctx.out.isTTY);
+  for (const line of treeLines(tree, result.errors, styles)) await ctx.out.line(line);
+  // A valid file prints its tree alone, as it always has.
+  if (result.errors.length + result.warnings.length > 0) await ctx.out.line(problemSummary(result));
+}
+
 export async function inspectCommand(
   ctx: Context,
   filePath: string,
   options: InspectOptions,
 ): Promise<ExitCode> {
-  await forPath(filePath, () =>
-    withReader(filePath, { as: options.as }, async (input, reader) => {
-      const root = await input.plugin.inspect(reader);
-      if (options.hex !== undefined) {
-        const { node, file } = await findNode(root, options.hex);
-        const source = await sourceFor(input.target, file);
-        const length = options.bytes > 0 ? Math.min(node.length, options.bytes) : node.length;
-        if (options.json) {
-          const bytes = await readExact(source, node.offset, length, { what: node.name });
-          await printJson(ctx.out, {
-            path: filePath,
-            node: {
-              name: node.name,
-              kind: node.kind,
-              offset: node.offset,
-              length: node.length,
-              file: file ?? null,
-            },
-            shown: length,
-            hex: Buffer.from(bytes).toString('hex'),
-          });
-        } else {
-          await ctx.out.line(
-            `${node.name} (${node.kind}) ${file ? `in ${file} ` : ''}bytes ${node.offset}..${node.offset + node.length} (${node.length} B)`,
-          );
-          // In chunks, so `--bytes 0` on a large node streams instead of loading it whole.
-          for (let done = 0; done < length && !ctx.out.closed; done += HEX_CHUNK) {
-            const n = Math.min(HEX_CHUNK, length - done);
-            const bytes = await readExact(source, node.offset + done, n, { what: node.name });
-            await ctx.out.line(hexDump(bytes, node.offset + done));
-          }
-          if (length < node.length)
-            await ctx.out.line(`… ${node.length - length} more bytes (--bytes 0 shows all)`);
-        }
-        return;
+  const failed = await forPath(filePath, async () => {
+    const input = await openInput(filePath, { as: options.as, byExtension: true });
+    try {
+      const plugin = await inspectingPlugin(input);
+      const lent = borrowTarget(input.target);
+      try {
+        return await inspectAndPrint(ctx, filePath, input, await plugin.inspectTarget(lent.target), options);
+      } finally {
+        await lent.release();
       }
-      const tree = await shownTree(root, options.depth ?? Number.POSITIVE_INFINITY, options.children);
-      if (options.json) await printJson(ctx.out, tree);
-      else for (const line of treeLines(tree)) await ctx.out.line(line);
-    }),
-  );
+    } finally {
+      await input.close();
+    }
+  });
   await ctx.out.flush();
-  return EXIT.ok;
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+/** Prints the tree (or --hex, a node's bytes); true when the file has errors. */
+async function inspectAndPrint(
+  ctx: Context,
+  filePath: string,
+  input: Input,
+  result: InspectResult,
+  options: InspectOptions,
+): Promise<boolean> {
+  if (options.hex !== undefined) {
+    await printHex(ctx, filePath, input.target, result.root, options);
+    if (result.errors.length > 0)
+      ctx.messages.line(
+        `binscope: ${filePath}: ${problemSummary(result)} (inspect without --hex shows them)`,
+      );
+  } else {
+    const defaultFile = input.target.kind === 'file' ? input.target.source.name : undefined;
+    await printTree(ctx, result, defaultFile, options);
+  }
+  return result.errors.length > 0;
 }

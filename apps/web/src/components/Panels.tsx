@@ -1,4 +1,5 @@
 import { displayValue, formatBytes, hexDumpLines } from '../format';
+import { formatNames } from '../format-list';
 import type { Problem, SessionInfo, ValidationReport } from '../protocol';
 
 export function SummaryPanel({ session }: { session: SessionInfo }) {
@@ -224,7 +225,7 @@ export function UnknownView({ session }: { session: SessionInfo }) {
         </p>
       ) : (
         <p>
-          None of the formats binscope knows (SCBF, UDF, MLDF, TARIDX, SCDL) matches this{' '}
+          None of the formats binscope knows ({formatNames()}) matches this{' '}
           {session.source === 'directory' ? 'folder' : 'file'}: no magic signature fits its first bytes
           {session.source === 'directory'
             ? ' and it is not an SCDL archive (no header.sch starting with SCDL)'

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import type { ParserClient } from '../client';
 import { displayValue, hexOffset } from '../format';
 import type { NodeLocation, TreeNodeView } from '../protocol';
+import { ProblemMark } from './DefectList';
 import { useViewportSize } from './useViewportSize';
 
 const ROW_HEIGHT = 24;
@@ -306,12 +307,15 @@ export function Tree({ client, sessionId, root, selectedKey, onSelect, reveal }:
           const { node } = row;
           const open = expanded.has(row.key) && node.childCount > 0;
           const selected = row.key === selectedKey;
+          const marked = node.problems?.length
+            ? ` marked ${node.problems.some((p) => p.severity === 'error') ? 'error' : 'warning'}`
+            : '';
           return (
             // biome-ignore lint/a11y/useFocusableInteractive lint/a11y/useKeyWithClickEvents: the tree holds focus (aria-activedescendant) and handles keys.
             <div
               key={row.key}
               id={rowId(row.key)}
-              className={`tree-row${selected ? ' selected' : ''}${active ? ' active' : ''}`}
+              className={`tree-row${selected ? ' selected' : ''}${active ? ' active' : ''}${marked}`}
               style={style}
               role="treeitem"
               aria-level={row.depth + 1}
@@ -321,6 +325,7 @@ export function Tree({ client, sessionId, root, selectedKey, onSelect, reveal }:
               data-name={node.name}
               data-offset={node.offset}
               data-length={node.length}
+              data-problems={node.problems?.map((p) => p.code).join(' ') || undefined}
               title={`${node.name} (${node.kind}) at byte ${node.offset}, ${node.length} bytes${node.file ? ` in ${node.file}` : ''}`}
               onClick={() => {
                 setActiveKey(row.key);
@@ -340,6 +345,7 @@ export function Tree({ client, sessionId, root, selectedKey, onSelect, reveal }:
               </span>
               <span className="node-name">{node.name}</span>
               <span className="node-kind">{node.kind}</span>
+              {node.problems?.length ? <ProblemMark problems={node.problems} /> : null}
               {node.value !== undefined && node.value !== null && (
                 <span className="node-value">{displayValue(node.value)}</span>
               )}

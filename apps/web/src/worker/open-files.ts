@@ -65,7 +65,7 @@ export async function openFiles(
   if (folder !== undefined || paths.some((f) => f.path.includes('/'))) {
     const target = directoryTarget(directory);
     const detection = await registry.detect(target, { signal });
-    if (detection.plugin) return { target, files: paths, directory, detection, fileFormats: new Map() };
+    if (detection.info) return { target, files: paths, directory, detection, fileFormats: new Map() };
   }
 
   // Otherwise one of the files is the thing to show, the rest are its siblings (tar shards
@@ -78,7 +78,7 @@ export async function openFiles(
     const head = detection.head;
     const format = detection.format ?? (isHdf5(head) ? 'h5ad' : null);
     fileFormats.set(f.path, format);
-    const rank = detection.plugin ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
+    const rank = detection.info ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
   }
   const chosen = best!;

@@ -9,6 +9,7 @@ import {
   HttpSource,
   type InspectNode,
   isFormatError,
+  type LocatedProblem,
   isSourceError,
   type JsonRecord,
   nodesAt,
@@ -23,6 +24,8 @@ import {
 import type {
   ByteStats,
   DataViewKind,
+  InspectedView,
+  LocatedDefect,
   NodeLocation,
   OpenInput,
   SerializedError,
@@ -31,6 +34,7 @@ import type {
 } from '../protocol';
 import { CoverageDirectory } from './counting';
 import { explainFetchFailure } from './fetch-failure';
+import { inspectedFormat, inspectModeTree, inspectTree, locatedDefect, nodeView } from './inspect-mode';
 import { type Counters, isHdf5, type Opened, openFiles } from './open-files';
 import { registry } from './plugins';
 
@@ -61,6 +65,8 @@ export class Session {
   root?: InspectNode;
   summary?: Summary;
   openError?: SerializedError;
+  /** The problems inspect mode marked on tree nodes, in check order. */
+  located: LocatedProblem[] = [];
   /** Anything format views want to keep between queries (decoded indexes, open sub-readers). */
   readonly cache = new Map<string, unknown>();
   private readonly lazyPages = new WeakMap<InspectNode, Map<number, Promise<InspectNode[]>>>();
@@ -149,16 +155,32 @@ export class Session {
 
   /** Opens the reader and builds the summary and tree: header-sized reads only. */
   private async load(signal: AbortSignal): Promise<void> {
-    const plugin = this.detection.plugin;
-    if (!plugin) return;
-    this.plugin = plugin;
+    const format = inspectedFormat(this.detection, registry);
+    if (!format) return;
+    let plugin: AnyFormatPlugin;
     try {
-      this.reader = await plugin.open(this.target, { signal });
-      this.summary = await plugin.info(this.reader, { signal });
-      this.root = await plugin.inspect(this.reader, { signal });
+      // The parser's chunk is fetched now, for the detected format only.
+      plugin = await registry.load(format.id);
+      this.plugin = plugin;
     } catch (error) {
       if (signal.aborted) throw error;
       this.openError = serializeError(error);
+      return;
+    }
+    try {
+      this.reader = await plugin.open(this.target, { signal });
+      this.summary = await plugin.info(this.reader, { signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.openError = serializeError(error);
+    }
+    try {
+      const tree = await inspectTree(plugin, this.target, this.reader, signal);
+      this.root = tree.root;
+      this.located = tree.located;
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.openError ??= serializeError(error);
     }
   }
 
@@ -206,6 +228,7 @@ export class Session {
       openError: this.openError,
       summary: this.summary,
       root: this.root ? this.view(this.root, this.root.file) : this.fallbackRoot(),
+      located: this.locatedViews(),
       view: this.dataView(),
       autoValidate: this.input.kind !== 'url' && !!this.plugin,
     };
@@ -261,16 +284,22 @@ export class Session {
     return 'records';
   }
 
+  private locatedViews(): LocatedDefect[] {
+    const root = this.root;
+    return root ? this.located.map((p) => locatedDefect(root, p, this.located)) : [];
+  }
+
+  /** Re-parses in inspect mode (validation found problems in a file that opened): the marked tree. */
+  async inspect(signal: AbortSignal): Promise<InspectedView> {
+    if (!this.plugin) throw new Error('no format reads this file');
+    const tree = await inspectModeTree(this.plugin, this.target, signal);
+    this.root = tree.root;
+    this.located = tree.located;
+    return { root: this.view(tree.root, tree.root.file), located: this.locatedViews() };
+  }
+
   private view(node: InspectNode, file: string | undefined): TreeNodeView {
-    return {
-      name: node.name,
-      kind: node.kind,
-      offset: node.offset,
-      length: node.length,
-      file,
-      value: node.value,
-      childCount: (node.children?.length ?? 0) + (node.lazy?.count ?? 0),
-    };
+    return nodeView(node, file, this.located);
   }
 
   private async lazyChild(parent: InspectNode, index: number, signal?: AbortSignal): Promise<InspectNode> {

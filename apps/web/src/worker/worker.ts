@@ -65,6 +65,8 @@ async function handle(
     }
     case 'validate':
       return session(request.sessionId).validate(signal, (event) => post({ id, progress: event }));
+    case 'inspect':
+      return session(request.sessionId).inspect(signal);
     case 'records':
       return session(request.sessionId).records(request.offset, request.limit, request.columns, signal);
     case 'view':

@@ -1,0 +1,10 @@
+import { FormatError } from '@binscope/core';
+
+/** Errors in an .h5ad input (h5ad format), file before message. */
+export function h5adError(
+  code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds' | 'UnsupportedFeature',
+  file: string | undefined,
+  message: string,
+) {
+  return new FormatError(code, message, { file, format: 'h5ad' });
+}

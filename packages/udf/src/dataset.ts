@@ -1,0 +1,155 @@
+import {
+  type FormatError,
+  type Problem,
+  type NumericArray,
+  type ReadOptions,
+  readExact,
+  toTypedArray,
+  readExactSync,
+} from '@binscope/core';
+import { type FileOffset, PRIM_SIZE } from './types.js';
+import { sliceValues } from './stored.js';
+
+import type { DatasetHeader, NameEntry } from './dataset-header.js';
+import { type UdfTable, decodeFileOffsets, decodeTable, pushRefs, tableLabel } from './decode.js';
+import type { TableInfo } from './descriptor.js';
+import { FORMAT_ID } from './problems.js';
+import type { UdfReader } from './read.js';
+import type { DatasetRef } from './walk.js';
+
+/** One dataset: its header, names and table descriptors. Table data is read on demand. */
+export class UdfDataset {
+  private readonly byName: Map<string, TableInfo>;
+
+  constructor(
+    readonly reader: UdfReader,
+    readonly fileOffset: FileOffset,
+    readonly header: DatasetHeader,
+    readonly names: NameEntry[],
+    readonly tables: TableInfo[],
+    readonly warnings: Problem[],
+    /** The whole dataset's bytes when it was small enough to fetch at once. */
+    private readonly whole: Uint8Array | undefined,
+    /** Tables whose descriptor failed a check, with the first problem: reading them throws it. */
+    readonly broken: ReadonlyMap<number, FormatError> = new Map(),
+    /** @internal the first table of each name, when the caller has built it already. */
+    byName?: Map<string, TableInfo>,
+  ) {
+    if (byName) this.byName = byName;
+    else {
+      this.byName = new Map();
+      for (const t of tables) if (!this.byName.has(t.name)) this.byName.set(t.name, t);
+    }
+  }
+
+  get id(): string {
+    return this.header.id;
+  }
+
+  tableNames(): string[] {
+    return this.tables.map((t) => t.name);
+  }
+
+  /** The descriptor of the first table with this name. */
+  table(name: string): TableInfo | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The stored bytes of one table; reads nothing else. */
+  async readBytes(table: string | TableInfo, options: ReadOptions = {}): Promise<Uint8Array> {
+    const info = this.resolve(table);
+    if (this.whole) return this.inMemory(info);
+    return readExact(this.reader.source, info.dataOffset, info.dataSize, {
+      format: FORMAT_ID,
+      what: `table ${JSON.stringify(info.name)}`,
+      signal: options.signal,
+    });
+  }
+
+  /** Elements [start, end) of a primitive table, reading only their bytes (a slice of a big table). */
+  async readValues(
+    table: string | TableInfo,
+    start = 0,
+    end = Number.POSITIVE_INFINITY,
+    options: ReadOptions = {},
+  ): Promise<NumericArray> {
+    const info = this.resolve(table);
+    if (info.prim === 'custom')
+      throw new TypeError(`table ${JSON.stringify(info.name)} has a custom primitive: read its bytes`);
+    if (info.compressInfo !== 0) return sliceValues((await this.read(info, options)).values!, start, end);
+    const size = PRIM_SIZE[info.prim];
+    const count = Math.floor(info.dataSize / size);
+    const from = Math.min(Math.max(0, Math.floor(start)), count);
+    const to = Math.min(Math.max(from, Math.floor(end)), count);
+    let bytes: Uint8Array;
+    if (this.whole) {
+      const at = info.dataOffset - this.fileOffset.offset + from * size;
+      bytes = this.whole.subarray(at, at + (to - from) * size);
+    } else {
+      bytes = await readExact(this.reader.source, info.dataOffset + from * size, (to - from) * size, {
+        format: FORMAT_ID,
+        what: `table ${JSON.stringify(info.name)}`,
+        signal: options.signal,
+      });
+    }
+    return toTypedArray(bytes, info.prim);
+  }
+
+  /** Reads and decodes one table per its type hint; payload problems raise FormatError. */
+  async read(table: string | TableInfo, options: ReadOptions = {}): Promise<UdfTable> {
+    const info = this.resolve(table);
+    const bytes = this.whole ? this.inMemory(info) : await this.readBytes(info, options);
+    return decodeTable(this, info, bytes);
+  }
+
+  /** @internal */
+  inMemory(info: TableInfo): Uint8Array {
+    const whole = this.whole!;
+    // A plain view (cheaper than Buffer#subarray, which builds a Buffer).
+    return new Uint8Array(
+      whole.buffer,
+      whole.byteOffset + info.dataOffset - this.fileOffset.offset,
+      info.dataSize,
+    );
+  }
+
+  /** The datasets this one references through its DATASET tables, in U7 order. */
+  async children(options: ReadOptions = {}): Promise<DatasetRef[]> {
+    if (this.whole || this.reader.source.readSync) return this.childrenSync();
+    const out: DatasetRef[] = [];
+    for (const info of this.tables) {
+      if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
+      const bytes = await this.readBytes(info, options);
+      pushRefs(out, decodeFileOffsets(this, info, bytes, tableLabel(info)), info);
+    }
+    return out;
+  }
+
+  /** @internal children() for datasets read whole or sources with readSync. */
+  childrenSync(): DatasetRef[] {
+    const out: DatasetRef[] = [];
+    for (const info of this.tables) {
+      if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
+      const bytes = this.whole
+        ? this.inMemory(info)
+        : readExactSync(this.reader.source, info.dataOffset, info.dataSize, {
+            format: FORMAT_ID,
+            what: `table ${JSON.stringify(info.name)}`,
+          })!;
+      pushRefs(out, decodeFileOffsets(this, info, bytes, tableLabel(info)), info);
+    }
+    return out;
+  }
+
+  private resolve(table: string | TableInfo): TableInfo {
+    const info = typeof table === 'string' ? this.byName.get(table) : table;
+    if (!info) {
+      throw new RangeError(
+        `dataset ${JSON.stringify(this.id)} at ${this.fileOffset.offset} has no table ${JSON.stringify(table)}`,
+      );
+    }
+    const problem = this.broken.get(info.index);
+    if (problem) throw problem;
+    return info;
+  }
+}
