@@ -1,14 +1,13 @@
 import {
   type ByteSource,
   type DirectorySource,
-  FormatError,
   type ProgressCallback,
   type ReadOptions,
   SourceError,
   throwIfAborted,
   withLocation,
 } from '@binscope/core';
-import { FORMAT, MAX_SHARDS } from './layout.js';
+import { MAX_SHARDS, fail } from './layout.js';
 import { compareShardNames, listShards } from './shards.js';
 import { nameEnd, walkTar } from './tar.js';
 import { TaridxBuilder } from './write.js';
@@ -49,10 +48,10 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
     shards = names.map((name) => ({ name, open: () => directory.open(name) }));
   }
   if (shards.length > MAX_SHARDS) {
-    throw new FormatError(
+    throw fail(
       'UnsupportedFeature',
       `${shards.length} shards; a .taridx addresses at most ${MAX_SHARDS} (fid is 16 bits)`,
-      { format: FORMAT },
+      undefined,
     );
   }
 

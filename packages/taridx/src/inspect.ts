@@ -1,21 +1,91 @@
-import { type InspectNode, node, type ReadOptions, readExact, readU64, toHex } from '@binscope/core';
-import { FORMAT, H, HEADER_SIZE, R, ROW_SIZE } from './layout.js';
-import { splitBlock } from './parse.js';
+import {
+  type ByteSource,
+  type InspectNode,
+  markProblem,
+  node,
+  type Problem,
+  type ReadOptions,
+  readExact,
+  readU64,
+  toHex,
+} from '@binscope/core';
+import type { RowRegion } from './header.js';
+import { FORMAT, H, HEADER_SIZE, R, ROW_SIZE, type TaridxHeader } from './layout.js';
+import { readTextBlock, type TextBlock } from './parse.js';
 import type { TaridxReader } from './read.js';
 
 /** Text-block entries beyond this many are listed lazily. */
 const EAGER_ENTRIES = 256;
 
+/** What the tree is drawn from: as much of the index as one parse could locate. */
+export interface TreeParts {
+  source: ByteSource;
+  /** The header, when the file holds 64 bytes. */
+  header?: TaridxHeader;
+  /** Whether the header's layout is this version's (magic and major right): regions mean something. */
+  layoutKnown: boolean;
+  region?: RowRegion;
+  extensions?: TextBlock;
+  crashStems?: TextBlock;
+  /** Problems found in the rows: each is marked again on its row's field when the rows are loaded. */
+  rowProblems?: readonly Problem[];
+}
+
 /**
- * The structure tree: header fields, the two text blocks entry by entry, and the rows (lazy,
- * a page at a time, each with its six fields), all as absolute byte ranges of the index.
+ * The structure tree of an opened (valid) index: header fields, the two text blocks entry by
+ * entry, and the rows (lazy, a page at a time, each with its six fields), all as absolute
+ * byte ranges of the index.
  */
 export async function inspectTaridx(reader: TaridxReader, options: ReadOptions = {}): Promise<InspectNode> {
   const { header, source } = reader;
+  return indexTree(
+    {
+      source,
+      header,
+      layoutKnown: true,
+      region: { wholeRows: header.nRows, cutBytes: 0 },
+      extensions: await readTextBlock(source, HEADER_SIZE, header.offCrash, header.nExt, options),
+      crashStems: await readTextBlock(source, header.offCrash, header.offArr, header.nCrash, options),
+    },
+    options,
+  );
+}
+
+/**
+ * The tree of any index, broken ones included: the header as far as the file holds it, the
+ * text blocks and rows where the header locates them (clamped to the file where it points
+ * past its end), and a cut last row as its own node.
+ */
+export function indexTree(parts: TreeParts, options: ReadOptions = {}): InspectNode {
+  const { source, header } = parts;
   const file = source.name;
+  const children: InspectNode[] = [headerTree(source, header)];
+  if (header && parts.layoutKnown) {
+    const end = source.size;
+    const crashAt = Math.min(Math.max(header.offCrash, HEADER_SIZE), end);
+    const arrAt = Math.min(Math.max(header.offArr, crashAt), end);
+    children.push(
+      textBlockNode('extensions', 'extension', HEADER_SIZE, crashAt, parts.extensions, (i) => `ext ${i}`),
+      textBlockNode('crash stems', 'crash-stem', crashAt, arrAt, parts.crashStems, (i) => `crash ${i + 1}`),
+    );
+    if (parts.region) children.push(...rowsNodes(parts, header, parts.region, options));
+    else children.push(node('rows', 'array', arrAt, end - arrAt, { value: 'not located' }));
+  }
+  return node(file, 'file', 0, source.size, {
+    file,
+    value: header ? `TARIDX ${header.nRows} rows` : 'TARIDX (no header)',
+    children,
+  });
+}
+
+function headerTree(source: ByteSource, header: TaridxHeader | undefined): InspectNode {
+  if (!header) {
+    // Shorter than 64 bytes: the magic is all that may be there.
+    return node('header', 'header', 0, Math.min(source.size, HEADER_SIZE), { value: 'cut short' });
+  }
   const field = (name: string, offset: number, length: number, value: string | number) =>
     node(name, 'field', offset, length, { value });
-  const headerNode = node('header', 'header', 0, HEADER_SIZE, {
+  return node('header', 'header', 0, HEADER_SIZE, {
     value: `TARIDX ${header.major}.${header.minor}`,
     children: [
       field('magic', H.magic, 8, header.magic),
@@ -33,42 +103,51 @@ export async function inspectTaridx(reader: TaridxReader, options: ReadOptions =
       field('reserved', H.reserved, 7, toHex(header.reserved)),
     ],
   });
+}
 
-  const textBlock = async (
-    name: string,
-    kind: string,
-    start: number,
-    end: number,
-    count: number,
-    label: (i: number) => string,
-  ) => {
-    const bytes = await readExact(source, start, end - start, { ...options, format: FORMAT, what: name });
-    const parts = splitBlock(bytes, count);
-    const entry = (i: number) => {
-      const [a, b] = parts[i];
-      return node(label(i), kind, start + a, b - a, {
-        value: new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(a, b)),
-      });
-    };
-    const extra =
-      parts.length > EAGER_ENTRIES
-        ? {
-            lazy: {
-              count: parts.length,
-              load: async (s: number, e: number) => range(s, Math.min(e, parts.length)).map(entry),
-            },
-          }
-        : { children: parts.map((_, i) => entry(i)) };
-    return node(name, 'block', start, end - start, { value: `${parts.length} entries`, ...extra });
+function textBlockNode(
+  name: string,
+  kind: string,
+  start: number,
+  end: number,
+  block: TextBlock | undefined,
+  label: (i: number) => string,
+): InspectNode {
+  if (!block) return node(name, 'block', start, end - start, { value: 'not read' });
+  const { parts, texts } = block;
+  const entry = (i: number) => {
+    const [a, b] = parts[i];
+    return node(label(i), kind, start + a, b - a, { value: texts[i] });
   };
+  const extra =
+    parts.length > EAGER_ENTRIES
+      ? {
+          lazy: {
+            count: parts.length,
+            load: async (s: number, e: number) => range(s, Math.min(e, parts.length)).map(entry),
+          },
+        }
+      : { children: parts.map((_, i) => entry(i)) };
+  return node(name, 'block', start, end - start, { value: `${parts.length} entries`, ...extra });
+}
 
-  const rowsNode = node('rows', 'array', header.offArr, header.nRows * ROW_SIZE, {
+/** The rows node (whole rows, lazy) and, in a cut file, the cut last row. */
+function rowsNodes(
+  parts: TreeParts,
+  header: TaridxHeader,
+  region: RowRegion,
+  options: ReadOptions,
+): InspectNode[] {
+  const { source } = parts;
+  const count = Math.min(header.nRows, region.wholeRows);
+  const extensions = parts.extensions?.texts ?? [];
+  const rows = node('rows', 'array', header.offArr, count * ROW_SIZE, {
     value: `${header.nRows} rows`,
     lazy: {
-      count: header.nRows,
+      count,
       load: async (start, end) => {
         const s = Math.max(0, start);
-        const e = Math.min(end, header.nRows);
+        const e = Math.min(end, count);
         if (e <= s) return [];
         const bytes = await readExact(source, header.offArr + s * ROW_SIZE, (e - s) * ROW_SIZE, {
           ...options,
@@ -77,58 +156,63 @@ export async function inspectTaridx(reader: TaridxReader, options: ReadOptions =
         });
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         return range(s, e).map((i) => {
-          const at = (i - s) * ROW_SIZE;
-          const base = header.offArr + i * ROW_SIZE;
-          const fid = view.getUint16(at + R.fid, true);
-          const offset = readU64(view, at + R.offset);
-          const size = readU64(view, at + R.size);
-          const extid = view.getUint16(at + R.extid, true);
-          const crashid = view.getUint32(at + R.crashid, true);
-          const keyhash = view
-            .getBigUint64(at + R.keyhash, true)
-            .toString(16)
-            .padStart(16, '0');
-          const ext = reader.extensions[extid];
-          return node(`row ${i}`, 'row', base, ROW_SIZE, {
-            value: `fid ${fid} · offset ${offset} · ${size} B${ext === undefined ? '' : ` · .${ext}`}${crashid ? ` · crash ${crashid}` : ''}`,
-            children: [
-              field('fid', base + R.fid, 2, fid),
-              field('offset', base + R.offset, 8, offset),
-              field('size', base + R.size, 8, size),
-              field('extid', base + R.extid, 2, ext === undefined ? extid : `${extid} (${ext})`),
-              field('crashid', base + R.crashid, 4, crashid),
-              field('keyhash', base + R.keyhash, 8, keyhash),
-            ],
-          });
+          const row = rowNode(view, (i - s) * ROW_SIZE, header.offArr + i * ROW_SIZE, i, extensions);
+          if (parts.rowProblems) markRowProblems(row, parts.rowProblems);
+          return row;
         });
       },
     },
   });
+  if (region.cutBytes === 0) return [rows];
+  const cutAt = header.offArr + region.wholeRows * ROW_SIZE;
+  return [
+    rows,
+    node(`row ${region.wholeRows} (cut)`, 'row', cutAt, region.cutBytes, {
+      value: `${region.cutBytes} of ${ROW_SIZE} bytes`,
+    }),
+  ];
+}
 
-  return node(file, 'file', 0, source.size, {
-    file,
-    value: `TARIDX ${header.nRows} rows`,
+function rowNode(
+  view: DataView,
+  at: number,
+  base: number,
+  i: number,
+  extensions: readonly string[],
+): InspectNode {
+  const field = (name: string, offset: number, length: number, value: string | number) =>
+    node(name, 'field', offset, length, { value });
+  const fid = view.getUint16(at + R.fid, true);
+  const offset = readU64(view, at + R.offset);
+  const size = readU64(view, at + R.size);
+  const extid = view.getUint16(at + R.extid, true);
+  const crashid = view.getUint32(at + R.crashid, true);
+  const keyhash = view
+    .getBigUint64(at + R.keyhash, true)
+    .toString(16)
+    .padStart(16, '0');
+  const ext = extensions[extid];
+  return node(`row ${i}`, 'row', base, ROW_SIZE, {
+    value: `fid ${fid} · offset ${offset} · ${size} B${ext === undefined ? '' : ` · .${ext}`}${crashid ? ` · crash ${crashid}` : ''}`,
     children: [
-      headerNode,
-      await textBlock(
-        'extensions',
-        'extension',
-        HEADER_SIZE,
-        header.offCrash,
-        header.nExt,
-        (i) => `ext ${i}`,
-      ),
-      await textBlock(
-        'crash stems',
-        'crash-stem',
-        header.offCrash,
-        header.offArr,
-        header.nCrash,
-        (i) => `crash ${i + 1}`,
-      ),
-      rowsNode,
+      field('fid', base + R.fid, 2, fid),
+      field('offset', base + R.offset, 8, offset),
+      field('size', base + R.size, 8, size),
+      field('extid', base + R.extid, 2, ext === undefined ? extid : `${extid} (${ext})`),
+      field('crashid', base + R.crashid, 4, crashid),
+      field('keyhash', base + R.keyhash, 8, keyhash),
     ],
   });
+}
+
+/** Marks each problem inside a lazily loaded row on the field that holds its offset. */
+function markRowProblems(row: InspectNode, problems: readonly Problem[]): void {
+  for (const problem of problems) {
+    const at = problem.offset;
+    if (at === undefined || at < row.offset || at >= row.offset + row.length) continue;
+    const field = row.children?.find((c) => at >= c.offset && at < c.offset + c.length);
+    markProblem(field ?? row, problem);
+  }
 }
 
 function range(start: number, end: number): number[] {

@@ -1,4 +1,5 @@
 /** The on-disk layout of a .taridx (spec sections 4, 5 and 8). */
+import { formatErrors } from '@binscope/core';
 
 export const FORMAT = 'taridx';
 export const HEADER_SIZE = 64;
@@ -101,3 +102,6 @@ export function putU64(view: DataView, at: number, value: number): void {
   view.setUint32(at, lo, true);
   view.setUint32(at + 4, (value - lo) / TWO_32, true);
 }
+
+/** The one error factory of the format: code, message, offset, file. */
+export const fail = formatErrors(FORMAT);

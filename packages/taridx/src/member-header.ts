@@ -1,5 +1,5 @@
-import { type ByteSource, FormatError, readExact } from '@binscope/core';
-import { FORMAT, TAR_BLOCK } from './layout.js';
+import { type ByteSource, readExact } from '@binscope/core';
+import { FORMAT, TAR_BLOCK, fail } from './layout.js';
 import { nameEnd, splitName, typeflagOf } from './tar.js';
 
 /**
@@ -111,10 +111,11 @@ export async function resolvePath(
 function readPseudoPayload(source: ByteSource, prev: HeaderLocation, type: string): Promise<Uint8Array> {
   const what = type === 'L' ? 'GNU long-name' : 'PAX';
   if (prev.size > PSEUDO_PAYLOAD_LIMIT) {
-    throw new FormatError(
+    throw fail(
       'UnsupportedFeature',
       `row ${prev.row}: ${what} header payload of ${prev.size} bytes is larger than the ${PSEUDO_PAYLOAD_LIMIT} bytes read to resolve a member path`,
-      { file: source.name, offset: prev.offset, format: FORMAT },
+      prev.offset,
+      source.name,
     );
   }
   return readExact(source, prev.offset + TAR_BLOCK, prev.size, {

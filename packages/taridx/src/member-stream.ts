@@ -1,5 +1,5 @@
-import { type ByteSource, checkRange, FormatError, type ReadOptions, readExact } from '@binscope/core';
-import { FORMAT, TAR_BLOCK } from './layout.js';
+import { type ByteSource, checkRange, type ReadOptions, readExact } from '@binscope/core';
+import { FORMAT, TAR_BLOCK, fail } from './layout.js';
 
 /**
  * Members too big to hand out as one Uint8Array. A tar member can be any size (T6 allows
@@ -34,10 +34,11 @@ export function checkWholeReadable(
 ): void {
   for (const m of members) {
     if (m.size > MAX_MEMBER_BYTES) {
-      throw new FormatError(
+      throw fail(
         'UnsupportedFeature',
         `row ${m.row}: member of ${m.size} bytes is larger than the ${MAX_MEMBER_BYTES} bytes read in one piece; read it in chunks with reader.streamMember(member)`,
-        { file: file(m), offset: m.offset, format: FORMAT },
+        m.offset,
+        file(m),
       );
     }
   }

@@ -9,6 +9,7 @@ import {
 } from '@binscope/core';
 import { taridxContentFields, taridxLocateSample } from './content.js';
 import { inspectTaridx } from './inspect.js';
+import { inspectTaridxTarget } from './inspect-mode.js';
 import { taridxFormat } from './magic.js';
 import { type OpenTaridxOptions, TaridxReader } from './read.js';
 import { validateTaridx } from './validate.js';
@@ -98,6 +99,7 @@ export const taridxPlugin = definePlugin<TaridxReader>({
   open,
   info,
   inspect: (reader, options) => inspectTaridx(reader, options),
+  inspectTarget: inspectTaridxTarget,
   validate: validateTaridx,
   records,
   contentFields: (reader) => taridxContentFields(reader),

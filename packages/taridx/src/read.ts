@@ -1,92 +1,64 @@
 import {
   type ByteSource,
-  checkRange,
   type DirectorySource,
-  FormatError,
   type FormatReader,
   type Problem,
+  ProblemList,
   type ReadOptions,
   readU64,
   SourceError,
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
-import { hashKey, hashKeyHalves, loadHasher } from './hash.js';
-import { FORMAT, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader, type TaridxRow, joinHash } from './layout.js';
-import { checkRows, parseIndex, readRows } from './parse.js';
+import { hashKeyHalves, loadHasher } from './hash.js';
+import {
+  FORMAT,
+  R,
+  ROW_SIZE,
+  TAR_BLOCK,
+  type TaridxHeader,
+  type TaridxRow,
+  joinHash,
+  fail,
+} from './layout.js';
+import {
+  inShardOrder,
+  type MemberRead,
+  planRun,
+  ScratchBuffer,
+  readOwned,
+  readsSync,
+  rowAt,
+  sampleHashMatches,
+} from './member-bytes.js';
+import { MemberVerifier } from './member-verify.js';
+import { openIndex } from './parse.js';
+import type {
+  MemberData,
+  OpenTaridxOptions,
+  ReadMemberOptions,
+  StreamMemberOptions,
+  TaridxMember,
+  TaridxSample,
+} from './reader-types.js';
+import { CappedErrors, checkRows, readRows } from './rows.js';
 import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
-import { checkWholeReadable, payloadChunks, type StreamChunkOptions } from './member-stream.js';
+import { checkWholeReadable, payloadChunks } from './member-stream.js';
 import { foldOf, ShardSet } from './shards.js';
 
 export type { TarMemberInfo } from './member-header.js';
-import { OCTAL_SIZE_LIMIT, plainOctalSize, scanName, sizeField } from './tar.js';
+export type {
+  MemberData,
+  OpenTaridxOptions,
+  ReadMemberOptions,
+  StreamMemberOptions,
+  TaridxMember,
+  TaridxSample,
+} from './reader-types.js';
 
-export interface OpenTaridxOptions extends ReadOptions {
-  /**
-   * Where the shards are: a folder holding `<fold>_*.tar` (the fold is the index file's
-   * name without `.taridx` unless `fold` says otherwise), or the shards in fid order.
-   */
-  shards?: DirectorySource | readonly ByteSource[];
-  fold?: string;
-}
-
-/** One member of a sample: a row, with its extension resolved. */
-export interface TaridxMember {
-  row: number;
-  ext: string;
-  extid: number;
-  fid: number;
-  /** Offset of the member's tar header in shard `fid`; the payload follows at offset + 512. */
-  offset: number;
-  size: number;
-}
-
-/** A sample: the rows sharing one (keyhash, crashid), in file order. */
-export interface TaridxSample {
-  /** Position in the sample list (order of first appearance). */
-  index: number;
-  keyhash: bigint;
-  crashid: number;
-  /** The key when the index itself knows it (crash stems); see `reader.key()` otherwise. */
-  key?: string;
-  members: TaridxMember[];
-}
-
-export interface StreamMemberOptions extends StreamChunkOptions {
-  /** Check the member's tar header first, as `readSample` does. Default true. */
-  verify?: boolean;
-  /** The sample the member belongs to: its key (or keyhash) is checked against the header's stem. */
-  sample?: TaridxSample;
-}
-
-export interface MemberData extends TaridxMember {
-  data: Uint8Array;
-}
-
-export interface ReadMemberOptions extends ReadOptions {
-  /** Only these extensions. */
-  ext?: string | readonly string[];
-  /**
-   * Check each member's tar header as it is read (it comes in the same read as the
-   * payload): size, extension and stem must match the row, so a shard that changed after
-   * indexing raises `InvalidValue` instead of returning wrong bytes. Default true.
-   */
-  verify?: boolean;
-  /**
-   * Return views into a buffer this reader reuses on its next `reuse` read, instead of fresh
-   * memory. Fastest for loaders that decode each sample before asking for the next; copy
-   * what you keep. Default false.
-   */
-  reuse?: boolean;
-}
-
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 /** 0, 1, 2, …: the member order when members are already in shard order (grown on demand). */
 const IDENTITY: number[] = [0, 1, 2, 3, 4, 5, 6, 7];
-/** Members of one sample closer than this in a shard are fetched in one read. */
-const COALESCE_GAP = 64 * 1024;
-const COALESCE_MAX = 16 * 1024 * 1024;
 
 interface Loaded {
   rows: Uint8Array;
@@ -107,7 +79,8 @@ export class TaridxReader implements FormatReader {
   private shardSet?: Promise<ShardSet | undefined>;
   private shardsReady?: ShardSet;
   private readonly crashIds: Map<string, number>;
-  private readonly extBytes: Uint8Array[];
+  private readonly verifier: MemberVerifier;
+  private readonly scratch = new ScratchBuffer();
 
   private constructor(
     readonly source: ByteSource,
@@ -120,11 +93,15 @@ export class TaridxReader implements FormatReader {
     readonly fold: string | undefined,
   ) {
     this.crashIds = new Map(crashStems.map((stem, i) => [stem, i + 1]));
-    this.extBytes = extensions.map((e) => encoder.encode(e));
+    this.verifier = new MemberVerifier(
+      hasher,
+      this.crashIds,
+      extensions.map((e) => encoder.encode(e)),
+    );
   }
 
   static async open(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
-    const [parsed, hasher] = await Promise.all([parseIndex(source, options), loadHasher()]);
+    const [parsed, hasher] = await Promise.all([openIndex(source, options), loadHasher()]);
     return new TaridxReader(
       source,
       parsed.header,
@@ -156,16 +133,17 @@ export class TaridxReader implements FormatReader {
   private ensure(options: ReadOptions = {}): Promise<Loaded> | Loaded {
     if (this.loaded) return this.loaded;
     this.loading ??= (async () => {
-      const rows = await readRows(this.source, this.header, options);
+      const rows = await readRows(this.source, this.header, this.header.nRows, options);
       const parsed = {
         header: this.header,
         extensions: [...this.extensions],
         crashStems: [...this.crashStems],
         warnings: [],
       };
-      const groups = checkRows(parsed, rows, this.hasher, (code, message, offset) => {
-        throw new FormatError(code, message, { offset, file: this.name, format: FORMAT });
-      });
+      // The same row checks as validate, in read mode: the first error in A2 order is thrown.
+      const problems = new ProblemList(FORMAT, { mode: 'read', file: this.name });
+      const groups = checkRows(parsed, rows, this.hasher, new CappedErrors(problems));
+      problems.checkpoint();
       this.loaded = { rows, view: new DataView(rows.buffer, rows.byteOffset, rows.byteLength), groups };
       return this.loaded;
     })();
@@ -358,10 +336,7 @@ export class TaridxReader implements FormatReader {
     if (!source) {
       if (fid >= set.count) {
         // ShardSet.open's error: a fid past the listed shards points past the table (A3).
-        throw new FormatError('OutOfBounds', set.missingMessage(fid), {
-          file: set.guessName(fid),
-          format: FORMAT,
-        });
+        throw fail('OutOfBounds', set.missingMessage(fid), undefined, set.guessName(fid));
       }
       throw new SourceError(
         `${this.name}: shard ${set.names[fid]} not opened yet; await reader.openShards() before readSampleSync`,
@@ -387,7 +362,7 @@ export class TaridxReader implements FormatReader {
     const source = await this.shard(member.fid);
     if (options.verify ?? true) {
       const run = this.startRead([], { verify: true }, options.sample);
-      this.verifyHeader(await readHeaderBlock(source, member), 0, member, source.name, run);
+      this.verifier.verify(await readHeaderBlock(source, member), 0, member, source.name, run);
     }
     yield* payloadChunks(source, member, options);
   }
@@ -437,9 +412,9 @@ export class TaridxReader implements FormatReader {
     do {
       const head = run.members[run.order[run.i]];
       const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
-      const length = this.planRun(run, source);
+      const length = planRun(run, source);
       const got = options.reuse
-        ? this.readReused(source, head.offset, length, run.i === 0, options)
+        ? this.scratch.read(source, head.offset, length, run.i === 0, options)
         : readOwned(source, head.offset, length, options);
       this.fillRun(run, source, got instanceof Uint8Array ? got : await got);
     } while (!this.readRunsSync(run));
@@ -477,35 +452,13 @@ export class TaridxReader implements FormatReader {
       const head = members[order[run.i]];
       const source = this.openShard(head.fid);
       if (source === undefined || !readsSync(source)) return false;
-      const length = this.planRun(run, source);
+      const length = planRun(run, source);
       const got = options.reuse
-        ? this.readReused(source, head.offset, length, run.i === 0, options)
+        ? this.scratch.read(source, head.offset, length, run.i === 0, options)
         : readOwned(source, head.offset, length, options);
       this.fillRun(run, source, got as Uint8Array);
     }
     return true;
-  }
-
-  /** Members [i, j) that one read of `source` covers; returns that read's length (range checked). */
-  private planRun(run: MemberRead, source: ByteSource): number {
-    const { members, order } = run;
-    const head = members[order[run.i]];
-    let j = run.i + 1;
-    let end = head.offset + TAR_BLOCK + head.size;
-    while (j < members.length) {
-      const m = members[order[j]];
-      const mEnd = m.offset + TAR_BLOCK + m.size;
-      if (m.fid !== head.fid || m.offset - end > COALESCE_GAP || mEnd - head.offset > COALESCE_MAX) break;
-      end = Math.max(end, mEnd);
-      j++;
-    }
-    if (end > source.size)
-      checkRange(source, head.offset, end - head.offset, {
-        format: FORMAT,
-        what: `row ${head.row} (shard ${source.name})`,
-      });
-    run.j = j;
-    return end - head.offset;
   }
 
   /** Verifies and hands out the members of the planned run from its bytes; moves on to the next run. */
@@ -518,7 +471,7 @@ export class TaridxReader implements FormatReader {
     for (let k = run.i; k < run.j; k++) {
       const m = members[order[k]];
       const at = m.offset - headOffset;
-      if (run.verify) this.verifyHeader(bytes, at, m, source.name, run);
+      if (run.verify) this.verifier.verify(bytes, at, m, source.name, run);
       out[order[k]] = {
         row: m.row,
         ext: m.ext,
@@ -531,109 +484,6 @@ export class TaridxReader implements FormatReader {
       };
     }
     run.i = run.j;
-  }
-
-  private scratch = new Uint8Array(0);
-  private scratchUsed = 0;
-  /** Where a header being verified is, for sizeField's errors (reused: the read path is hot). */
-  private readonly where = { file: '', offset: 0 };
-
-  /** Reads into the reader's reusable buffer; a sample's runs share it, the next sample overwrites it. */
-  private readReused(
-    source: ByteSource,
-    offset: number,
-    length: number,
-    first: boolean,
-    options: ReadOptions,
-  ): Uint8Array | Promise<Uint8Array> {
-    if (first) this.scratchUsed = 0;
-    if (this.scratchUsed + length > this.scratch.byteLength) {
-      // Earlier runs of this sample keep the old buffer; later samples use the new one.
-      this.scratch = new Uint8Array(Math.max(1 << 20, 2 * (this.scratchUsed + length)));
-      this.scratchUsed = 0;
-    }
-    const target = new Uint8Array(this.scratch.buffer, this.scratchUsed, length);
-    this.scratchUsed += length;
-    const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-    if (into) return filled(source, offset, length, into.call(source, target, offset), target);
-    if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), target);
-    return source.read(offset, length, options).then((got) => filled(source, offset, length, got, target));
-  }
-
-  /**
-   * Checks that the header at `at` is the member the row describes. The first member's stem
-   * is checked against the sample's key (hash) and kept in `run.stem`, so the sample's other
-   * members only need a byte comparison. This runs per member on the random-read path, so the
-   * name is scanned once, in place.
-   */
-  private verifyHeader(
-    block: Uint8Array,
-    at: number,
-    member: TaridxMember,
-    file: string,
-    run: MemberRead,
-  ): void {
-    const size = plainOctalSize(block, at);
-    if (size !== member.size) this.checkSizeField(block, at, member, file);
-    const { end, stemStart, dot } = scanName(block, at);
-    const stemEnd = dot < 0 ? end : dot;
-    if (!extMatches(block, dot < 0 ? end : dot + 1, end, dot < 0, this.extBytes[member.extid], member.ext)) {
-      throw changedError(
-        member,
-        file,
-        `member name ${JSON.stringify(decoder.decode(block.subarray(at, end)))} does not have extension "${member.ext}"`,
-      );
-    }
-    const stem = run.stem;
-    if (stem) {
-      if (!equalBytesAt(stem, block, stemStart, stemEnd - stemStart))
-        throw changedError(member, file, 'members of one sample have different stems');
-      return;
-    }
-    const stemBytes = new Uint8Array(block.buffer, block.byteOffset + stemStart, stemEnd - stemStart);
-    if (run.sample && !this.stemIsKey(stemBytes, run.sample)) {
-      throw changedError(
-        member,
-        file,
-        `member name's stem ${JSON.stringify(decoder.decode(stemBytes))} is not the sample's key`,
-      );
-    }
-    run.stem = stemBytes;
-  }
-
-  /** The size field disagrees with the row (or is not plain octal): the full parse decides which. */
-  private checkSizeField(block: Uint8Array, at: number, member: TaridxMember, file: string): void {
-    let size: number;
-    const where = this.where;
-    where.file = file;
-    where.offset = member.offset;
-    try {
-      size = sizeField(block, at, where);
-    } catch {
-      throw changedError(member, file, 'no tar header at the row offset');
-    }
-    if (size !== member.size && member.size < OCTAL_SIZE_LIMIT)
-      throw changedError(member, file, `tar header says ${size} bytes, the index ${member.size}`);
-  }
-
-  /** Whether a member's stem bytes name this sample: its key, or (no key) its keyhash and crash id 0. */
-  private stemIsKey(stemBytes: Uint8Array, sample: TaridxSample): boolean {
-    let ascii = true;
-    const length = stemBytes.byteLength;
-    for (let i = 0; i < length; i++) {
-      if (stemBytes[i] >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    // Crash stems, keys and non-ASCII stems compare as text; plain ASCII stems hash in place.
-    if (sample.key !== undefined || !ascii || this.crashIds.size > 0) {
-      const text = decoder.decode(stemBytes);
-      const ok =
-        sample.key !== undefined ? text === sample.key : sampleHashMatches(this.hasher, text, sample.keyhash);
-      return ok && !(sample.crashid === 0 && this.crashIds.has(text));
-    }
-    return this.hasher.h64Raw(stemBytes, 0n) === sample.keyhash;
   }
 
   /**
@@ -649,10 +499,11 @@ export class TaridxReader implements FormatReader {
     const source = await this.shard(first.fid);
     const { stem } = headerInfo(await readHeaderBlock(source, first));
     if (!sampleHashMatches(this.hasher, stem, sample.keyhash)) {
-      throw new FormatError(
+      throw fail(
         'InvalidValue',
         `row ${first.row}: the tar header's stem ${JSON.stringify(stem)} does not hash to the row's keyhash (the shard changed after indexing?)`,
-        { file: source.name, offset: first.offset, format: FORMAT },
+        first.offset,
+        source.name,
       );
     }
     return stem;
@@ -675,152 +526,6 @@ export class TaridxReader implements FormatReader {
     const option = this.shardOption as { close?: () => Promise<void> } | undefined;
     if (option && !Array.isArray(option)) await option.close?.();
   }
-}
-
-/** One sample (or member list) being read: the members, their shard order, and how far it got. */
-interface MemberRead {
-  members: readonly TaridxMember[];
-  order: number[];
-  out: MemberData[];
-  options: ReadMemberOptions;
-  verify: boolean;
-  sample: TaridxSample | undefined;
-  /** Stem bytes of the first verified member. */
-  stem: Uint8Array | undefined;
-  /** The next run starts at order[i]; the planned one ends before order[j]. */
-  i: number;
-  j: number;
-}
-
-/** Whether readOwned/readReused complete without an await on this source. */
-function readsSync(source: ByteSource): boolean {
-  return (
-    typeof (source as { readInto?: unknown }).readInto === 'function' || typeof source.readSync === 'function'
-  );
-}
-
-function rowAt(view: DataView, i: number): TaridxRow {
-  const at = i * ROW_SIZE;
-  return {
-    fid: view.getUint16(at + R.fid, true),
-    offset: readU64(view, at + R.offset),
-    size: readU64(view, at + R.size),
-    extid: view.getUint16(at + R.extid, true),
-    crashid: view.getUint32(at + R.crashid, true),
-    keyhash: joinHash(view.getUint32(at + R.keyhash, true), view.getUint32(at + R.keyhash + 4, true)),
-  };
-}
-
-/**
- * Payload memory carved from 4 MiB slabs: each read gets its own bytes (nothing is reused or
- * overwritten later) without paying for one zero-filled allocation per member. A payload
- * kept alive keeps its slab alive; copy it if you keep a few bytes of many samples.
- */
-const SLAB = 4 << 20;
-let slab = new Uint8Array(0);
-let slabUsed = 0;
-function take(length: number): Uint8Array {
-  if (length > SLAB >> 2) return new Uint8Array(length);
-  if (slabUsed + length > slab.byteLength) {
-    slab = new Uint8Array(SLAB);
-    slabUsed = 0;
-  }
-  const out = slab.subarray(slabUsed, slabUsed + length);
-  slabUsed += (length + 7) & ~7;
-  return out;
-}
-
-/** Bytes that stay valid: read into fresh slab memory (or a copy of what read() returned). */
-function readOwned(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  options: ReadOptions = {},
-): Uint8Array | Promise<Uint8Array> {
-  const into = (source as { readInto?: (target: Uint8Array, offset: number) => Uint8Array }).readInto;
-  if (into) {
-    const target = take(length);
-    return filled(source, offset, length, into.call(source, target, offset), target);
-  }
-  if (source.readSync) return filled(source, offset, length, source.readSync(offset, length), take(length));
-  return source
-    .read(offset, length, options)
-    .then((got) => filled(source, offset, length, got, take(length)));
-}
-
-/** `target` holding the `length` bytes read at `offset` (`got`), or Truncated if fewer came. */
-function filled(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  got: Uint8Array,
-  target: Uint8Array,
-): Uint8Array {
-  if (got.byteLength !== length) {
-    throw new FormatError('Truncated', `got ${got.byteLength} of ${length} bytes`, {
-      file: source.name,
-      offset,
-      format: FORMAT,
-    });
-  }
-  if (got !== target) target.set(got);
-  return target;
-}
-
-function sampleHashMatches(hasher: XXHashAPI, stem: string, keyhash: bigint): boolean {
-  const [lo, hi] = hashKey(hasher, stem);
-  return joinHash(lo, hi) === keyhash;
-}
-
-function inShardOrder(members: readonly TaridxMember[]): boolean {
-  for (let i = 1; i < members.length; i++) {
-    const a = members[i - 1];
-    const b = members[i];
-    if (a.fid > b.fid || (a.fid === b.fid && a.offset > b.offset)) return false;
-  }
-  return true;
-}
-
-/** Whether `b[bStart, bStart + length)` equals all of `a`. */
-function equalBytesAt(a: Uint8Array, b: Uint8Array, bStart: number, length: number): boolean {
-  if (a.byteLength !== length) return false;
-  for (let i = 0; i < length; i++) if (a[i] !== b[bStart + i]) return false;
-  return true;
-}
-
-function changedError(member: TaridxMember, file: string, what: string): FormatError {
-  return new FormatError('InvalidValue', `row ${member.row}: ${what} (the shard changed after indexing?)`, {
-    file,
-    offset: member.offset,
-    format: FORMAT,
-  });
-}
-
-/** Whether name bytes [start, end) lower-case to `expected` (ASCII compared in place). */
-function extMatches(
-  block: Uint8Array,
-  start: number,
-  end: number,
-  none: boolean,
-  expected: Uint8Array,
-  text: string,
-): boolean {
-  if (none) return text === '';
-  const length = expected.byteLength;
-  if (end - start === length) {
-    let ascii = true;
-    for (let i = 0; i < length; i++) {
-      let b = block[start + i];
-      if (b >= 0x80) {
-        ascii = false;
-        break;
-      }
-      if (b >= 0x41 && b <= 0x5a) b += 0x20;
-      if (b !== expected[i]) return false;
-    }
-    if (ascii) return true;
-  }
-  return decoder.decode(block.subarray(start, end)).toLowerCase() === text;
 }
 
 export async function openTaridx(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {

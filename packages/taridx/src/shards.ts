@@ -1,5 +1,5 @@
-import { basename, type ByteSource, type DirectorySource, FormatError } from '@binscope/core';
-import { FORMAT, MAX_SHARDS } from './layout.js';
+import { basename, type ByteSource, type DirectorySource } from '@binscope/core';
+import { MAX_SHARDS, fail } from './layout.js';
 
 /** Compares as Python sorts str: by code point (JS sort compares UTF-16 units). */
 export function compareCodePoints(a: string, b: string): number {
@@ -61,10 +61,11 @@ export function shardNames(paths: readonly string[], fold: string): string[] {
 export async function listShards(directory: DirectorySource, fold: string): Promise<string[]> {
   const names = shardNames(await directory.list(), fold);
   if (names.length > MAX_SHARDS) {
-    throw new FormatError(
+    throw fail(
       'UnsupportedFeature',
       `fold '${fold}' has ${names.length} shards; a .taridx addresses at most ${MAX_SHARDS} (fid is 16 bits)`,
-      { file: directory.name, format: FORMAT },
+      undefined,
+      directory.name,
     );
   }
   return names;
@@ -113,10 +114,7 @@ export class ShardSet {
     if (cached) return cached;
     // A fid past the listed shards points past the table it indexes (A3).
     if (fid >= this.names.length || !this.openByName) {
-      throw new FormatError('OutOfBounds', this.missingMessage(fid), {
-        file: this.guessName(fid),
-        format: FORMAT,
-      });
+      throw fail('OutOfBounds', this.missingMessage(fid), undefined, this.guessName(fid));
     }
     const source = await this.openByName(this.names[fid]);
     this.opened[fid] = source;

@@ -1,5 +1,5 @@
-import { type ByteSource, FormatError, type ReadOptions, throwIfAborted } from '@binscope/core';
-import { FORMAT, TAR_BLOCK } from './layout.js';
+import { type ByteSource, type FormatError, type ReadOptions, throwIfAborted } from '@binscope/core';
+import { TAR_BLOCK, fail } from './layout.js';
 
 /**
  * Tar header blocks, read the way TARIDX needs them (T1, T2, T6): the 100-byte name
@@ -173,10 +173,7 @@ export function sizeField(block: Uint8Array, at: number, where: { file: string; 
     for (let i = at + 125; i < at + 136; i++) {
       value = value * 256 + block[i];
       if (value > Number.MAX_SAFE_INTEGER) {
-        throw new FormatError('OutOfBounds', 'tar member size is beyond 2^53 bytes', {
-          ...where,
-          format: FORMAT,
-        });
+        throw fail('OutOfBounds', 'tar member size is beyond 2^53 bytes', where.offset, where.file);
       }
     }
     return value;
@@ -187,11 +184,12 @@ export function sizeField(block: Uint8Array, at: number, where: { file: string; 
 }
 
 function sizeError(what: string, where: { file: string; offset: number }): FormatError {
-  return new FormatError('InvalidValue', `tar header size field ${what}; is this a tar file?`, {
-    file: where.file,
-    offset: where.offset + 124,
-    format: FORMAT,
-  });
+  return fail(
+    'InvalidValue',
+    `tar header size field ${what}; is this a tar file?`,
+    where.offset + 124,
+    where.file,
+  );
 }
 
 /** The `size` record of a PAX extended header's payload, if any. */
@@ -207,11 +205,12 @@ export function paxSize(payload: Uint8Array, where: { file: string; offset: numb
     }
     if (i === pos || payload[i] !== 0x20 || length <= i - pos || pos + length > payload.byteLength) {
       if (payload.subarray(pos).every((b) => b === 0)) break; // NUL padding after the records
-      throw new FormatError('InvalidValue', 'malformed PAX extended header record', {
-        file: where.file,
-        offset: where.offset + TAR_BLOCK + pos,
-        format: FORMAT,
-      });
+      throw fail(
+        'InvalidValue',
+        'malformed PAX extended header record',
+        where.offset + TAR_BLOCK + pos,
+        where.file,
+      );
     }
     const record = payload.subarray(i + 1, pos + length);
     if (
@@ -235,11 +234,12 @@ export function paxSize(payload: Uint8Array, where: { file: string; offset: numb
         digits++;
       }
       if (digits <= 0 || !Number.isSafeInteger(value)) {
-        throw new FormatError('InvalidValue', 'PAX size record is not a decimal size below 2^53', {
-          file: where.file,
-          offset: where.offset + TAR_BLOCK + pos,
-          format: FORMAT,
-        });
+        throw fail(
+          'InvalidValue',
+          'PAX size record is not a decimal size below 2^53',
+          where.offset + TAR_BLOCK + pos,
+          where.file,
+        );
       }
       found = value;
     }
@@ -260,11 +260,6 @@ export interface HeaderVisit {
 
 type Reader = (offset: number, length: number) => Uint8Array | Promise<Uint8Array>;
 
-/** Positional reads into our own memory (NodeFileSource): one syscall, no allocation. */
-interface PositionalSource {
-  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number;
-}
-
 /**
  * Walks a tar's headers in order (T1): reads 512 bytes at each header and seeks over the
  * payload, stopping at the first all-zero block or a short read. A member whose payload
@@ -283,8 +278,7 @@ export async function walkTar(
 ): Promise<number> {
   const size = source.size;
   const file = source.name;
-  const positional = source as Partial<PositionalSource>;
-  const readAt = typeof positional.readAt === 'function' ? positional.readAt.bind(source) : undefined;
+  const readAt = source.readAt?.bind(source);
   const block = new Uint8Array(readAt ? TAR_BLOCK : 0);
   const sync = source.readSync?.bind(source);
   const windowSize = sync ? 1 << 20 : REMOTE_WINDOW;
@@ -319,11 +313,7 @@ export async function walkTar(
     where.offset = offset;
     const badChecksum = checksumProblem(window, at);
     if (badChecksum) {
-      throw new FormatError('InvalidValue', `tar header at ${offset}: ${badChecksum}`, {
-        file,
-        offset: offset + 148,
-        format: FORMAT,
-      });
+      throw fail('InvalidValue', `tar header at ${offset}: ${badChecksum}`, offset + 148, file);
     }
     let memberSize = sizeField(window, at, where);
     const type = window[at + 156];
@@ -334,10 +324,11 @@ export async function walkTar(
       pendingPaxSize = undefined;
     }
     if (offset + TAR_BLOCK + memberSize > size) {
-      throw new FormatError(
+      throw fail(
         'Truncated',
         `tar member at ${offset} needs ${memberSize} payload bytes but the shard ends at ${size} (a half-copied shard?)`,
-        { file, offset, format: FORMAT },
+        offset,
+        file,
       );
     }
     header.block = window;
@@ -364,17 +355,16 @@ async function readPaxSize(
 ): Promise<number | undefined> {
   const where = { file: source.name, offset };
   if (size > MAX_PAX_HEADER) {
-    throw new FormatError('UnsupportedFeature', `PAX extended header of ${size} bytes is too large to read`, {
-      ...where,
-      format: FORMAT,
-    });
+    throw fail(
+      'UnsupportedFeature',
+      `PAX extended header of ${size} bytes is too large to read`,
+      where.offset,
+      where.file,
+    );
   }
   const start = offset + TAR_BLOCK;
   if (start + size > source.size) {
-    throw new FormatError('Truncated', 'PAX extended header runs past the end of the shard', {
-      ...where,
-      format: FORMAT,
-    });
+    throw fail('Truncated', 'PAX extended header runs past the end of the shard', where.offset, where.file);
   }
   let payload: Uint8Array;
   if (start >= windowStart && start + size <= windowStart + window.byteLength) {

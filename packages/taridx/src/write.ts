@@ -1,11 +1,10 @@
-import { FormatError, readU64 } from '@binscope/core';
+import { type FormatError, readU64 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows } from './groups.js';
 import { splitName } from './tar.js';
 import { hashBytes, loadHasher } from './hash.js';
 import {
   FLAG_CONTIGUOUS,
-  FORMAT,
   H,
   HEADER_SIZE,
   MAGIC,
@@ -18,6 +17,7 @@ import {
   R,
   ROW_SIZE,
   type TaridxRow,
+  fail,
 } from './layout.js';
 
 const encoder = new TextEncoder();
@@ -43,7 +43,7 @@ function isPacked(rows: TaridxContent['rows']): rows is PackedRows {
 }
 
 function writerError(message: string): FormatError {
-  return new FormatError('InvalidValue', message, { format: FORMAT });
+  return fail('InvalidValue', message, undefined);
 }
 
 function textBlock(entries: readonly string[], what: string): Uint8Array {
@@ -214,12 +214,10 @@ export class TaridxBuilder {
     origin?: MemberOrigin,
   ): void {
     if (fid < 0 || fid >= MAX_SHARDS || !Number.isInteger(fid)) {
-      throw new FormatError(
+      throw fail(
         'UnsupportedFeature',
         `fid ${fid}: a .taridx addresses at most ${MAX_SHARDS} shards`,
-        {
-          format: FORMAT,
-        },
+        undefined,
       );
     }
     if (origin?.file !== undefined && this.files[fid] === undefined) this.files[fid] = origin.file;
@@ -412,14 +410,11 @@ export class TaridxBuilder {
       if (stem.includes('\n')) {
         const row = this.occRow[k];
         const fid = this.view.getUint16(row * ROW_SIZE + R.fid, true);
-        throw new FormatError(
+        throw fail(
           'InvalidValue',
           `stem ${JSON.stringify(stem)} needs a crash-table entry but contains "\\n"`,
-          {
-            file: this.files[fid],
-            offset: readU64(this.view, row * ROW_SIZE + R.offset),
-            format: FORMAT,
-          },
+          readU64(this.view, row * ROW_SIZE + R.offset),
+          this.files[fid],
         );
       }
       crashStems.push(stem);
@@ -439,24 +434,20 @@ export class TaridxBuilder {
     let id = this.extIds.get(ext);
     if (id === undefined) {
       if (ext.includes('\n')) {
-        throw new FormatError(
+        throw fail(
           'InvalidValue',
           `extension ${JSON.stringify(ext)} contains "\\n", which the index cannot store`,
-          {
-            ...origin,
-            format: FORMAT,
-          },
+          origin?.offset,
+          origin?.file,
         );
       }
       id = this.extensions.length;
       if (id >= MAX_EXTENSIONS) {
-        throw new FormatError(
+        throw fail(
           'UnsupportedFeature',
           `more than ${MAX_EXTENSIONS} distinct extensions (extid is 16 bits)`,
-          {
-            ...origin,
-            format: FORMAT,
-          },
+          origin?.offset,
+          origin?.file,
         );
       }
       this.extIds.set(ext, id);

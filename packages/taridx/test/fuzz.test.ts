@@ -40,6 +40,14 @@ async function readEverything(
   } catch (error) {
     throw new Error(`validate threw: ${(error as Error)?.stack ?? error}`);
   }
+  // Inspect mode (with the shards) never throws for bad input and always has a tree to show.
+  let inspected: Awaited<ReturnType<typeof taridxPlugin.inspectTarget>>;
+  try {
+    inspected = await taridxPlugin.inspectTarget(target, { deep: true });
+  } catch (error) {
+    throw new Error(`inspectTarget threw: ${(error as Error)?.stack ?? error}`);
+  }
+  if (!inspected.root.children?.length) throw new Error('inspectTarget gave an empty tree');
   const reader = (await taridxPlugin.open(target)) as TaridxReader;
   for await (const _record of taridxPlugin.records(reader)) {
     // every key is resolved from its shard
