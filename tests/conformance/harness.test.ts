@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type AnyFormatPlugin, isFormatError, type Problem } from '@binscope/core';
+import { type AnyFormatPlugin, isFormatError, type Problem, toPlainTree } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
 import { describeWith, vectorsFolder } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +79,18 @@ describeWith(vectors, `conformance vectors in ${VECTORS}`, async () => {
         it(`${testCase.name} reads as expected.json says`, async () => {
           await conformance.checkValid(testCase);
         });
+        it(`${testCase.name} inspects, in inspect mode, to the tree of the opened file`, async () => {
+          const target = openPath(conformance.targetPath(testCase));
+          const result = await plugin.inspectTarget(target);
+          expect(result.errors).toEqual([]);
+          expect(result.valid).toBe(true);
+          const reader = await plugin.open(openPath(conformance.targetPath(testCase)));
+          try {
+            expect(toPlainTree(result.root)).toEqual(toPlainTree(await plugin.inspect(reader)));
+          } finally {
+            await reader.close?.();
+          }
+        });
         it(`${testCase.name} validates clean`, async () => {
           const target = openPath(conformance.targetPath(testCase));
           const report = await plugin.validate(target);
@@ -107,6 +119,20 @@ describeWith(vectors, `conformance vectors in ${VECTORS}`, async () => {
               located(first),
             );
           }
+        });
+        it(`invalid/${bad.name} inspects to a partial tree with the defect marked on its node`, async () => {
+          const result = await plugin.inspectTarget(openPath(bad.path));
+          const report = await plugin.validate(openPath(bad.path));
+          expect(result.valid).toBe(false);
+          // Inspect mode is the same parser: its first error is validate's.
+          expect(located(result.errors[0] ?? {})).toEqual(located(report.errors[0] ?? {}));
+          expect(result.root.children?.length ?? 0, 'the tree shows structure, not just the file').toBeGreaterThan(0);
+          const mark = result.located.find((p) => p.severity === 'error' && p.code === bad.errorClass);
+          expect(mark, JSON.stringify(result.located)).toBeDefined();
+          expect(mark?.path, 'the defect is marked on a node below the root').not.toBe('');
+          let marked = result.root;
+          for (const i of mark?.indexPath ?? []) marked = marked.children?.[i] ?? marked;
+          expect(marked.problems?.some((p) => p.code === bad.errorClass)).toBe(true);
         });
       }
     });

@@ -85,10 +85,11 @@ describe('inspect renderer on a hand-made partial tree', () => {
   it('gives --json problems with node paths that --hex resolves', async () => {
     const r = result();
     const problems = jsonProblems(r.located, 'deep.bin');
+    // Check order, as the README promises: the errors as the report ranks them, then warnings.
     expect(problems.map((p) => [p.code, p.severity, p.path])).toEqual([
-      ['ReservedNonZero', 'warning', 'header/padding'],
       ['InvalidValue', 'error', 'body/chunk/trailer/crc'],
       ['OutOfBounds', 'error', 'rows/row 42'],
+      ['ReservedNonZero', 'warning', 'header/padding'],
     ]);
     for (const p of problems) {
       expect(Object.keys(p).sort()).toEqual(
