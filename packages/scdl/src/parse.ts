@@ -13,6 +13,7 @@ import {
 import { FeatureIndex, openRequired } from './features.js';
 import {
   arrayFile,
+  CORE_HEADER_SIZE,
   FORMAT,
   HEADER_FILE,
   ITEM_SIZE,
@@ -43,7 +44,7 @@ export interface ArchiveParse {
   files: readonly string[];
   /** Size of header.sch, 0 when it is missing. */
   headerSize: number;
-  /** The first bytes of header.sch (its magic and version, shown even when they are wrong). */
+  /** The core header bytes of header.sch (shown even when they are wrong). */
   headerHead: Uint8Array;
   /** The header fields decoded (all of them when `headerComplete`). */
   header: ScdlHeader | undefined;
@@ -99,7 +100,7 @@ async function parseHeaderFile(
 ): Promise<void> {
   const source = await openRequired(state.directory, HEADER_FILE, options);
   state.headerSize = source.size;
-  state.headerHead = await readExact(source, 0, Math.min(source.size, 8), options);
+  state.headerHead = await readExact(source, 0, Math.min(source.size, CORE_HEADER_SIZE), options);
   if (source.size > MAX_HEADER_BYTES) {
     problems.error('InvalidValue', `header.sch is ${source.size} bytes, more than any header needs`, {
       file: HEADER_FILE,

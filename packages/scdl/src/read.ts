@@ -108,6 +108,8 @@ export class ScdlReader implements FormatReader {
     readonly directory: DirectorySource,
     readonly header: ScdlHeader,
     readonly headerSize: number,
+    /** The 16 bytes of the core header (what inspect decodes its fields from). */
+    readonly headerHead: Uint8Array,
     /** Every file of the archive, relative paths, sorted. */
     readonly files: readonly string[],
     readonly data: RawArray,
@@ -154,6 +156,7 @@ export class ScdlReader implements FormatReader {
       parsed.directory,
       parsed.header,
       parsed.headerSize,
+      parsed.headerHead,
       parsed.files,
       data,
       rowPtr,
