@@ -7,7 +7,7 @@
 import { FormatError } from '@binscope/core';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { FORMAT } from './header.js';
-import type { FeatureBlock, FeatureColumnType, FeatureValues } from './write.js';
+import type { FeatureBlock, FeatureColumnType, FeatureValues } from './write-types.js';
 
 type SchemaElement = NonNullable<Parameters<typeof parquetWriteBuffer>[0]['schema']>[number];
 
