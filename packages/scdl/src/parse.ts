@@ -79,7 +79,14 @@ export async function parseArchive(
     varIndex: undefined,
     obsIndex: undefined,
   };
-  await problems.attempt(() => parseHeaderFile(state, problems, options), { phase: Phase.magic });
+  try {
+    await parseHeaderFile(state, problems, options);
+  } catch (error) {
+    // A strict read stops inside the header at its first error, already recorded.
+    if (problems.mode === 'read' && problems.hasErrors()) throw error;
+    // Nothing comes before header.sch: a missing or unreadable one ranks first.
+    problems.capture(error, { phase: Phase.magic });
+  }
   problems.checkpoint();
   const header = state.header;
   if (!header || !state.headerComplete) return state;
