@@ -225,15 +225,18 @@ export function inspectScdl(reader: ScdlReader, options?: ReadOptions): Promise<
   );
 }
 
-function partialTree(state: ArchiveParse, options?: ReadOptions): Promise<InspectNode> {
+/** The files every archive has: a missing one still gets a node, where its problem is marked. */
+const REQUIRED_FILES = [HEADER_FILE, 'data.npy', 'row_ptr.npy', 'col_ptr.npy'];
+
+async function partialTree(state: ArchiveParse, options?: ReadOptions): Promise<InspectNode> {
   const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = state.arrays;
   const input: TreeInput = { ...state, arrays: { data, rowPtr, colPtr } };
   const shape = rowPtr && data ? `, ${Math.max(0, rowPtr.length - 1)} rows, ${data.length} non-zeros` : '';
-  return archiveTree(
-    input,
-    `${magicText(state.headerHead)} ${versionText(state.headerHead)}${shape}`,
-    options,
-  );
+  const value = `${magicText(state.headerHead)} ${versionText(state.headerHead)}${shape}`;
+  const root = await archiveTree(input, value, options);
+  const missing = REQUIRED_FILES.filter((f) => !state.files.includes(f));
+  root.children?.unshift(...missing.map((f) => node(f, 'file', 0, 0, { file: f, value: 'missing' })));
+  return root;
 }
 
 /**

@@ -22,15 +22,16 @@ function nodesOfFile(root: InspectNode, file: string, offset: number | undefined
  * A directory archive's problems name a file; core's `inspectResult` places a problem by its
  * offset, which misses when the offset is where a short file ends (Truncated) or when the
  * problem has none. Those are marked here on the structure of their file: the array or header
- * before the plain entry in the file list, the deepest range holding the offset, a feature
- * folder ("var_features/") by its name.
+ * before the plain entry in the file list, the deepest range holding the offset; a problem
+ * about a file the archive lacks on its feature folder ("var_features/").
  */
 export function markOnFileNodes(root: InspectNode, report: ValidationReport): void {
   for (const problem of [...report.errors, ...report.warnings]) {
     const file = problem.file;
     if (file === undefined) continue;
     if (problem.offset !== undefined && landsInFile(root, problem, file)) continue;
-    const target = file.endsWith('/') ? folderNode(root, file) : bestOfFile(root, file, problem.offset);
+    const target =
+      (file.endsWith('/') ? undefined : bestOfFile(root, file, problem.offset)) ?? folderNode(root, file);
     if (target) markProblem(target, problem);
   }
 }
@@ -54,6 +55,7 @@ function bestOfFile(root: InspectNode, file: string, offset: number | undefined)
   return best?.node;
 }
 
-function folderNode(root: InspectNode, folder: string): InspectNode | undefined {
-  return root.children?.find((c) => c.name === folder);
+/** The feature folder a file is in ("var_features/"), for a problem about a file it lacks. */
+function folderNode(root: InspectNode, file: string): InspectNode | undefined {
+  return root.children?.find((c) => c.name.endsWith('/') && file.startsWith(c.name));
 }

@@ -243,6 +243,16 @@ describe('inspect mode over written archives broken on purpose', () => {
     });
   }
 
+  for (const file of ['header.sch', 'data.npy', 'row_ptr.npy', 'var_features/dataframe_0.parquet']) {
+    it(`${file} deleted: Truncated, marked on a node for it (not the root)`, async () => {
+      const modes = await threeModes(directoryTarget(await withChanges(await written(), { [file]: null })));
+      expect(modes.strict?.code).toBe('Truncated');
+      expectAgreement(modes);
+      const marked = markedNode(modes.inspected.root, modes.inspected.errors[0])!;
+      expect(file.startsWith(marked.node.name)).toBe(true);
+    });
+  }
+
   it('property: random truncations and byte flips never make the modes disagree', async () => {
     const dir = await written();
     const files = (await dir.list()).filter((f) => dir.get(f)!.byteLength > 0);
