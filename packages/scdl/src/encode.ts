@@ -1,4 +1,4 @@
-import { encodeFloat16, FormatError, maxUnsigned, numberToFloat16 } from '@binscope/core';
+import { encodeFloat16, type FormatError, formatErrors, maxUnsigned, numberToFloat16 } from '@binscope/core';
 import { FORMAT, ITEM_SIZE } from './header.js';
 import type {
   FeatureBlock,
@@ -7,6 +7,8 @@ import type {
   ScdlDataDType,
   ScdlIndexDType,
 } from './write-types.js';
+
+const fail = formatErrors(FORMAT);
 
 /** The smallest unsigned dtype holding `max`, as upstream picks for row_ptr (nnz) and col_ptr (n_cols − 1) (C10). */
 export function smallestUnsignedDType(max: number): ScdlIndexDType {
@@ -20,7 +22,7 @@ export function writerError(
   code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds',
   message: string,
 ): FormatError {
-  return new FormatError(code, message, { format: FORMAT });
+  return fail(code, message);
 }
 
 export function toNumber(v: number | bigint): number {

@@ -1,6 +1,6 @@
 import {
   type DirectorySource,
-  FormatError,
+  formatErrors,
   type FormatReader,
   type NumericArray,
   type OpenOptions,
@@ -13,6 +13,8 @@ import { FORMAT, type ScdlHeader, type ScdlNumericDType } from './header.js';
 import { type NeighborGraphReader, openNeighborGraph } from './neighbors.js';
 import { type ArchiveParse, parseArchive, readSmallJson, rowExtentError } from './parse.js';
 import { type RawArray, type ReuseBuffer, TYPED } from './raw-array.js';
+
+const fail = formatErrors(FORMAT);
 
 export type { NeighborGraphReader };
 export { FeatureIndex, type FeatureValue };
@@ -182,9 +184,7 @@ export class ScdlReader implements FormatReader {
 
   private checkRow(i: number): void {
     if (!(Number.isSafeInteger(i) && i >= 0 && i < this.numRows)) {
-      throw new FormatError('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`, {
-        format: FORMAT,
-      });
+      throw fail('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`);
     }
   }
 
@@ -303,9 +303,7 @@ export class ScdlReader implements FormatReader {
     if (
       !(Number.isSafeInteger(i0) && Number.isSafeInteger(i1) && 0 <= i0 && i0 <= i1 && i1 <= this.numRows)
     ) {
-      throw new FormatError('OutOfBounds', `rows [${i0}, ${i1}) are not inside the ${this.numRows} rows`, {
-        format: FORMAT,
-      });
+      throw fail('OutOfBounds', `rows [${i0}, ${i1}) are not inside the ${this.numRows} rows`);
     }
     const cache = this.rowPtrCache ?? (await this.loadRowPtr(options));
     let ptr: Float64Array;
@@ -400,10 +398,11 @@ export class ScdlReader implements FormatReader {
     for (let k = 0; k < indices.length; k++) {
       const c = indices[k];
       if (c >= width) {
-        throw new FormatError(
+        throw fail(
           'OutOfBounds',
           `row ${i} has column index ${c}, its block has ${width} columns`,
-          { file: this.colPtr.file, format: FORMAT },
+          undefined,
+          this.colPtr.file,
         );
       }
       (out as unknown as { [k: number]: number | bigint })[c] = values[k];
