@@ -184,35 +184,14 @@ export class RawArray {
     return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
   }
 
-  /** Like slice, but into `into` (grown when too small): the reusing sequential pass. */
+  /** Like slice, but into `into` (grown when too small) on positional sources: the reusing sequential pass. */
   async sliceInto(
     start: number,
     end: number,
     into: ReuseBuffer,
     options?: ReadOptions,
   ): Promise<NumericArray> {
-    const source = this.positional;
-    if (source === undefined) return this.slice(start, end, options);
-    this.checkSlice(start, end);
-    const n = end - start;
-    const bytes = n * this.itemSize;
-    const offset = start * this.itemSize;
-    if (into.buffer.byteLength < bytes)
-      into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
-    const Ctor = TYPED[this.dtype] as unknown as new (
-      buffer: ArrayBuffer,
-      offset: number,
-      length: number,
-    ) => NumericArray;
-    if (into.bytes?.buffer !== into.buffer) into.bytes = new Uint8Array(into.buffer);
-    if (bytes > 0 && source.readAt(into.bytes, 0, bytes, offset) !== bytes) {
-      throw fail(
-        'Truncated',
-        `${this.file} ended while reading ${bytes} bytes at ${offset}`,
-        offset,
-        this.file,
-      );
-    }
-    return new Ctor(into.buffer, 0, n);
+    if (this.positional) return this.sliceSync(start, end, into) as NumericArray;
+    return this.slice(start, end, options);
   }
 }

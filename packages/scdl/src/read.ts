@@ -195,10 +195,10 @@ export class ScdlReader implements FormatReader {
 
   /** Loads row_ptr whole when it fits the cache budget, checking it is non-decreasing. */
   private async loadRowPtr(options?: ReadOptions): Promise<Float64Array | undefined> {
-    if (this.rowPtrCacheTried) return this.rowPtrCache;
+    // The sync load decides the budget; only sources without a sync read are awaited here.
+    const loaded = this.loadRowPtrSync();
+    if (this.rowPtrCacheTried) return loaded;
     this.rowPtrCacheTried = true;
-    const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
-    if (this.rowPtr.length * 8 > budget) return undefined;
     return this.cacheRowPtr(await this.rowPtr.slice(0, this.rowPtr.length, options));
   }
 
