@@ -2,7 +2,8 @@ import {
   type ByteSource,
   type DirectorySource,
   type ErrorCode,
-  FormatError,
+  type FormatError,
+  isFormatError,
   formatErrors,
   isSourceError,
   Phase,
@@ -226,12 +227,6 @@ export function arraySizeError(
   return undefined;
 }
 
-/** arraySizeError as a thrown FormatError. */
-export function checkArraySize(file: string, size: number, length: number, itemSize: number): void {
-  const broken = arraySizeError(file, size, length, itemSize);
-  if (broken) throw fail(broken.code, broken.message, broken.at.offset, broken.at.file);
-}
-
 /** row_ptr[0] must be 0 (C5). */
 export function rowPtrStartError(rowPtr: RawArray, first: number): FormatError | undefined {
   return first === 0 ? undefined : fail('InvalidValue', `row_ptr[0] is ${first}, must be 0`, 0, rowPtr.file);
@@ -303,7 +298,7 @@ async function loadFeatureIndices(
       });
       for (const w of state.varIndex.warnings) problems.warn('FeatureIndex', w, { file: 'features/' });
     } catch (error) {
-      if (!(error instanceof FormatError || isSourceError(error))) throw error;
+      if (!(isFormatError(error) || isSourceError(error))) throw error;
       problems.warn('FeatureIndex', `features/ is unreadable: ${error.message}`, { file: 'features/' });
     }
   }

@@ -148,7 +148,7 @@ export class ScdlReader implements FormatReader {
     return ScdlReader.fromParse(parsed, problems, options);
   }
 
-  /** The reader over a parse that found no error (any mode). */
+  /** The reader over a parse that found no error, in any mode (inspect mode builds the same tree as `inspect(open())` from it). @internal */
   static fromParse(parsed: ArchiveParse, problems: ProblemList, options: ScdlOpenOptions = {}): ScdlReader {
     const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = parsed.arrays;
     if (!parsed.header || !data || !rowPtr || !colPtr || problems.hasErrors()) {
@@ -469,5 +469,4 @@ export function openScdl(directory: DirectorySource, options: ScdlOpenOptions = 
   return ScdlReader.open(directory, options);
 }
 
-export { checkArraySize, checkRowPtrEnds } from './parse.js';
 export type { RawArray };
