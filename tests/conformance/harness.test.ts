@@ -126,7 +126,10 @@ describeWith(vectors, `conformance vectors in ${VECTORS}`, async () => {
           expect(result.valid).toBe(false);
           // Inspect mode is the same parser: its first error is validate's.
           expect(located(result.errors[0] ?? {})).toEqual(located(report.errors[0] ?? {}));
-          expect(result.root.children?.length ?? 0, 'the tree shows structure, not just the file').toBeGreaterThan(0);
+          expect(
+            result.root.children?.length ?? 0,
+            'the tree shows structure, not just the file',
+          ).toBeGreaterThan(0);
           const mark = result.located.find((p) => p.severity === 'error' && p.code === bad.errorClass);
           expect(mark, JSON.stringify(result.located)).toBeDefined();
           expect(mark?.path, 'the defect is marked on a node below the root').not.toBe('');

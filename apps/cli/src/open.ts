@@ -84,6 +84,17 @@ function formatByExtension(
   return matches.length === 1 ? matches[0] : undefined;
 }
 
+/**
+ * The plugin that reads a path: the detected one (or --as, or a unique extension), else the
+ * format it nearly is, so a damaged signature is reported and shown by that format's parser.
+ */
+export async function pluginOrNearMiss(input: Input): Promise<AnyFormatPlugin> {
+  if (input.plugin) return input.plugin;
+  const near = input.detection.nearMiss;
+  if (!near || !registry.info(near.id)) throw unreadable(input);
+  return registry.load(near.id);
+}
+
 /** What to tell a person about a path no plugin reads. */
 export function unreadable(input: Input): CliError {
   if (input.detection.format === TAR_SHARD.id) {
@@ -92,12 +103,12 @@ export function unreadable(input: Input): CliError {
       EXIT.failed,
     );
   }
+  const near = input.detection.nearMiss;
+  if (near) return new CliError(`${input.path}: ${near.message}`, EXIT.failed);
   if (input.target.kind === 'directory') {
     return new CliError(`${input.path}: not a recognised archive directory`, EXIT.failed);
   }
   const hex = input.detection.headHex.slice(0, 32).replace(/(..)(?!$)/g, '$1 ');
-  const near = input.detection.nearMiss;
-  if (near) return new CliError(`${input.path}: ${near.message}`, EXIT.failed);
   return new CliError(
     `${input.path}: unknown format (first bytes: ${hex || 'none, the file is empty'})`,
     EXIT.failed,

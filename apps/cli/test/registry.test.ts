@@ -3,7 +3,14 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createRegistry, DETECTION_SCORE } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
-import { describeWith, invalidVectors, validVectors, VECTORS, vectorFormats, vectorsFolder } from '@binscope/testkit';
+import {
+  describeWith,
+  invalidVectors,
+  validVectors,
+  VECTORS,
+  vectorFormats,
+  vectorsFolder,
+} from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli.js';
 import { FORMATS, registry } from '../src/plugins.js';

@@ -1,6 +1,7 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import type { DirectorySource } from './directory.js';
 import { isFormatError, isSourceError, type ValidationReport } from './errors.js';
+import type { NearMiss } from './registry.js';
 import { type InspectNode, type InspectResult, inspectResult, unparsedResult } from './inspect.js';
 import type { JsonValue } from './json.js';
 
@@ -47,6 +48,12 @@ export interface FormatInfo {
    * or 0 for no. Runs before any parser is loaded: it must not need parser code.
    */
   detect?(target: Target, head: Uint8Array, options?: ReadOptions): Promise<number>;
+  /**
+   * For formats whose signature is not at the start of the target (a folder's header file):
+   * how a target nothing detected nearly is this format, for detection's near-miss report.
+   * File formats leave it out; core compares their signatures with the head itself.
+   */
+  nearMiss?(target: Target, options?: ReadOptions): Promise<NearMiss | undefined>;
 }
 
 export interface ProgressEvent {

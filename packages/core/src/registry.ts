@@ -286,8 +286,8 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
 
 /** Only the metadata of an entry, so detection cannot reach a parser by accident. */
 function infoOf(entry: RegistryEntry): FormatInfo {
-  const { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect } = entry;
-  return { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect };
+  const { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect, nearMiss } = entry;
+  return { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect, nearMiss };
 }
 
 /**
@@ -325,6 +325,7 @@ async function detectDirectory(
   candidates.sort((a, b) => b.score - a.score);
   const best = candidates[0] ? formats.find((f) => f.id === candidates[0].id) : undefined;
   return {
+    nearMiss: best ? undefined : await hookedNearMiss(formats, target, options),
     format: best?.id ?? null,
     title: best?.title ?? 'unknown directory',
     info: best,
@@ -332,6 +333,20 @@ async function detectDirectory(
     head: new Uint8Array(0),
     headHex: '',
   };
+}
+
+/** The best near miss the formats' own hooks report (formats whose signature is inside a folder). */
+async function hookedNearMiss(
+  formats: readonly FormatInfo[],
+  target: Target,
+  options?: ReadOptions,
+): Promise<NearMiss | undefined> {
+  const found: NearMiss[] = [];
+  for (const format of formats) {
+    const miss = await format.nearMiss?.(target, options);
+    if (miss) found.push(miss);
+  }
+  return found.sort((a, b) => b.score - a.score)[0];
 }
 
 async function detectFile(
@@ -352,7 +367,10 @@ async function detectFile(
   candidates.sort((a, b) => b.score - a.score);
   const bestId = candidates[0]?.id;
   const info = bestId ? formats.find((f) => f.id === bestId) : undefined;
-  const nearMiss = bestId ? undefined : nearMisses([...formats, TAR_SHARD], head, name)[0];
+  const nearMiss = bestId
+    ? undefined
+    : (nearMisses([...formats, TAR_SHARD], head, name)[0] ??
+      (await hookedNearMiss(formats, target, options)));
   return {
     nearMiss,
     format: bestId ?? null,

@@ -4,10 +4,12 @@
  * parquet column carries numpy's dtype (int8 stays int8, uint64 stays unsigned). NaN is
  * written as given: the AnnData converter turns it into null the way from_pandas does.
  */
-import { FormatError } from '@binscope/core';
+import { type FormatError, formatErrors } from '@binscope/core';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { FORMAT } from './header.js';
-import type { FeatureBlock, FeatureColumnType, FeatureValues } from './write.js';
+import type { FeatureBlock, FeatureColumnType, FeatureValues } from './write-types.js';
+
+const fail = formatErrors(FORMAT);
 
 type SchemaElement = NonNullable<Parameters<typeof parquetWriteBuffer>[0]['schema']>[number];
 
@@ -82,7 +84,7 @@ export function inferColumnType(values: FeatureValues): FeatureColumnType {
 }
 
 function invalid(message: string): FormatError {
-  return new FormatError('InvalidValue', message, { format: FORMAT });
+  return fail('InvalidValue', message);
 }
 
 const INT_RANGE: Partial<Record<FeatureColumnType, [bigint, bigint]>> = {

@@ -1,7 +1,8 @@
 import {
   type ByteSource,
   type DirectorySource,
-  FormatError,
+  type FormatError,
+  formatErrors,
   isFormatError,
   isSourceError,
   type ReadOptions,
@@ -18,6 +19,8 @@ import {
 import { FORMAT, type FeatureIndexDescriptor } from './header.js';
 import { checkPageHeaders } from './parquet-pages.js';
 import { parseNpy } from './npy.js';
+
+const fail = formatErrors(FORMAT);
 
 /** A cell from a feature table: strings, numbers, int64 as bigint, booleans, null. */
 export type FeatureValue = string | number | bigint | boolean | null;
@@ -47,17 +50,12 @@ export async function openRequired(
 ): Promise<ByteSource> {
   options?.signal?.throwIfAborted();
   if (!(await dir.has(file))) {
-    throw new FormatError('Truncated', `missing file ${file}`, { file, offset: 0, format: FORMAT });
+    throw fail('Truncated', `missing file ${file}`, 0, file);
   }
   try {
     return await dir.open(file);
   } catch (error) {
-    if (isSourceError(error))
-      throw new FormatError('Truncated', `missing file ${file}: ${error.message}`, {
-        file,
-        offset: 0,
-        format: FORMAT,
-      });
+    if (isSourceError(error)) throw fail('Truncated', `missing file ${file}: ${error.message}`, 0, file);
     throw error;
   }
 }
@@ -67,10 +65,11 @@ const MAX_METADATA_FILE = 256 * 1024 * 1024;
 
 async function readWhole(source: ByteSource, file: string, options?: ReadOptions): Promise<Uint8Array> {
   if (source.size > MAX_METADATA_FILE) {
-    throw new FormatError(
+    throw fail(
       'InvalidValue',
       `${file} is ${source.size} bytes, too large for feature-index metadata`,
-      { file, offset: 0, format: FORMAT },
+      0,
+      file,
     );
   }
   return new Uint8Array(await readExact(source, 0, source.size, { ...options, format: FORMAT, what: file }));
@@ -91,11 +90,7 @@ function asyncBuffer(source: ByteSource, file: string): AsyncBuffer {
 function parquetError(file: string, error: unknown): FormatError {
   if (isFormatError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new FormatError('InvalidValue', `${file} is not a readable parquet table: ${message}`, {
-    file,
-    offset: 0,
-    format: FORMAT,
-  });
+  return fail('InvalidValue', `${file} is not a readable parquet table: ${message}`, 0, file);
 }
 
 /**
@@ -200,10 +195,12 @@ class ParquetTable {
   async row(index: number): Promise<{ columns: string[]; values: FeatureValue[] }> {
     const { metadata, columns, numRows } = await this.meta();
     if (!(index >= 0 && index < numRows)) {
-      throw new FormatError('OutOfBounds', `${this.file} has ${numRows} rows, row ${index} asked for`, {
-        file: this.file,
-        format: FORMAT,
-      });
+      throw fail(
+        'OutOfBounds',
+        `${this.file} has ${numRows} rows, row ${index} asked for`,
+        undefined,
+        this.file,
+      );
     }
     if (this.whole) return { columns, values: this.whole.values.map((col) => col[index]) };
     let start = 0;
@@ -313,7 +310,7 @@ export class FeatureIndex {
     const table = this.tables[b];
     if (!table) {
       const file = featureTableFile(this.name, b, this.blockCount);
-      throw new FormatError('Truncated', `missing file ${file}`, { file, format: FORMAT });
+      throw fail('Truncated', `missing file ${file}`, undefined, file);
     }
     return table;
   }
@@ -382,33 +379,27 @@ export class FeatureIndex {
     if (csiSource) {
       const npy = parseNpy(await readWhole(csiSource, csiFile, options), csiFile);
       if (npy.header.shape.length !== 1) {
-        throw new FormatError(
+        throw fail(
           'InvalidValue',
           `${csiFile} must be 1-d, has shape (${npy.header.shape.join(', ')})`,
-          { file: csiFile, offset: 0, format: FORMAT },
+          0,
+          csiFile,
         );
       }
       cumulative = npy.values.map((v, i) => {
         const n = typeof v === 'bigint' || typeof v === 'number' ? Number(v) : Number.NaN;
         if (!Number.isSafeInteger(n)) {
-          throw new FormatError('InvalidValue', `${csiFile}[${i}] is not an integer`, {
-            file: csiFile,
-            offset: npy.header.dataOffset,
-            format: FORMAT,
-          });
+          throw fail('InvalidValue', `${csiFile}[${i}] is not an integer`, npy.header.dataOffset, csiFile);
         }
         return n;
       });
       for (let i = 1; i < cumulative.length; i++) {
         if (cumulative[i] < cumulative[i - 1] || cumulative[i] < 0) {
-          throw new FormatError(
+          throw fail(
             'InvalidValue',
             `${csiFile} decreases at entry ${i} (${cumulative[i - 1]} → ${cumulative[i]})`,
-            {
-              file: csiFile,
-              offset: npy.header.dataOffset + i * 8,
-              format: FORMAT,
-            },
+            npy.header.dataOffset + i * 8,
+            csiFile,
           );
         }
       }
@@ -428,18 +419,10 @@ export class FeatureIndex {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new FormatError('InvalidValue', `${labelsFile} is not valid JSON`, {
-          file: labelsFile,
-          offset: 0,
-          format: FORMAT,
-        });
+        throw fail('InvalidValue', `${labelsFile} is not valid JSON`, 0, labelsFile);
       }
       if (!Array.isArray(parsed))
-        throw new FormatError('InvalidValue', `${labelsFile} is not a JSON list`, {
-          file: labelsFile,
-          offset: 0,
-          format: FORMAT,
-        });
+        throw fail('InvalidValue', `${labelsFile} is not a JSON list`, 0, labelsFile);
       labels = parsed.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
     } else if (present.has(`${prefix}labels.npy`)) {
       // Older archives kept the labels as a .npy of strings.
@@ -481,7 +464,7 @@ export class FeatureIndex {
         continue;
       }
       if (declared.has(file) && !present.has(file)) {
-        throw new FormatError('Truncated', `missing file ${file}`, { file, offset: 0, format: FORMAT });
+        throw fail('Truncated', `missing file ${file}`, 0, file);
       }
       tables.push(present.has(file) ? new ParquetTable(file, () => dir.open(file)) : undefined);
     }

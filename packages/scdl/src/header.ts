@@ -1,4 +1,4 @@
-import { Cursor, type DType, FormatError } from '@binscope/core';
+import { Cursor, type DType, formatErrors, isFormatError, Phase, ProblemList } from '@binscope/core';
 
 export const FORMAT = 'scdl';
 export const HEADER_FILE = 'header.sch';
@@ -136,26 +136,68 @@ export interface ScdlHeader {
   warnings: string[];
 }
 
-function err(
-  code: ConstructorParameters<typeof FormatError>[0],
-  message: string,
-  offset: number,
-): FormatError {
-  return new FormatError(code, message, { offset, file: HEADER_FILE, format: FORMAT });
-}
+const fail = formatErrors(FORMAT, HEADER_FILE);
+const err = (code: Parameters<typeof fail>[0], message: string, offset: number) =>
+  fail(code, message, offset);
 
 // The smallest encodings, so a count can be checked against the bytes left before any allocation (A4).
 const MIN_ARRAY_DESCRIPTOR = 4 + 1 + 8 + 4 + 1;
 const MIN_FEATURE_DESCRIPTOR = 4 + 1 + 8 + 4 + 4 + 1;
 
-/** Parses header.sch (C1–C3): big-endian core header, array descriptors, feature-index descriptors. */
+/** Parses header.sch (C1–C3) strictly: throws the first error (A2 order). */
 export function parseHeader(bytes: Uint8Array): ScdlHeader {
+  const problems = new ProblemList(FORMAT, { mode: 'read', file: HEADER_FILE });
+  const { header } = readHeader(bytes, problems);
+  problems.throwFirst();
+  return header;
+}
+
+/** What a parse of header.sch got: the fields decoded so far, and whether the structures are whole. */
+export interface HeaderParse {
+  header: ScdlHeader;
+  /** False when a structure could not be read to its end (the header then holds what came before). */
+  complete: boolean;
+}
+
+/**
+ * header.sch in any parse mode: a bad magic or major version is recorded and, unless the read
+ * is strict, the fields behind it are still decoded (they show in inspect mode).
+ */
+export function readHeader(bytes: Uint8Array, problems: ProblemList): HeaderParse {
+  const header: ScdlHeader = {
+    version: { major: 0, minor: 0, point: 0 },
+    endianness: 0,
+    backend: 0,
+    arrays: [],
+    featureIndices: [],
+    byteLength: 0,
+    hasFeatureIndexCount: false,
+    warnings: [],
+  };
+  try {
+    readHeaderFields(bytes, header, problems);
+    return { header, complete: true };
+  } catch (error) {
+    // A strict read's checkpoint throws an error it already recorded.
+    if (problems.mode === 'read' && isFormatError(error) && problems.hasErrors()) throw error;
+    problems.capture(error, { phase: Phase.header });
+    problems.checkpoint();
+    return { header, complete: false };
+  }
+}
+
+function readHeaderFields(bytes: Uint8Array, header: ScdlHeader, problems: ProblemList): void {
   const c = new Cursor(bytes, { littleEndian: false, file: HEADER_FILE, format: FORMAT });
   const head = bytes.subarray(0, 4);
   const magicOk = Array.from(head).every((b, i) => b === MAGIC.charCodeAt(i));
   if (!magicOk) {
     const got = Array.from(head, (b) => b.toString(16).padStart(2, '0')).join(' ');
-    throw err('BadMagic', `header.sch does not start with "SCDL" (got ${got})`, 0);
+    problems.error('BadMagic', `header.sch does not start with "SCDL" (got ${got})`, {
+      offset: 0,
+      file: HEADER_FILE,
+      phase: Phase.magic,
+    });
+    problems.checkpoint();
   }
   if (bytes.byteLength < CORE_HEADER_SIZE) {
     throw err(
@@ -168,13 +210,15 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
   const major = c.u8('version');
   const minor = c.u8('version');
   const point = c.u8('version');
-  const warnings: string[] = [];
+  const warnings = header.warnings;
+  header.version = { major, minor, point };
   if (major !== SCHEMA_VERSION.major) {
-    throw err(
+    problems.error(
       'UnsupportedVersion',
       `schema version ${major}.${minor}.${point} is not supported (this reader reads 0.x)`,
-      4,
+      { offset: 4, file: HEADER_FILE, phase: Phase.version },
     );
+    problems.checkpoint();
   }
   if (minor > SCHEMA_VERSION.minor || (minor === SCHEMA_VERSION.minor && point > SCHEMA_VERSION.point)) {
     warnings.push(
@@ -182,33 +226,36 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
     );
   }
   const endianness = c.u8('endianness');
+  header.endianness = endianness;
   if (endianness !== ENDIAN_NETWORK)
     throw err('InvalidValue', `endianness byte is ${endianness}, must be 1 (NETWORK)`, 7);
   const backend = c.u32('backend');
+  header.backend = backend;
   if (backend !== BACKEND_MEMMAP_V0)
     throw err('InvalidValue', `backend ${backend} is unknown (only MEMMAP_V0 = 1)`, 8);
   const arrayCount = c.u32('array count');
   if (arrayCount * MIN_ARRAY_DESCRIPTOR > c.remaining) {
     throw err('Truncated', `array count ${arrayCount} needs more descriptors than header.sch holds`, 12);
   }
-  const arrays: ArrayDescriptor[] = [];
+  const arrays = header.arrays;
   const names = new Set<string>();
   for (let i = 0; i < arrayCount; i++) {
     const d = readArrayDescriptor(c, i);
     if (names.has(d.name)) throw err('InvalidValue', `array name "${d.name}" appears twice`, d.span.offset);
     names.add(d.name);
     arrays.push(d);
+    header.byteLength = c.pos;
   }
-  const featureIndices: FeatureIndexDescriptor[] = [];
-  let hasFeatureIndexCount = true;
+  header.byteLength = c.pos;
+  const featureIndices = header.featureIndices;
   if (c.remaining === 0) {
-    hasFeatureIndexCount = false;
     warnings.push(
       'header.sch has no feature-index count (an archive from before feature indices); reading it as 0',
     );
   } else {
     const countAt = c.offset;
     const fiCount = c.u32('feature index count');
+    header.hasFeatureIndexCount = true;
     if (fiCount * MIN_FEATURE_DESCRIPTOR > c.remaining) {
       throw err(
         'Truncated',
@@ -226,19 +273,11 @@ export function parseHeader(bytes: Uint8Array): ScdlHeader {
         );
       names.add(d.name);
       featureIndices.push(d);
+      header.byteLength = c.pos;
     }
   }
+  header.byteLength = c.pos;
   if (c.remaining > 0) warnings.push(`${c.remaining} bytes after the header structures are ignored`);
-  return {
-    version: { major, minor, point },
-    endianness,
-    backend,
-    arrays,
-    featureIndices,
-    byteLength: c.pos,
-    hasFeatureIndexCount,
-    warnings,
-  };
 }
 
 function readName(c: Cursor, what: string): { name: string; span: Span } {

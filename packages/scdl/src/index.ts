@@ -1,4 +1,4 @@
-export { scdlFormat } from './magic.js';
+export { scdlFormat, scdlHeaderFile, scdlNearMiss } from './magic.js';
 export { scdlPlugin } from './plugin.js';
 export {
   openScdl,

@@ -1,15 +1,66 @@
-import { type InspectNode, node, type ReadOptions, readExact } from '@binscope/core';
-import { HEADER_FILE, type Span, UPSTREAM_DTYPE_NAMES } from './header.js';
+import {
+  type DirectorySource,
+  type InspectNode,
+  type InspectResult,
+  inspectResult,
+  node,
+  type ReadOptions,
+  readExact,
+  type Target,
+  unparsedResult,
+  type ValidateOptions,
+} from '@binscope/core';
+import { HEADER_FILE, type ScdlHeader, type Span, UPSTREAM_DTYPE_NAMES } from './header.js';
+import { markOnFileNodes } from './mark.js';
 import { parseNpyHeader } from './npy.js';
-import type { ScdlReader } from './read.js';
+import type { ArchiveParse } from './parse.js';
+import type { RawArray } from './raw-array.js';
+import { ScdlReader } from './read.js';
+import { checkArchive } from './validate.js';
+
+/** What the tree is built from: an opened reader, or whatever a parse of a broken archive got. */
+interface TreeInput {
+  directory: DirectorySource;
+  files: readonly string[];
+  header: ScdlHeader | undefined;
+  headerSize: number;
+  /** The core header's bytes (16, fewer when the file is shorter). */
+  headerHead: Uint8Array;
+  arrays: { data?: RawArray; rowPtr?: RawArray; colPtr?: RawArray };
+  /** Only with a reader are rows located (row_ptr read through its checks). */
+  reader?: ScdlReader;
+}
 
 function field(name: string, span: Span, value: InspectNode['value'], kind = 'field'): InspectNode {
   return node(name, kind, span.offset, span.length, { value });
 }
 
-/** header.sch as byte ranges: the core header, each array and feature-index descriptor and its fields. */
-function headerTree(reader: ScdlReader): InspectNode {
-  const h = reader.header;
+function magicText(head: Uint8Array): string {
+  return Array.from(head.subarray(0, 4), (b) =>
+    b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`,
+  ).join('');
+}
+
+function versionText(head: Uint8Array): string {
+  return head.byteLength >= 7 ? `${head[4]}.${head[5]}.${head[6]}` : '?';
+}
+
+/** The 16-byte core header's fields, decoded from its bytes (shown even when one is wrong). */
+function coreFields(head: Uint8Array): InspectNode[] {
+  const out: InspectNode[] = [];
+  if (head.byteLength >= 4) out.push(field('magic', { offset: 0, length: 4 }, magicText(head)));
+  if (head.byteLength >= 7) out.push(field('version', { offset: 4, length: 3 }, versionText(head)));
+  if (head.byteLength < 16) return out;
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const endianness = head[7];
+  const backend = view.getUint32(8, false);
+  out.push(field('endianness', { offset: 7, length: 1 }, endianness === 1 ? 'NETWORK (1)' : endianness));
+  out.push(field('backend', { offset: 8, length: 4 }, backend === 1 ? 'MEMMAP_V0 (1)' : backend));
+  out.push(field('array_count', { offset: 12, length: 4 }, view.getUint32(12, false)));
+  return out;
+}
+
+function descriptorTrees(h: ScdlHeader): { arrays: InspectNode[]; features: InspectNode[] } {
   const arrays = h.arrays.map((a) =>
     node(a.name, 'array descriptor', a.span.offset, a.span.length, {
       value: `${a.dtype} × ${a.length}`,
@@ -21,9 +72,6 @@ function headerTree(reader: ScdlReader): InspectNode {
       ],
     }),
   );
-  const arraysEnd = h.arrays.length
-    ? h.arrays[h.arrays.length - 1].span.offset + h.arrays[h.arrays.length - 1].span.length
-    : 16;
   const features = h.featureIndices.map((f) =>
     node(f.name, 'feature index descriptor', f.span.offset, f.span.length, {
       value: `${f.files.length} files, ${f.length} rows`,
@@ -36,74 +84,92 @@ function headerTree(reader: ScdlReader): InspectNode {
       ],
     }),
   );
-  const children: InspectNode[] = [
-    field('magic', { offset: 0, length: 4 }, 'SCDL'),
-    field('version', { offset: 4, length: 3 }, reader.version),
-    field('endianness', { offset: 7, length: 1 }, 'NETWORK (1)'),
-    field('backend', { offset: 8, length: 4 }, 'MEMMAP_V0 (1)'),
-    field('array_count', { offset: 12, length: 4 }, h.arrays.length),
-    node('arrays', 'list', 16, arraysEnd - 16, { children: arrays }),
-  ];
-  if (h.hasFeatureIndexCount) {
-    children.push(field('feature_index_count', { offset: arraysEnd, length: 4 }, h.featureIndices.length));
-    children.push(
-      node('feature_indices', 'list', arraysEnd + 4, h.byteLength - arraysEnd - 4, { children: features }),
-    );
+  return { arrays, features };
+}
+
+/** header.sch as byte ranges: the core header, each array and feature-index descriptor and its fields. */
+function headerTree(input: TreeInput): InspectNode {
+  const children = coreFields(input.headerHead);
+  const h = input.header;
+  if (h && input.headerHead.byteLength >= 16) {
+    const { arrays, features } = descriptorTrees(h);
+    const last = h.arrays[h.arrays.length - 1];
+    const arraysEnd = last ? last.span.offset + last.span.length : 16;
+    children.push(node('arrays', 'list', 16, arraysEnd - 16, { children: arrays }));
+    if (h.hasFeatureIndexCount) {
+      children.push(field('feature_index_count', { offset: arraysEnd, length: 4 }, h.featureIndices.length));
+      const end = Math.max(h.byteLength, arraysEnd + 4);
+      children.push(
+        node('feature_indices', 'list', arraysEnd + 4, end - arraysEnd - 4, { children: features }),
+      );
+    }
   }
-  return node(HEADER_FILE, 'header', 0, reader.headerSize, {
+  return node(HEADER_FILE, 'header', 0, input.headerSize, {
     file: HEADER_FILE,
-    value: `SCDL ${reader.version}`,
+    value: `${magicText(input.headerHead)} ${versionText(input.headerHead)}`,
     children,
   });
 }
 
-/** A matrix array file; data.npy and col_ptr.npy get one lazy child per row (its byte range). */
-function arrayTree(reader: ScdlReader, which: 'data' | 'rowPtr' | 'colPtr'): InspectNode {
-  const array = reader[which];
-  const extra: Partial<InspectNode> = { file: array.file, value: `${array.dtype} × ${array.length}` };
-  if (which !== 'rowPtr') {
-    extra.lazy = {
-      count: reader.numRows,
-      async load(start, end) {
-        const out: InspectNode[] = [];
-        const stop = Math.min(end, reader.numRows);
-        for (let i = Math.max(0, start); i < stop; i++) {
-          const [a, b] = await reader.rowExtent(i);
-          out.push(
-            node(`row ${i}`, 'row', a * array.itemSize, (b - a) * array.itemSize, {
-              value: `${b - a} entries`,
-            }),
-          );
-        }
-        return out;
-      },
-    };
-  } else {
-    extra.lazy = {
-      count: array.length,
-      async load(start, end) {
-        const stop = Math.min(end, array.length);
-        if (stop <= start) return [];
-        const values = await array.slice(start, stop);
-        return Array.from(values as ArrayLike<number | bigint>, (v, k) =>
-          node(`row_ptr[${start + k}]`, 'value', (start + k) * array.itemSize, array.itemSize, {
-            value: Number(v),
+/** One lazy child per row: its byte range in data.npy / col_ptr.npy. */
+function rowChildren(reader: ScdlReader, array: RawArray): InspectNode['lazy'] {
+  return {
+    count: reader.numRows,
+    async load(start, end) {
+      const out: InspectNode[] = [];
+      const stop = Math.min(end, reader.numRows);
+      for (let i = Math.max(0, start); i < stop; i++) {
+        const [a, b] = await reader.rowExtent(i);
+        out.push(
+          node(`row ${i}`, 'row', a * array.itemSize, (b - a) * array.itemSize, {
+            value: `${b - a} entries`,
           }),
         );
-      },
-    };
-  }
-  return node(array.file, 'array', 0, array.length * array.itemSize, extra);
+      }
+      return out;
+    },
+  };
 }
 
-async function fileNode(reader: ScdlReader, path: string, options?: ReadOptions): Promise<InspectNode> {
-  const source = await reader.directory.open(path);
+/** One lazy child per row_ptr entry the file holds. */
+function rowPtrChildren(array: RawArray): InspectNode['lazy'] {
+  const count = Math.min(array.length, Math.floor(array.source.size / array.itemSize));
+  return {
+    count,
+    async load(start, end) {
+      const stop = Math.min(end, count);
+      if (stop <= start) return [];
+      const values = await array.slice(start, stop);
+      return Array.from(values as ArrayLike<number | bigint>, (v, k) =>
+        node(`row_ptr[${start + k}]`, 'value', (start + k) * array.itemSize, array.itemSize, {
+          value: Number(v),
+        }),
+      );
+    },
+  };
+}
+
+/** A matrix array file, its range clamped to the file (a short file still shows, marked by the parse). */
+function arrayTree(input: TreeInput, which: 'data' | 'rowPtr' | 'colPtr'): InspectNode | undefined {
+  const array = input.arrays[which];
+  if (!array) return undefined;
+  const lazy =
+    which === 'rowPtr' ? rowPtrChildren(array) : input.reader ? rowChildren(input.reader, array) : undefined;
+  return node(array.file, 'array', 0, Math.min(array.length * array.itemSize, array.source.size), {
+    file: array.file,
+    value: `${array.dtype} × ${array.length}`,
+    ...(lazy ? { lazy } : {}),
+  });
+}
+
+async function fileNode(
+  directory: DirectorySource,
+  path: string,
+  options?: ReadOptions,
+): Promise<InspectNode> {
+  const source = await directory.open(path);
   const out = node(path, 'file', 0, source.size, { file: path, value: `${source.size} bytes` });
-  if (
-    path.endsWith('.npy') &&
-    /(^|\/)(cumulative_sum_index|version|labels)\.npy$/.test(path) &&
-    source.size >= 10
-  ) {
+  if (/(^|\/)(cumulative_sum_index|version|labels)\.npy$/.test(path) && source.size >= 10) {
     try {
       const head = await readExact(source, 0, Math.min(source.size, 4096), options);
       const npy = parseNpyHeader(new Uint8Array(head), path);
@@ -112,23 +178,21 @@ async function fileNode(reader: ScdlReader, path: string, options?: ReadOptions)
         node('npy data', 'array', npy.dataOffset, source.size - npy.dataOffset),
       ];
     } catch {
-      // Inspect shows what it can; validate reports the defect.
+      // The tree shows what it can; the parse reports the defect.
     }
   }
   return out;
 }
 
-/** The archive as a tree: header.sch fields as byte ranges, the matrix arrays, feature indices, every file with its size. */
-export async function inspectScdl(reader: ScdlReader, options?: ReadOptions): Promise<InspectNode> {
-  const files = await Promise.all(reader.files.map((f) => fileNode(reader, f, options)));
+async function archiveTree(input: TreeInput, rootValue: string, options?: ReadOptions): Promise<InspectNode> {
+  const files = await Promise.all(input.files.map((f) => fileNode(input.directory, f, options)));
   const featureDirs = ['var_features', 'obs_features', 'features'].filter((d) =>
-    reader.files.some((f) => f.startsWith(`${d}/`)),
+    input.files.some((f) => f.startsWith(`${d}/`)),
   );
+  const arrays = (['data', 'rowPtr', 'colPtr'] as const).map((w) => arrayTree(input, w));
   const children: InspectNode[] = [
-    headerTree(reader),
-    arrayTree(reader, 'data'),
-    arrayTree(reader, 'rowPtr'),
-    arrayTree(reader, 'colPtr'),
+    ...(input.headerSize > 0 ? [headerTree(input)] : []),
+    ...arrays.filter((a): a is InspectNode => a !== undefined),
     ...featureDirs.map((d) =>
       node(`${d}/`, 'feature index', 0, 0, {
         value: `${files.filter((f) => f.name.startsWith(`${d}/`)).length} files`,
@@ -140,8 +204,59 @@ export async function inspectScdl(reader: ScdlReader, options?: ReadOptions): Pr
       children: files.map((f) => ({ ...f, children: undefined })),
     }),
   ];
-  return node(reader.directory.name, 'archive', 0, 0, {
-    value: `SCDL ${reader.version}, ${reader.numRows} rows, ${reader.nnz} non-zeros`,
-    children,
-  });
+  return node(input.directory.name, 'archive', 0, 0, { value: rootValue, children });
+}
+
+/** The archive as a tree: header.sch fields as byte ranges, the matrix arrays, feature indices, every file with its size. */
+export function inspectScdl(reader: ScdlReader, options?: ReadOptions): Promise<InspectNode> {
+  const input: TreeInput = {
+    directory: reader.directory,
+    files: reader.files,
+    header: reader.header,
+    headerSize: reader.headerSize,
+    headerHead: reader.headerHead,
+    arrays: { data: reader.data, rowPtr: reader.rowPtr, colPtr: reader.colPtr },
+    reader,
+  };
+  return archiveTree(
+    input,
+    `SCDL ${reader.version}, ${reader.numRows} rows, ${reader.nnz} non-zeros`,
+    options,
+  );
+}
+
+/** The files every archive has: a missing one still gets a node, where its problem is marked. */
+const REQUIRED_FILES = [HEADER_FILE, 'data.npy', 'row_ptr.npy', 'col_ptr.npy'];
+
+async function partialTree(state: ArchiveParse, options?: ReadOptions): Promise<InspectNode> {
+  const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = state.arrays;
+  const input: TreeInput = { ...state, arrays: { data, rowPtr, colPtr } };
+  const shape = rowPtr && data ? `, ${Math.max(0, rowPtr.length - 1)} rows, ${data.length} non-zeros` : '';
+  const value = `${magicText(state.headerHead)} ${versionText(state.headerHead)}${shape}`;
+  const root = await archiveTree(input, value, options);
+  const missing = REQUIRED_FILES.filter((f) => !state.files.includes(f));
+  root.children?.unshift(...missing.map((f) => node(f, 'file', 0, 0, { file: f, value: 'missing' })));
+  return root;
+}
+
+/**
+ * Inspect mode: the parse of validate building the tree as far as the archive goes. A valid
+ * archive gives the tree of `inspectScdl(open(…))`; a broken one every file and header field
+ * that can be located, with each problem marked on its node.
+ */
+export async function inspectScdlTarget(
+  target: Target,
+  options: ValidateOptions = {},
+): Promise<InspectResult> {
+  const { problems, state } = await checkArchive(target, 'inspect', options);
+  const report = problems.report();
+  if (!state) {
+    if (target.kind === 'directory') return unparsedResult(target.directory.name, 0, report);
+    return unparsedResult(target.source.name, target.source.size, report);
+  }
+  const root = problems.hasErrors()
+    ? await partialTree(state, options)
+    : await inspectScdl(ScdlReader.fromParse(state, problems), options);
+  markOnFileNodes(root, report);
+  return inspectResult(root, report);
 }

@@ -1,4 +1,24 @@
-import { DETECTION_SCORE, type FormatInfo, type ReadOptions, type Target } from '@binscope/core';
+import {
+  DETECTION_SCORE,
+  type FormatInfo,
+  type NearMiss,
+  nearMisses,
+  type ReadOptions,
+  type Target,
+} from '@binscope/core';
+
+const SIGNATURE = 'SCDL';
+
+/** The archive's first bytes: a folder's header.sch, or header.sch given as a file beside its folder. */
+async function headerHead(target: Target, options?: ReadOptions): Promise<Uint8Array | undefined> {
+  if (target.kind === 'file') {
+    if (!target.siblings || !/(^|\/)header\.sch$/.test(target.source.name)) return undefined;
+    return target.source.read(0, Math.min(target.source.size, 16), options);
+  }
+  if (!(await target.directory.has('header.sch'))) return undefined;
+  const header = await target.directory.open('header.sch');
+  return header.read(0, Math.min(header.size, 16), options);
+}
 
 /** SCDL archives are folders; detection looks for header.sch starting with "SCDL". */
 export const scdlFormat: FormatInfo = {
@@ -7,18 +27,15 @@ export const scdlFormat: FormatInfo = {
   title: 'SCDL single-cell archive',
   kind: 'directory',
   extensions: [],
-  magic: [{ offset: 0, bytes: 'SCDL' }],
+  magic: [{ offset: 0, bytes: SIGNATURE }],
+  nearMiss: (target, options) => scdlNearMiss(target, options),
   async detect(target: Target, _head: Uint8Array, options?: ReadOptions): Promise<number> {
     if (target.kind !== 'directory') return 0;
     try {
-      if (!(await target.directory.has('header.sch'))) return 0;
-      const header = await target.directory.open('header.sch');
-      const head = await header.read(0, 4, options);
-      return head.byteLength === 4 &&
-        head[0] === 0x53 &&
-        head[1] === 0x43 &&
-        head[2] === 0x44 &&
-        head[3] === 0x4c
+      const head = await headerHead(target, options);
+      return head !== undefined &&
+        head.byteLength >= 4 &&
+        String.fromCharCode(...head.subarray(0, 4)) === SIGNATURE
         ? DETECTION_SCORE.magicAndStructure
         : 0;
     } catch {
@@ -26,3 +43,29 @@ export const scdlFormat: FormatInfo = {
     }
   },
 };
+
+/**
+ * header.sch as a file format, for core's `nearMisses` (which compares a file's head with
+ * file signatures): its name's extension makes any damage to the magic a near miss of SCDL.
+ */
+export const scdlHeaderFile: FormatInfo = {
+  specificationVersion: 'v1',
+  id: 'scdl',
+  title: scdlFormat.title,
+  kind: 'file',
+  extensions: ['sch'],
+  magic: scdlFormat.magic,
+};
+
+/**
+ * For a target nothing detected: a folder (or a header.sch beside one) whose header.sch nearly
+ * starts with "SCDL", as "BadMagic for SCDL: byte 3 is 0x58, expected 0x4c (…)". Undefined otherwise.
+ */
+export async function scdlNearMiss(target: Target, options?: ReadOptions): Promise<NearMiss | undefined> {
+  try {
+    const head = await headerHead(target, options);
+    return head && nearMisses([scdlHeaderFile], head, 'header.sch')[0];
+  } catch {
+    return undefined;
+  }
+}

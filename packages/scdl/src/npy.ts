@@ -1,4 +1,4 @@
-import { decodeUtf8, FormatError, float16ToNumber } from '@binscope/core';
+import { decodeUtf8, formatErrors, float16ToNumber } from '@binscope/core';
 import { FORMAT } from './header.js';
 
 /**
@@ -28,21 +28,23 @@ export interface NpyArray {
   values: NpyValue[];
 }
 
+const error = formatErrors(FORMAT);
+/** Throws: parsing a .npy header cannot go on past a defect. */
 function fail(
-  code: 'Truncated' | 'InvalidValue' | 'UnsupportedFeature' | 'BadMagic',
+  code: 'Truncated' | 'InvalidValue' | 'UnsupportedFeature',
   message: string,
-  file: string,
   offset: number,
+  file: string,
 ): never {
-  throw new FormatError(code, message, { file, offset, format: FORMAT });
+  throw error(code, message, offset, file);
 }
 
 /** Parses the magic, version (1, 2 or 3) and the header dict of a `.npy` file. */
 export function parseNpyHeader(bytes: Uint8Array, file: string): NpyHeader {
-  if (bytes.byteLength < 10) fail('Truncated', `${file} is too short for a .npy header`, file, 0);
+  if (bytes.byteLength < 10) fail('Truncated', `${file} is too short for a .npy header`, 0, file);
   for (let i = 0; i < NPY_MAGIC.length; i++) {
     if (bytes[i] !== NPY_MAGIC[i])
-      fail('InvalidValue', `${file} is not a .npy file (no \\x93NUMPY magic)`, file, 0);
+      fail('InvalidValue', `${file} is not a .npy file (no \\x93NUMPY magic)`, 0, file);
   }
   const major = bytes[6];
   const minor = bytes[7];
@@ -53,20 +55,20 @@ export function parseNpyHeader(bytes: Uint8Array, file: string): NpyHeader {
     headerLength = view.getUint16(8, true);
     headerStart = 10;
   } else if (major === 2 || major === 3) {
-    if (bytes.byteLength < 12) fail('Truncated', `${file} is too short for a .npy v${major} header`, file, 8);
+    if (bytes.byteLength < 12) fail('Truncated', `${file} is too short for a .npy v${major} header`, 8, file);
     headerLength = view.getUint32(8, true);
     headerStart = 12;
   } else {
-    fail('UnsupportedFeature', `${file}: .npy format version ${major}.${minor} is not supported`, file, 6);
+    fail('UnsupportedFeature', `${file}: .npy format version ${major}.${minor} is not supported`, 6, file);
   }
   if (headerLength > MAX_HEADER_LENGTH)
-    fail('InvalidValue', `${file}: .npy header length ${headerLength} is implausible`, file, 8);
+    fail('InvalidValue', `${file}: .npy header length ${headerLength} is implausible`, 8, file);
   if (headerStart + headerLength > bytes.byteLength) {
     fail(
       'Truncated',
       `${file}: .npy header of ${headerLength} bytes runs past the end of the file`,
-      file,
       headerStart,
+      file,
     );
   }
   const raw = bytes.subarray(headerStart, headerStart + headerLength);
@@ -94,8 +96,8 @@ function parseHeaderDict(
     fail(
       'InvalidValue',
       `${file}: .npy header ${what}: ${JSON.stringify(text.trim().slice(0, 120))}`,
-      file,
       offset,
+      file,
     );
   const descr = /['"]descr['"]\s*:\s*['"]([^'"]*)['"]/.exec(text)?.[1];
   const fortran = /['"]fortran_order['"]\s*:\s*(True|False)/.exec(text)?.[1];
@@ -124,7 +126,7 @@ interface Descr {
 function parseDescr(descr: string, file: string, offset: number): Descr {
   const m = /^([<>|=]?)([iufbUS?])(\d+)$/.exec(descr) ?? /^([<>|=]?)(\?)$/.exec(descr);
   if (!m)
-    fail('UnsupportedFeature', `${file}: .npy dtype ${JSON.stringify(descr)} is not supported`, file, offset);
+    fail('UnsupportedFeature', `${file}: .npy dtype ${JSON.stringify(descr)} is not supported`, offset, file);
   const kind = (m![2] === '?' ? 'b' : m![2]) as Descr['kind'];
   const size = m![3] === undefined ? 1 : Number(m![3]);
   const ok =
@@ -135,7 +137,7 @@ function parseDescr(descr: string, file: string, offset: number): Descr {
     kind === 'U' ||
     kind === 'S';
   if (!ok)
-    fail('UnsupportedFeature', `${file}: .npy dtype ${JSON.stringify(descr)} is not supported`, file, offset);
+    fail('UnsupportedFeature', `${file}: .npy dtype ${JSON.stringify(descr)} is not supported`, offset, file);
   return { kind, size, littleEndian: m![1] !== '>' };
 }
 
@@ -151,8 +153,8 @@ export function parseNpy(bytes: Uint8Array, file: string): NpyArray {
     fail(
       'Truncated',
       `${file}: shape (${header.shape.join(', ')}) needs ${need} data bytes but ${have} remain`,
-      file,
       header.dataOffset,
+      file,
     );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + header.dataOffset, need);

@@ -7,7 +7,7 @@ import {
   toJsonValue,
 } from '@binscope/core';
 import { scdlContentFields, scdlLocateRow } from './content.js';
-import { inspectScdl } from './inspect.js';
+import { inspectScdl, inspectScdlTarget } from './inspect.js';
 import { scdlFormat } from './magic.js';
 import { openScdl, type ScdlReader } from './read.js';
 import { archiveDirectory, validateScdl } from './validate.js';
@@ -82,6 +82,7 @@ export const scdlPlugin = definePlugin<ScdlReader>({
   open: (target, options) => openScdl(archiveDirectory(target), options),
   info,
   inspect: (reader, options) => inspectScdl(reader, options),
+  inspectTarget: inspectScdlTarget,
   validate: validateScdl,
   records,
   contentFields: (reader, options) => scdlContentFields(reader, options),

@@ -1,36 +1,22 @@
 import {
-  type ByteSource,
-  checkRange,
   type DirectorySource,
-  FormatError,
+  formatErrors,
   type FormatReader,
   type NumericArray,
   type OpenOptions,
+  ProblemList,
   type ReadOptions,
-  readExact,
   SourceError,
-  toTypedArray,
 } from '@binscope/core';
-import {
-  type FeatureIndex as FeatureIndexType,
-  FeatureIndex,
-  type FeatureValue,
-  openRequired,
-} from './features.js';
-import {
-  arrayFile,
-  type ArrayDescriptor,
-  CORE_DTYPE,
-  FORMAT,
-  HEADER_FILE,
-  ITEM_SIZE,
-  isNumericDType,
-  isUnsignedDType,
-  parseHeader,
-  type ScdlHeader,
-  type ScdlNumericDType,
-} from './header.js';
+import { type FeatureIndex as FeatureIndexType, FeatureIndex, type FeatureValue } from './features.js';
+import { FORMAT, type ScdlHeader, type ScdlNumericDType } from './header.js';
+import { type NeighborGraphReader, openNeighborGraph } from './neighbors.js';
+import { type ArchiveParse, parseArchive, readSmallJson, rowExtentError } from './parse.js';
+import { type RawArray, type ReuseBuffer, TYPED } from './raw-array.js';
 
+const fail = formatErrors(FORMAT);
+
+export type { NeighborGraphReader };
 export { FeatureIndex, type FeatureValue };
 
 /** Column indices of a row: the col_ptr dtype's array (uint64 widened to Float64Array, exact to 2^53). */
@@ -86,226 +72,7 @@ export interface VarFeatures {
   values: FeatureValue[][];
 }
 
-export interface NeighborGraphReader {
-  rows: number;
-  nnz: number;
-  /** Neighbor indices (u32) and weights (f32) of one row. */
-  row(i: number, options?: ReadOptions): Promise<{ indices: Uint32Array; values: Float32Array }>;
-}
-
-/** Fills our own aligned buffers straight from a file: NodeFileSource offers this (no copy, no view per read). */
-interface ReadIntoSource extends ByteSource {
-  readInto(target: Uint8Array, offset: number): Uint8Array;
-  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number;
-}
-
-function hasReadInto(source: ByteSource): source is ReadIntoSource {
-  const candidate = source as Partial<ReadIntoSource>;
-  return typeof candidate.readInto === 'function' && typeof candidate.readAt === 'function';
-}
-
-const TYPED: Record<ScdlNumericDType, new (n: number) => NumericArray> = {
-  uint8: Uint8Array,
-  uint16: Uint16Array,
-  uint32: Uint32Array,
-  uint64: BigUint64Array,
-  float16: Uint16Array,
-  float32: Float32Array,
-  float64: Float64Array,
-};
-
 const DEFAULT_ROW_PTR_CACHE = 64 * 1024 * 1024;
-
-const SLAB_BYTES = 1 << 20;
-const SLAB_MAX_REQUEST = 64 * 1024;
-
-/**
- * Hands out 8-aligned regions of shared 1 MiB buffers for small row reads: a fresh
- * ArrayBuffer per row costs more than the read itself. A slab lives as long as any row
- * viewing it, so memory stays a small multiple of what the caller keeps.
- */
-class Slab {
-  /** The buffer the last `take` carved from (read it right after `take`). */
-  buffer = new ArrayBuffer(SLAB_BYTES);
-  /** A byte view of `buffer`, kept so reads need no view object of their own. */
-  bytes = new Uint8Array(this.buffer);
-  private used = 0;
-  /** Offset of `bytes` fresh bytes in `this.buffer` (no object per call: this is the row hot path). */
-  take(bytes: number): number {
-    if (bytes > SLAB_MAX_REQUEST) {
-      this.buffer = new ArrayBuffer(bytes);
-      this.bytes = new Uint8Array(this.buffer);
-      this.used = SLAB_BYTES; // the next small request starts a new slab
-      return 0;
-    }
-    let offset = (this.used + 7) & ~7;
-    if (offset + bytes > SLAB_BYTES) {
-      this.buffer = new ArrayBuffer(SLAB_BYTES);
-      this.bytes = new Uint8Array(this.buffer);
-      offset = 0;
-    }
-    this.used = offset + bytes;
-    return offset;
-  }
-}
-
-/** A buffer that reusing reads fill and grow; `bytes` caches its byte view. */
-interface ReuseBuffer {
-  buffer: ArrayBuffer;
-  bytes?: Uint8Array;
-}
-
-type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => NumericArray;
-
-/** One raw little-endian array file (C4), read positionally. */
-class RawArray {
-  readonly itemSize: number;
-  /** Positional reads into our own memory, when the source offers them and no f16 decoding is needed. */
-  private readonly into: ReadIntoSource | undefined;
-  private readonly View: ViewCtor;
-  constructor(
-    readonly descriptor: ArrayDescriptor,
-    readonly dtype: ScdlNumericDType,
-    readonly file: string,
-    readonly source: ByteSource,
-    private readonly slab: Slab = new Slab(),
-  ) {
-    this.itemSize = ITEM_SIZE[dtype];
-    this.into = dtype !== 'float16' && hasReadInto(source) ? source : undefined;
-    this.View = TYPED[dtype] as unknown as ViewCtor;
-  }
-  get length(): number {
-    return this.descriptor.length;
-  }
-  /** Whether `sliceSync` can read (the source offers `readInto` or `readSync`). */
-  get canReadSync(): boolean {
-    return this.into !== undefined || typeof this.source.readSync === 'function';
-  }
-
-  private checkSlice(start: number, end: number): void {
-    if (!(start >= 0 && end >= start && end <= this.length)) {
-      throw new FormatError(
-        'OutOfBounds',
-        `${this.file}: elements [${start}, ${end}) lie outside its ${this.length} entries`,
-        {
-          file: this.file,
-          offset: start * this.itemSize,
-          format: FORMAT,
-        },
-      );
-    }
-  }
-
-  /**
-   * The synchronous path, shared by `slice`: straight into our memory for positional
-   * sources (Node files), else through `readSync` (memory sources, f16), with the same
-   * checks and errors as the awaited read. Undefined when the source has no sync read.
-   */
-  sliceSync(start: number, end: number, into?: ReuseBuffer): NumericArray | undefined {
-    const source = this.into;
-    if (source === undefined) return this.readSyncSlice(start, end);
-    if (!(start >= 0 && end >= start && end <= this.descriptor.length)) this.checkSlice(start, end);
-    const n = end - start;
-    const offset = start * this.itemSize;
-    const bytes = n * this.itemSize;
-    if (offset + bytes > this.source.size) {
-      throw new FormatError(
-        'Truncated',
-        `${this.file} ends at ${this.source.size}, ${bytes} bytes at ${offset} needed`,
-        {
-          file: this.file,
-          offset,
-          format: FORMAT,
-        },
-      );
-    }
-    let buffer: ArrayBuffer;
-    let view: Uint8Array;
-    let at = 0;
-    if (into) {
-      if (into.buffer.byteLength < bytes)
-        into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
-      buffer = into.buffer;
-      if (into.bytes?.buffer !== buffer) into.bytes = new Uint8Array(buffer);
-      view = into.bytes;
-    } else {
-      at = this.slab.take(bytes);
-      buffer = this.slab.buffer;
-      view = this.slab.bytes;
-    }
-    if (bytes > 0 && source.readAt(view, at, bytes, offset) !== bytes) {
-      throw new FormatError('Truncated', `${this.file} ended while reading ${bytes} bytes at ${offset}`, {
-        file: this.file,
-        offset,
-        format: FORMAT,
-      });
-    }
-    return new this.View(buffer, at, n);
-  }
-
-  /** sliceSync for sources with `readSync` but no `readInto`: the checks and copy of `slice`. */
-  private readSyncSlice(start: number, end: number): NumericArray | undefined {
-    if (typeof this.source.readSync !== 'function') return undefined;
-    this.checkSlice(start, end);
-    const offset = start * this.itemSize;
-    const bytes = (end - start) * this.itemSize;
-    checkRange(this.source, offset, bytes, { format: FORMAT, what: this.file });
-    const raw = bytes === 0 ? new Uint8Array(0) : this.source.readSync(offset, bytes);
-    if (raw.byteLength !== bytes) {
-      // readExact's message, so sync and async reads fail alike.
-      throw new FormatError('Truncated', `${this.file} ends early: got ${raw.byteLength} of ${bytes} bytes`, {
-        offset,
-        file: this.source.name,
-        format: FORMAT,
-      });
-    }
-    // Copy: a source may hand out views of its own cache.
-    return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
-  }
-
-  /** Elements [start, end) as a typed array of the dtype (f16 → Float32Array). Range checked first (A4). */
-  async slice(start: number, end: number, options?: ReadOptions): Promise<NumericArray> {
-    const fast = this.sliceSync(start, end);
-    if (fast) return fast;
-    this.checkSlice(start, end);
-    const n = end - start;
-    const offset = start * this.itemSize;
-    const bytes = n * this.itemSize;
-    const raw = await readExact(this.source, offset, bytes, { ...options, format: FORMAT, what: this.file });
-    // Copy: a source may hand out views of its own cache.
-    return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
-  }
-
-  /** Like slice, but into `into` (grown when too small): the reusing sequential pass. */
-  async sliceInto(
-    start: number,
-    end: number,
-    into: ReuseBuffer,
-    options?: ReadOptions,
-  ): Promise<NumericArray> {
-    if (this.dtype === 'float16' || !hasReadInto(this.source)) return this.slice(start, end, options);
-    this.checkSlice(start, end);
-    const n = end - start;
-    const bytes = n * this.itemSize;
-    const offset = start * this.itemSize;
-    if (into.buffer.byteLength < bytes)
-      into.buffer = new ArrayBuffer(Math.max(bytes, into.buffer.byteLength * 2));
-    const Ctor = TYPED[this.dtype] as unknown as new (
-      buffer: ArrayBuffer,
-      offset: number,
-      length: number,
-    ) => NumericArray;
-    if (into.bytes?.buffer !== into.buffer) into.bytes = new Uint8Array(into.buffer);
-    if (bytes > 0 && this.source.readAt(into.bytes, 0, bytes, offset) !== bytes) {
-      throw new FormatError('Truncated', `${this.file} ended while reading ${bytes} bytes at ${offset}`, {
-        file: this.file,
-        offset,
-        format: FORMAT,
-      });
-    }
-    return new Ctor(into.buffer, 0, n);
-  }
-}
 
 function indexArray(values: NumericArray): IndexArray {
   if (values instanceof BigUint64Array) return Float64Array.from(values, Number);
@@ -343,6 +110,8 @@ export class ScdlReader implements FormatReader {
     readonly directory: DirectorySource,
     readonly header: ScdlHeader,
     readonly headerSize: number,
+    /** The 16 bytes of the core header (what inspect decodes its fields from). */
+    readonly headerHead: Uint8Array,
     /** Every file of the archive, relative paths, sorted. */
     readonly files: readonly string[],
     readonly data: RawArray,
@@ -373,61 +142,30 @@ export class ScdlReader implements FormatReader {
   }
 
   static async open(directory: DirectorySource, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
-    const headerSource = await openRequired(directory, HEADER_FILE, options);
-    const headerBytes = await readExact(headerSource, 0, Math.min(headerSource.size, 16 * 1024 * 1024), {
-      ...options,
-      format: FORMAT,
-      what: HEADER_FILE,
-    });
-    if (headerSource.size > 16 * 1024 * 1024) {
-      throw new FormatError(
-        'InvalidValue',
-        `header.sch is ${headerSource.size} bytes, more than any header needs`,
-        { file: HEADER_FILE, offset: 0, format: FORMAT },
-      );
-    }
-    const header = parseHeader(new Uint8Array(headerBytes));
-    const warnings = [...header.warnings];
-    const arrays = await openMatrixArrays(directory, header, options);
-    await checkRowPtrEnds(arrays.rowPtr, arrays.data.length, options);
-    const files = await directory.list();
+    const problems = new ProblemList(FORMAT, { mode: 'read' });
+    const parsed = await parseArchive(directory, problems, options);
+    // A strict parse returns only when it found no error, so everything is there.
+    return ScdlReader.fromParse(parsed, problems, options);
+  }
 
-    const varDescriptor = header.featureIndices.find((f) => f.name === 'var_features');
-    const obsDescriptor = header.featureIndices.find((f) => f.name === 'obs_features');
-    let varIndex: FeatureIndexType | undefined;
-    let obsIndex: FeatureIndexType | undefined;
-    if (varDescriptor || files.some((f) => f.startsWith('var_features/'))) {
-      varIndex = await FeatureIndex.load(directory, 'var_features', varDescriptor, files, options);
-    } else if (files.some((f) => f.startsWith('features/'))) {
-      // Archives from before the var/obs split kept one feature index in features/.
-      varIndex = await FeatureIndex.load(directory, 'features', undefined, files, options).catch((error) => {
-        warnings.push(`features/ is unreadable: ${(error as Error).message}`);
-        return undefined;
-      });
-      if (varIndex) warnings.push('features/ is an older layout; read as the var feature index');
-    }
-    if (obsDescriptor || files.some((f) => f.startsWith('obs_features/'))) {
-      obsIndex = await FeatureIndex.load(directory, 'obs_features', obsDescriptor, files, options);
-    }
-    for (const index of [varIndex, obsIndex]) if (index) warnings.push(...index.warnings);
-    const rows = arrays.rowPtr.length - 1;
-    const metadataRows = await readMetadataRows(directory, files, options);
-    if (metadataRows !== undefined && metadataRows !== rows) {
-      warnings.push(
-        `metadata.json says num_rows ${metadataRows}, row_ptr has ${rows} rows (C7: row_ptr wins)`,
-      );
+  /** The reader over a parse that found no error, in any mode (inspect mode builds the same tree as `inspect(open())` from it). @internal */
+  static fromParse(parsed: ArchiveParse, problems: ProblemList, options: ScdlOpenOptions = {}): ScdlReader {
+    const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = parsed.arrays;
+    if (!parsed.header || !data || !rowPtr || !colPtr || problems.hasErrors()) {
+      throw new Error('ScdlReader.fromParse needs a parse without errors');
     }
     return new ScdlReader(
-      directory,
-      header,
-      headerSource.size,
-      files,
-      arrays.data,
-      arrays.rowPtr,
-      arrays.colPtr,
-      varIndex,
-      obsIndex,
-      warnings,
+      parsed.directory,
+      parsed.header,
+      parsed.headerSize,
+      parsed.headerHead,
+      parsed.files,
+      data,
+      rowPtr,
+      colPtr,
+      parsed.varIndex,
+      parsed.obsIndex,
+      problems.warnings.map((w) => w.message),
       options,
     );
   }
@@ -446,35 +184,21 @@ export class ScdlReader implements FormatReader {
 
   private checkRow(i: number): void {
     if (!(Number.isSafeInteger(i) && i >= 0 && i < this.numRows)) {
-      throw new FormatError('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`, {
-        format: FORMAT,
-      });
+      throw fail('OutOfBounds', `row ${i} does not exist (the archive has ${this.numRows} rows)`);
     }
   }
 
   private checkExtent(i: number, a: number, b: number): void {
-    if (b < a) {
-      throw new FormatError('InvalidValue', `row_ptr decreases at row ${i} (${a} → ${b})`, {
-        file: this.rowPtr.file,
-        offset: (i + 1) * this.rowPtr.itemSize,
-        format: FORMAT,
-      });
-    }
-    if (b > this.nnz) {
-      throw new FormatError('OutOfBounds', `row_ptr[${i + 1}] = ${b} is past nnz ${this.nnz}`, {
-        file: this.rowPtr.file,
-        offset: (i + 1) * this.rowPtr.itemSize,
-        format: FORMAT,
-      });
-    }
+    const broken = rowExtentError(this.rowPtr, i, a, b, this.nnz);
+    if (broken) throw broken;
   }
 
   /** Loads row_ptr whole when it fits the cache budget, checking it is non-decreasing. */
   private async loadRowPtr(options?: ReadOptions): Promise<Float64Array | undefined> {
-    if (this.rowPtrCacheTried) return this.rowPtrCache;
+    // The sync load decides the budget; only sources without a sync read are awaited here.
+    const loaded = this.loadRowPtrSync();
+    if (this.rowPtrCacheTried) return loaded;
     this.rowPtrCacheTried = true;
-    const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
-    if (this.rowPtr.length * 8 > budget) return undefined;
     return this.cacheRowPtr(await this.rowPtr.slice(0, this.rowPtr.length, options));
   }
 
@@ -579,9 +303,7 @@ export class ScdlReader implements FormatReader {
     if (
       !(Number.isSafeInteger(i0) && Number.isSafeInteger(i1) && 0 <= i0 && i0 <= i1 && i1 <= this.numRows)
     ) {
-      throw new FormatError('OutOfBounds', `rows [${i0}, ${i1}) are not inside the ${this.numRows} rows`, {
-        format: FORMAT,
-      });
+      throw fail('OutOfBounds', `rows [${i0}, ${i1}) are not inside the ${this.numRows} rows`);
     }
     const cache = this.rowPtrCache ?? (await this.loadRowPtr(options));
     let ptr: Float64Array;
@@ -676,10 +398,11 @@ export class ScdlReader implements FormatReader {
     for (let k = 0; k < indices.length; k++) {
       const c = indices[k];
       if (c >= width) {
-        throw new FormatError(
+        throw fail(
           'OutOfBounds',
           `row ${i} has column index ${c}, its block has ${width} columns`,
-          { file: this.colPtr.file, format: FORMAT },
+          undefined,
+          this.colPtr.file,
         );
       }
       (out as unknown as { [k: number]: number | bigint })[c] = values[k];
@@ -723,81 +446,7 @@ export class ScdlReader implements FormatReader {
 
   /** The neighbor graph (C8) when the archive has one. */
   async neighbors(options?: ReadOptions): Promise<NeighborGraphReader | undefined> {
-    const names = ['neighbor_indptr.npy', 'neighbor_indices.npy', 'neighbor_values.npy'] as const;
-    if (!this.files.includes(names[0])) return undefined;
-    const [ptrSource, idxSource, valSource] = await Promise.all(
-      names.map((n) => openRequired(this.directory, n, options)),
-    );
-    const descriptor = (name: string, length: number, dtype: ScdlNumericDType): ArrayDescriptor => ({
-      name,
-      length,
-      dtype,
-      dtypeCode: 0,
-      shape: null,
-      span: { offset: 0, length: 0 },
-      fields: {},
-    });
-    const sizeCheck = (source: ByteSource, file: string, item: number): number => {
-      if (source.size % item !== 0) {
-        throw new FormatError('CountMismatch', `${file} is ${source.size} bytes, not a multiple of ${item}`, {
-          file,
-          offset: source.size,
-          format: FORMAT,
-        });
-      }
-      return source.size / item;
-    };
-    const ptr = new RawArray(
-      descriptor('NEIGHBOR_INDICES_PTR', sizeCheck(ptrSource, names[0], 8), 'uint64'),
-      'uint64',
-      names[0],
-      ptrSource,
-    );
-    const idx = new RawArray(
-      descriptor('NEIGHBOR_INDICES', sizeCheck(idxSource, names[1], 4), 'uint32'),
-      'uint32',
-      names[1],
-      idxSource,
-    );
-    const val = new RawArray(
-      descriptor('NEIGHBOR_VALUES', sizeCheck(valSource, names[2], 4), 'float32'),
-      'float32',
-      names[2],
-      valSource,
-    );
-    if (idx.length !== val.length) {
-      throw new FormatError(
-        'CountMismatch',
-        `neighbor_indices has ${idx.length} entries, neighbor_values ${val.length}`,
-        { file: names[2], format: FORMAT },
-      );
-    }
-    const rows = Math.max(0, ptr.length - 1);
-    return {
-      rows,
-      nnz: idx.length,
-      async row(i, readOptions) {
-        if (!(Number.isSafeInteger(i) && i >= 0 && i < rows)) {
-          throw new FormatError('OutOfBounds', `neighbor row ${i} does not exist (${rows} rows)`, {
-            file: names[0],
-            format: FORMAT,
-          });
-        }
-        const pair = (await ptr.slice(i, i + 2, readOptions)) as BigUint64Array;
-        const a = Number(pair[0]);
-        const b = Number(pair[1]);
-        if (b < a)
-          throw new FormatError('InvalidValue', `neighbor_indptr decreases at row ${i}`, {
-            file: names[0],
-            offset: (i + 1) * 8,
-            format: FORMAT,
-          });
-        return {
-          indices: (await idx.slice(a, b, readOptions)) as Uint32Array,
-          values: (await val.slice(a, b, readOptions)) as Float32Array,
-        };
-      },
-    };
+    return openNeighborGraph(this.directory, this.files, options);
   }
 
   /** metadata.json parsed (its num_rows can be stale, C7), or undefined when absent or unreadable. */
@@ -815,151 +464,9 @@ export class ScdlReader implements FormatReader {
   }
 }
 
-async function readSmallJson(
-  directory: DirectorySource,
-  files: readonly string[],
-  file: string,
-  options?: ReadOptions,
-): Promise<unknown> {
-  if (!files.includes(file)) return undefined;
-  const source = await directory.open(file);
-  if (source.size > 16 * 1024 * 1024) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(await readExact(source, 0, source.size, options)));
-  } catch {
-    return undefined;
-  }
-}
-
 /** Opens an archive from any directory source (Node folder, dropped browser folder, memory). */
 export function openScdl(directory: DirectorySource, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
   return ScdlReader.open(directory, options);
-}
-
-const REQUIRED = ['DATA', 'ROWPTR', 'COLPTR'] as const;
-
-/** Finds DATA/ROWPTR/COLPTR, checks their dtypes and each file's size against length × itemsize (C5). */
-export async function openMatrixArrays(
-  directory: DirectorySource,
-  header: ScdlHeader,
-  options?: ReadOptions,
-): Promise<{ data: RawArray; rowPtr: RawArray; colPtr: RawArray }> {
-  for (const name of REQUIRED) {
-    const d = header.arrays.find((a) => a.name === name);
-    if (!d)
-      throw new FormatError('InvalidValue', `header.sch has no ${name} array`, {
-        file: HEADER_FILE,
-        offset: 16,
-        format: FORMAT,
-      });
-    if (!isNumericDType(d.dtype)) {
-      throw new FormatError(
-        'UnsupportedFeature',
-        `${name} has dtype ${d.dtype}; only numeric arrays are supported`,
-        {
-          file: HEADER_FILE,
-          offset: d.fields.dtype.offset,
-          format: FORMAT,
-        },
-      );
-    }
-    if (name !== 'DATA' && !isUnsignedDType(d.dtype)) {
-      throw new FormatError(
-        'InvalidValue',
-        `${name} has dtype ${d.dtype}; index arrays are unsigned integers`,
-        {
-          file: HEADER_FILE,
-          offset: d.fields.dtype.offset,
-          format: FORMAT,
-        },
-      );
-    }
-  }
-  const out: Partial<Record<(typeof REQUIRED)[number], RawArray>> = {};
-  const slab = new Slab();
-  for (const d of header.arrays) {
-    if (!(REQUIRED as readonly string[]).includes(d.name)) continue;
-    const file = arrayFile(d.name);
-    const source = await openRequired(directory, file, options);
-    const dtype = d.dtype as ScdlNumericDType;
-    checkArraySize(file, source.size, d.length, ITEM_SIZE[dtype]);
-    out[d.name as (typeof REQUIRED)[number]] = new RawArray(d, dtype, file, source, slab);
-  }
-  const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = out as Record<(typeof REQUIRED)[number], RawArray>;
-  if (rowPtr.length < 1) {
-    throw new FormatError('CountMismatch', 'ROWPTR has 0 entries; it needs rows + 1 ≥ 1', {
-      file: HEADER_FILE,
-      offset: rowPtr.descriptor.fields.length.offset,
-      format: FORMAT,
-    });
-  }
-  if (colPtr.length !== data.length) {
-    throw new FormatError(
-      'CountMismatch',
-      `COLPTR has ${colPtr.length} entries but DATA has ${data.length}`,
-      {
-        file: HEADER_FILE,
-        offset: colPtr.descriptor.fields.length.offset,
-        format: FORMAT,
-      },
-    );
-  }
-  return { data, rowPtr, colPtr };
-}
-
-/** C5: an array file holds exactly length × itemsize bytes; shorter is Truncated, longer CountMismatch. */
-export function checkArraySize(file: string, size: number, length: number, itemSize: number): void {
-  const expected = length * itemSize;
-  if (size < expected) {
-    throw new FormatError(
-      'Truncated',
-      `${file} is ${size} bytes; ${length} entries of ${itemSize} bytes need ${expected}`,
-      { file, offset: size, format: FORMAT },
-    );
-  }
-  if (size > expected) {
-    throw new FormatError(
-      'CountMismatch',
-      `${file} is ${size} bytes, more than ${length} entries of ${itemSize} bytes (${expected})`,
-      {
-        file,
-        offset: expected,
-        format: FORMAT,
-      },
-    );
-  }
-}
-
-/** row_ptr starts at 0 and ends at nnz (C5): two small reads at open. */
-export async function checkRowPtrEnds(rowPtr: RawArray, nnz: number, options?: ReadOptions): Promise<void> {
-  const first = Number((await rowPtr.slice(0, 1, options))[0]);
-  if (first !== 0) {
-    throw new FormatError('InvalidValue', `row_ptr[0] is ${first}, must be 0`, {
-      file: rowPtr.file,
-      offset: 0,
-      format: FORMAT,
-    });
-  }
-  const lastIndex = rowPtr.length - 1;
-  const last = Number((await rowPtr.slice(lastIndex, lastIndex + 1, options))[0]);
-  if (last !== nnz) {
-    throw new FormatError('CountMismatch', `row_ptr ends at ${last}, DATA has ${nnz} entries`, {
-      file: rowPtr.file,
-      offset: lastIndex * rowPtr.itemSize,
-      format: FORMAT,
-    });
-  }
-}
-
-async function readMetadataRows(
-  directory: DirectorySource,
-  files: readonly string[],
-  options?: ReadOptions,
-): Promise<number | undefined> {
-  const parsed = (await readSmallJson(directory, files, 'metadata.json', options)) as
-    | { num_rows?: unknown }
-    | undefined;
-  return typeof parsed?.num_rows === 'number' ? parsed.num_rows : undefined;
 }
 
 export type { RawArray };

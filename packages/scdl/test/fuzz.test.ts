@@ -16,13 +16,19 @@ async function headerBoundaries(dir: MemoryDirectory): Promise<number[]> {
   return [...out].sort((a, b) => a - b);
 }
 
-/** Open, read every record and lookup, inspect: success or FormatError only. validate must never throw. */
+/** Open, read every record and lookup, inspect: success or FormatError only. validate and inspectTarget must never throw. */
 async function readAll(dir: MemoryDirectory): Promise<void> {
   const target = directoryTarget(dir);
   const report = await scdlPlugin.validate(target).catch((error: unknown) => {
     throw new Error(`validate threw: ${(error as Error)?.stack ?? error}`);
   });
   expect(typeof report.valid).toBe('boolean');
+  // Inspect mode is the same parse: never throws, same problems, a tree around them.
+  const inspected = await scdlPlugin.inspectTarget(target).catch((error: unknown) => {
+    throw new Error(`inspectTarget threw: ${(error as Error)?.stack ?? error}`);
+  });
+  expect(inspected.errors).toEqual(report.errors);
+  expect(inspected.root.children?.length).toBeGreaterThan(0);
   const reader = (await scdlPlugin.open(target)) as unknown as ScdlReader;
   let n = 0;
   for await (const _ of scdlPlugin.records(reader)) if (++n > 10_000) break;

@@ -69,8 +69,8 @@ export async function detectCommand(
 
 function humanLine(r: DetectResult, verbose?: boolean): string {
   if (!r.format) {
-    if (r.kind === 'directory') return `${r.path}: unknown (a directory no format recognises)`;
     const near = r.nearMiss ? ` — ${r.nearMiss.message}` : '';
+    if (r.kind === 'directory') return `${r.path}: unknown${near} (a directory no format recognises)`;
     return `${r.path}: unknown${near} (first bytes: ${r.head ? spacedHex(r.head.slice(0, 64)) : 'none, the file is empty'})`;
   }
   const best = r.candidates?.[0];

@@ -18,7 +18,7 @@ import {
   stylesFor,
   treeLines,
 } from '../inspect-tree.js';
-import { type Input, openInput, unreadable } from '../open.js';
+import { type Input, openInput, pluginOrNearMiss } from '../open.js';
 import { registry } from '../plugins.js';
 import { printJson } from '../render.js';
 
@@ -78,17 +78,6 @@ async function sourceFor(target: Target, file: string | undefined): Promise<Byte
   }
   if (file === undefined || file === target.source.name || !target.siblings) return target.source;
   return target.siblings.open(file);
-}
-
-/**
- * The plugin that inspects a path: the detected one (or --as, or a unique extension), else the
- * format the file nearly is, so a damaged signature is shown on that format's magic node.
- */
-async function inspectingPlugin(input: Input): Promise<AnyFormatPlugin> {
-  if (input.plugin) return input.plugin;
-  const near = input.detection.nearMiss;
-  if (!near || !registry.info(near.id)) throw unreadable(input);
-  return registry.load(near.id);
 }
 
 async function printHex(
@@ -157,7 +146,7 @@ export async function inspectCommand(
   const failed = await forPath(filePath, async () => {
     const input = await openInput(filePath, { as: options.as, byExtension: true });
     try {
-      const plugin = await inspectingPlugin(input);
+      const plugin = await pluginOrNearMiss(input);
       const lent = borrowTarget(input.target);
       try {
         return await inspectAndPrint(ctx, filePath, input, await plugin.inspectTarget(lent.target), options);

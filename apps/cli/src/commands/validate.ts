@@ -1,7 +1,7 @@
 import { isFormatError, type Problem, TAR_SHARD, type ValidationReport } from '@binscope/core';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
-import { type Input, openInput } from '../open.js';
+import { type Input, openInput, pluginOrNearMiss } from '../open.js';
 import { jsonError } from '../json-errors.js';
 import { printJson } from '../render.js';
 
@@ -52,23 +52,6 @@ function unrecognised(input: Input): ValidationReport {
       warnings: [],
     };
   }
-  const near = input.detection.nearMiss;
-  if (near) {
-    const { detail, offset, id } = near;
-    return {
-      valid: false,
-      errors: [
-        {
-          code: 'BadMagic',
-          message: `${id.toUpperCase()} signature damaged: ${detail}`,
-          offset,
-          file,
-          format: id,
-        },
-      ],
-      warnings: [],
-    };
-  }
   const what =
     input.target.kind === 'directory'
       ? 'no format recognises this directory'
@@ -85,10 +68,12 @@ async function validateOne(filePath: string, options: ValidateCommandOptions): P
   try {
     const defaultFile = input.target.kind === 'file' ? input.target.source.name : null;
     let report: ValidationReport;
-    if (!input.plugin) report = unrecognised(input);
+    // A near miss is checked by the format it nearly is: its own reader names the damage.
+    const plugin = input.plugin ?? (input.detection.nearMiss ? await pluginOrNearMiss(input) : undefined);
+    if (!plugin) report = unrecognised(input);
     else {
       try {
-        report = await input.plugin.validate(input.target, { deep: options.deep });
+        report = await plugin.validate(input.target, { deep: options.deep });
       } catch (error) {
         // validate() reports bad input rather than throwing; if a FormatError escapes anyway
         // it is still a finding about the file, not a crash.
@@ -98,7 +83,7 @@ async function validateOne(filePath: string, options: ValidateCommandOptions): P
     }
     return {
       path: filePath,
-      format: input.plugin?.id ?? input.detection.format,
+      format: plugin?.id ?? input.detection.format,
       valid: report.valid && report.errors.length === 0,
       errors: report.errors.map((p) => toJsonProblem(p, defaultFile)),
       warnings: report.warnings.map((p) => toJsonProblem(p, defaultFile)),
