@@ -62,10 +62,15 @@ export async function openFiles(
   const paths = files.map((f) => ({ ...f, path: strip ? f.path.slice(strip.length + 1) : f.path }));
 
   // A folder may be a directory format (an SCDL archive) as a whole.
+  let folderNearMiss: Opened | undefined;
   if (folder !== undefined || paths.some((f) => f.path.includes('/'))) {
     const target = directoryTarget(directory);
     const detection = await registry.detect(target, { signal });
-    if (detection.info) return { target, files: paths, directory, detection, fileFormats: new Map() };
+    const opened = { target, files: paths, directory, detection, fileFormats: new Map() };
+    if (detection.info) return opened;
+    // A folder that nearly is a directory format (a damaged header.sch) is shown as that format
+    // unless one of its files is a format of its own.
+    if (detection.nearMiss) folderNearMiss = opened;
   }
 
   // Otherwise one of the files is the thing to show, the rest are its siblings (tar shards
@@ -81,6 +86,7 @@ export async function openFiles(
     const rank = detection.info ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
   }
+  if (folderNearMiss && (best?.rank ?? 0) < 3) return folderNearMiss;
   const chosen = best!;
   const folderOfMain = dirname(chosen.path);
   const siblings = folderOfMain ? new SubDirectory(directory, folderOfMain) : directory;
