@@ -1,19 +1,7 @@
-import type { InspectNode, InspectResult, LocatedProblem, Problem } from '@binscope/core';
+import type { InspectNode, InspectResult, LocatedProblem, PlainInspectNode, Problem } from '@binscope/core';
 
-/** A node as printed: lazy children loaded a page at most, the rest counted. */
-export interface ShownNode {
-  name: string;
-  kind: string;
-  offset: number;
-  length: number;
-  file?: string;
-  value?: string | number | boolean | null;
-  /** The defects marked on this node (inspect mode). */
-  problems?: Problem[];
-  children?: ShownNode[];
-  /** Children that exist but are not shown (below --depth, past --children). */
-  childCount?: number;
-}
+/** A node as printed: lazy children loaded a page at most, the rest counted (`childCount`). */
+export type ShownNode = PlainInspectNode;
 
 /** One entry of the top-level `problems` array of `inspect --json` (documented in the README). */
 export interface JsonLocatedProblem {

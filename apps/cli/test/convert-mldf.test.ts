@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
 import { openMldf, validateMldf } from '@binscope/mldf';
 import { indexShards, openTaridx } from '@binscope/taridx';
-import { tarBytes, tempDir } from '@binscope/testkit';
+import { npyBytes, tarBytes, tempDir } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
 import { encode as encodeJpeg } from 'jpeg-js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,18 +14,6 @@ import { cli } from './helpers.js';
 const scratch = tempDir('binscope-cli-tar2mldf-');
 afterAll(() => scratch.remove());
 const enc = new TextEncoder();
-
-function npy(descr: string, shape: number[], data: Uint8Array): Uint8Array {
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
-  header += '\n';
-  const out = new Uint8Array(10 + header.length + data.length);
-  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  out.set(enc.encode(header), 10);
-  out.set(data, 10 + header.length);
-  return out;
-}
 
 const png = (w: number, h: number, seed: number) => {
   const data = new Uint8Array(w * h * 3).map((_, i) => (i * 7 + seed) & 0xff);
@@ -40,7 +28,7 @@ function writeFold(dir: string, fold: string, mixedNpy: boolean) {
     json: { i, tag: `t${i}` },
     txt: `caption ${i} ✓`,
     cls: i * 10 - 5,
-    npy: npy(
+    npy: npyBytes(
       '<f4',
       [mixedNpy && i === 3 ? 3 : 2],
       new Uint8Array(new Float32Array(mixedNpy && i === 3 ? [i, i, i] : [i, -i]).buffer),
@@ -226,8 +214,11 @@ describe('tar shards → MLDF', () => {
     expect(image).toMatchObject({ width: 8, height: 8, channels: 3 });
     expect(Math.abs(image.pixels[0] - 200)).toBeLessThan(4);
     expect(() => decodeImage(enc.encode('not an image'), place)).toThrow(/neither a PNG nor a JPEG/);
-    expect(npyLayout(npy('<i8', [2, 1], new Uint8Array(16)))).toMatchObject({ dtype: '<i8', shape: [2, 1] });
-    expect(npyLayout(npy('<i8', [2, 1], new Uint8Array(15)))).toBeUndefined();
-    expect(npyLayout(npy('>f4', [1], new Uint8Array(4)))).toBeUndefined();
+    expect(npyLayout(npyBytes('<i8', [2, 1], new Uint8Array(16)))).toMatchObject({
+      dtype: '<i8',
+      shape: [2, 1],
+    });
+    expect(npyLayout(npyBytes('<i8', [2, 1], new Uint8Array(15)))).toBeUndefined();
+    expect(npyLayout(npyBytes('>f4', [1], new Uint8Array(4)))).toBeUndefined();
   });
 });

@@ -188,6 +188,8 @@ export function App() {
   const showFile = useCallback(
     async (file: string | undefined) => {
       if (!session) return;
+      // A folder's own node (the archive) has no bytes of its own: keep the file shown.
+      if (file === undefined && session.source === 'directory') return;
       setHexFile(file);
       setRange(null);
       try {

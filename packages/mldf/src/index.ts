@@ -10,7 +10,7 @@ export type {
   NdArray,
   SampleOptions,
   ValueInfo,
-} from './read.js';
+} from './values.js';
 export { MldfLazyText, MldfReader, openMldf } from './read.js';
 export type { FieldType, MldfField, MldfHeader, MldfLayout, NdArrayLayout, NdDtype } from './layout.js';
 export { MLDF_MAGIC, mldfFormat } from './magic.js';

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import type { ByteSink } from '@binscope/core';
 import { AtomicFile, openFile } from '@binscope/core/node';
-import { type MldfOpenOptions, type MldfReader, openMldf } from './read.js';
+import { type MldfReader, openMldf } from './read.js';
+import type { MldfOpenOptions } from './values.js';
 import {
   type DataSpill,
   type FieldSpec,

@@ -14,7 +14,8 @@ import { mldfContentFields, mldfLocateSample } from './content.js';
 import { inspectMldf, inspectMldfTarget } from './inspect.js';
 import { FORMAT_ID } from './layout.js';
 import { mldfFormat } from './magic.js';
-import { type ImageValue, type MldfReader, type MldfValue, type NdArray, openMldf } from './read.js';
+import { type MldfReader, openMldf } from './read.js';
+import type { ImageValue, MldfValue, NdArray } from './values.js';
 import { validateMldf } from './validate.js';
 import { storedChecksums } from './checksum.js';
 

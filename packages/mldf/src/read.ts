@@ -37,17 +37,6 @@ import type {
   ValueInfo,
 } from './values.js';
 
-export type {
-  AllocEntry,
-  ImageValue,
-  IterateOptions,
-  MldfOpenOptions,
-  MldfSample,
-  MldfValue,
-  NdArray,
-  SampleOptions,
-  ValueInfo,
-} from './values.js';
 export { MldfLazyText } from './decode.js';
 
 const DEFAULT_WINDOW = 4 << 20;

@@ -20,7 +20,7 @@ import {
   VERSION_MAJOR,
   VERSION_MINOR,
 } from './layout.js';
-import type { ImageValue, NdArray } from './read.js';
+import type { ImageValue, NdArray } from './values.js';
 
 export interface FieldSpec {
   /** At most 63 bytes of UTF-8, no NUL. */

@@ -1,21 +1,8 @@
-import { tarBytes } from '@binscope/testkit';
+import { npyBytes, tarBytes } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
 import { encode as encodeJpeg } from 'jpeg-js';
 
 const enc = new TextEncoder();
-
-/** An .npy file (format 1.0) of a C-order array. */
-export function npy(descr: string, shape: number[], data: Uint8Array): Uint8Array {
-  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
-  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
-  header += '\n';
-  const out = new Uint8Array(10 + header.length + data.length);
-  out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0]);
-  new DataView(out.buffer).setUint16(8, header.length, true);
-  out.set(enc.encode(header), 10);
-  out.set(data, 10 + header.length);
-  return out;
-}
 
 export interface FoldSample {
   key: string;
@@ -64,7 +51,7 @@ export function makeFold(): { files: Record<string, Uint8Array>; samples: FoldSa
       i === 2 ? undefined : { name: `${key}.cls`, data: enc.encode(`${sample.cls}\n`) },
       {
         name: `${key}.npy`,
-        data: npy('<f4', [2], new Uint8Array(new Float32Array(sample.npy).buffer)),
+        data: npyBytes('<f4', [2], new Uint8Array(new Float32Array(sample.npy).buffer)),
       },
     ].filter((e) => e !== undefined);
   });

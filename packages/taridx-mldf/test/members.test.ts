@@ -2,7 +2,7 @@ import { isFormatError } from '@binscope/core';
 import { encode as encodePng } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, memberValue, npyLayout, planField } from '../src/index.js';
-import { npy } from './fold.js';
+import { npyBytes } from '@binscope/testkit';
 
 const place = { file: 's_0.tar', offset: 1536, key: 'k', ext: 'png' };
 const enc = new TextEncoder();
@@ -77,14 +77,14 @@ describe('member values', () => {
 
   it('.npy: an NDARRAY only for a C-order array of an MLDF dtype whose data fills the member', () => {
     const data = new Uint8Array(new Int16Array([1, -2, 3, -4, 5, -6]).buffer);
-    const member = npy('<i2', [2, 3], data);
+    const member = npyBytes('<i2', [2, 3], data);
     const layout = npyLayout(member);
     expect(layout).toMatchObject({ dtype: '<i2', shape: [2, 3] });
     const value = memberValue(planField('npy', { npy: layout }), member, place) as { data: Int16Array };
     expect(Array.from(value.data)).toEqual([1, -2, 3, -4, 5, -6]);
-    expect(npyLayout(npy('>u1', [6], new Uint8Array(6)))).toMatchObject({ dtype: '|u1' });
-    expect(npyLayout(npy('<c8', [1], new Uint8Array(8)))).toBeUndefined();
-    expect(npyLayout(npy('<i2', [2, 3], data.subarray(0, 10)))).toBeUndefined();
+    expect(npyLayout(npyBytes('>u1', [6], new Uint8Array(6)))).toMatchObject({ dtype: '|u1' });
+    expect(npyLayout(npyBytes('<c8', [1], new Uint8Array(8)))).toBeUndefined();
+    expect(npyLayout(npyBytes('<i2', [2, 3], data.subarray(0, 10)))).toBeUndefined();
     expect(planField('npy', {}).spec).toEqual({ name: 'npy', type: 'BYTES' });
   });
 });
