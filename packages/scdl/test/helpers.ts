@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryDirectory } from '@binscope/core';
+import { writeScdlToMemory } from '../src/index.js';
 import { vectorsFolder } from '@binscope/testkit';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -51,4 +52,30 @@ export async function withChanges(
   for (const [file, bytes] of Object.entries(changes))
     if (bytes && !(await out.has(file))) out.set(file, bytes);
   return out;
+}
+
+/** A writer-made archive: 6 rows in two ragged var blocks (4 and 3 genes) and one obs block. */
+export async function raggedArchive(): Promise<MemoryDirectory> {
+  const { directory } = await writeScdlToMemory(
+    {
+      indptr: [0, 2, 3, 3, 5, 6, 7],
+      indices: [0, 3, 2, 1, 2, 0, 2],
+      data: [1, 2, 3, 4, 5, 6, 7],
+      numCols: 4,
+    },
+    {
+      var: [
+        { label: 'a.h5ad', rows: 4, columns: [{ name: 'gene', values: ['g0', 'g1', 'g2', 'g3'] }] },
+        { label: 'b.h5ad', rows: 2, columns: [{ name: 'gene', values: ['h0', 'h1', 'h2'] }] },
+      ],
+      obs: [
+        {
+          label: 'a.h5ad',
+          rows: 6,
+          columns: [{ name: 'cell', values: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }],
+        },
+      ],
+    },
+  );
+  return directory;
 }

@@ -17,8 +17,8 @@ import { openDirectory } from '@binscope/core/node';
 import { describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { scdlNearMiss, scdlPlugin, writeScdlToMemory } from '../src/index.js';
-import { SCDL_VECTORS, VECTORS_NEEDED, validCases, withChanges } from './helpers.js';
+import { scdlNearMiss, scdlPlugin } from '../src/index.js';
+import { raggedArchive, SCDL_VECTORS, VECTORS_NEEDED, validCases, withChanges } from './helpers.js';
 
 interface Modes {
   strict: FormatError | undefined;
@@ -151,28 +151,6 @@ describeWith(VECTORS_NEEDED, 'inspect mode over the vectors', () => {
   }
 });
 
-/** 6 rows in two ragged var blocks and one obs block, written by this package. */
-async function written(): Promise<MemoryDirectory> {
-  const { directory } = await writeScdlToMemory(
-    {
-      indptr: [0, 2, 3, 3, 5, 6, 7],
-      indices: [0, 3, 2, 1, 2, 0, 2],
-      data: [1, 2, 3, 4, 5, 6, 7],
-      numCols: 4,
-    },
-    {
-      var: [
-        { label: 'a', rows: 4, columns: [{ name: 'gene', values: ['g0', 'g1', 'g2', 'g3'] }] },
-        { label: 'b', rows: 2, columns: [{ name: 'gene', values: ['h0', 'h1', 'h2'] }] },
-      ],
-      obs: [
-        { label: 'o', rows: 6, columns: [{ name: 'cell', values: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }] },
-      ],
-    },
-  );
-  return directory;
-}
-
 function changed(bytes: Uint8Array, at: number, value: number): Uint8Array {
   const copy = bytes.slice();
   copy[at] = value;
@@ -181,14 +159,14 @@ function changed(bytes: Uint8Array, at: number, value: number): Uint8Array {
 
 describe('inspect mode over written archives broken on purpose', () => {
   it('a written archive is valid in all three modes', async () => {
-    const modes = await threeModes(directoryTarget(await written()));
+    const modes = await threeModes(directoryTarget(await raggedArchive()));
     expect(modes.strict).toBeUndefined();
     expect(modes.report.errors).toEqual([]);
     expect(modes.inspected.valid).toBe(true);
   });
 
   it('data.npy cut at every length: Truncated, marked on data.npy', async () => {
-    const dir = await written();
+    const dir = await raggedArchive();
     const data = dir.get('data.npy')!;
     for (let cut = 0; cut < data.byteLength; cut++) {
       const modes = await threeModes(
@@ -235,7 +213,7 @@ describe('inspect mode over written archives broken on purpose', () => {
   ];
   for (const [name, change, code, strictFails] of cases) {
     it(`${name}: ${code}${strictFails ? '' : ' (validate only)'}, the same in every mode`, async () => {
-      const dir = await written();
+      const dir = await raggedArchive();
       const modes = await threeModes(directoryTarget(await withChanges(dir, change(dir))));
       expect(modes.strict?.code).toBe(strictFails ? code : undefined);
       expect(modes.report.errors[0]?.code).toBe(code);
@@ -245,7 +223,9 @@ describe('inspect mode over written archives broken on purpose', () => {
 
   for (const file of ['header.sch', 'data.npy', 'row_ptr.npy', 'var_features/dataframe_0.parquet']) {
     it(`${file} deleted: Truncated, marked on a node for it (not the root)`, async () => {
-      const modes = await threeModes(directoryTarget(await withChanges(await written(), { [file]: null })));
+      const modes = await threeModes(
+        directoryTarget(await withChanges(await raggedArchive(), { [file]: null })),
+      );
       expect(modes.strict?.code).toBe('Truncated');
       expectAgreement(modes);
       const marked = markedNode(modes.inspected.root, modes.inspected.errors[0])!;
@@ -254,7 +234,7 @@ describe('inspect mode over written archives broken on purpose', () => {
   }
 
   it('property: random truncations and byte flips never make the modes disagree', async () => {
-    const dir = await written();
+    const dir = await raggedArchive();
     const files = (await dir.list()).filter((f) => dir.get(f)!.byteLength > 0);
     await fc.assert(
       fc.asyncProperty(

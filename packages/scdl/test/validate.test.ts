@@ -11,33 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { expectProgressToEnd } from '@binscope/testkit';
 import { openScdl, scdlPlugin, validateScdl, writeScdlToMemory } from '../src/index.js';
 import { int64Npy } from '../src/npy.js';
-import { withChanges } from './helpers.js';
-
-/** 6 rows in two ragged var blocks (4 and 3 genes) and one obs block. */
-async function fixture(): Promise<MemoryDirectory> {
-  const { directory } = await writeScdlToMemory(
-    {
-      indptr: [0, 2, 3, 3, 5, 6, 7],
-      indices: [0, 3, 2, 1, 2, 0, 2],
-      data: [1, 2, 3, 4, 5, 6, 7],
-      numCols: 4,
-    },
-    {
-      var: [
-        { label: 'a.h5ad', rows: 4, columns: [{ name: 'gene', values: ['g0', 'g1', 'g2', 'g3'] }] },
-        { label: 'b.h5ad', rows: 2, columns: [{ name: 'gene', values: ['h0', 'h1', 'h2'] }] },
-      ],
-      obs: [
-        {
-          label: 'a.h5ad',
-          rows: 6,
-          columns: [{ name: 'cell', values: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }],
-        },
-      ],
-    },
-  );
-  return directory;
-}
+import { raggedArchive, withChanges } from './helpers.js';
 
 function patched(bytes: Uint8Array, at: number, values: number[]): Uint8Array {
   const out = bytes.slice();
@@ -70,7 +44,7 @@ async function readEverything(dir: DirectorySource): Promise<unknown> {
 
 describe('validate: one defect each, reported first with its class', () => {
   it('accepts the writer-made fixture', async () => {
-    const report = await firstError(await fixture());
+    const report = await firstError(await raggedArchive());
     expect(report.errors).toEqual([]);
     expect(report.valid).toBe(true);
   });
@@ -201,7 +175,7 @@ describe('validate: one defect each, reported first with its class', () => {
 
   for (const [name, change, code, message] of cases) {
     it(`${name} → ${code}`, async () => {
-      const base = await fixture();
+      const base = await raggedArchive();
       const dir = await withChanges(base, await change(base));
       const report = await firstError(dir);
       expect(report.valid).toBe(false);
@@ -233,7 +207,7 @@ describe('validate: one defect each, reported first with its class', () => {
   }
 
   it('a newer minor version and stale metadata.json are warnings, not errors', async () => {
-    const base = await fixture();
+    const base = await raggedArchive();
     const dir = await withChanges(base, {
       'header.sch': patched(base.get('header.sch')!, 5, [2]),
       'metadata.json': new TextEncoder().encode('{"num_rows": 2}'),
@@ -246,7 +220,7 @@ describe('validate: one defect each, reported first with its class', () => {
 
 describe('older layouts never crash the reader (C6)', () => {
   it('labels.npy instead of labels.json, and no feature-index header entries', async () => {
-    const base = await fixture();
+    const base = await raggedArchive();
     const header = base.get('header.sch')!;
     // Cut the header after the arrays (an archive from before feature indices).
     const arraysEnd = 16 + (4 + 4 + 8 + 4 + 1) + (4 + 6 + 8 + 4 + 1) + (4 + 6 + 8 + 4 + 1);
@@ -276,7 +250,7 @@ describe('older layouts never crash the reader (C6)', () => {
   });
 
   it('a features/ folder is read as the var index; a broken one only warns', async () => {
-    const base = await fixture();
+    const base = await raggedArchive();
     const changes: Record<string, Uint8Array | null> = {};
     for (const file of await base.list()) {
       if (file.startsWith('var_features/')) {
@@ -372,7 +346,7 @@ describe('row(i, { reuse: true })', () => {
 describe('validate reports progress', () => {
   it('counts the row_ptr and column-index entries scanned up to 100 %', async () => {
     const events: ProgressEvent[] = [];
-    const report = await validateScdl(directoryTarget(await fixture()), {
+    const report = await validateScdl(directoryTarget(await raggedArchive()), {
       onProgress: (e) => events.push(e),
     });
     expect(report.errors).toEqual([]);
