@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    binary: 'src/binary.ts',
+    http: 'src/http.ts',
+    s3: 'src/s3.ts',
+    'node/index': 'src/node/index.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,

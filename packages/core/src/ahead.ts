@@ -1,15 +1,6 @@
 import { type ByteSource, checkRange } from './bytes.js';
 import { FormatError } from './errors.js';
 
-/** Sources that fill a caller's buffer without blocking this thread (Node files: the thread pool). */
-export interface AsyncPositionalSource extends ByteSource {
-  readAtAsync: NonNullable<ByteSource['readAtAsync']>;
-}
-
-export function canReadAhead(source: ByteSource): source is AsyncPositionalSource {
-  return source.readAtAsync !== undefined;
-}
-
 export interface ReadAheadOptions {
   /** Where reading stops (default: the source's size). */
   end?: number;
@@ -38,7 +29,9 @@ const CARRY = 256 << 10;
  * Forward windows over a source, each next chunk read while the caller decodes the current
  * one. A sequential pass then costs about the larger of reading and decoding, not their sum.
  * Records may straddle chunks: `advance(lo, hi)` returns a window that holds [lo, hi)
- * contiguously, carrying the current window's tail into the next buffer.
+ * contiguously, carrying the current window's tail into the next buffer. Reads are made with
+ * `{ into, defer: true }`: a local file fills the buffer on the thread pool; any other source
+ * answers as it always does (memory at once, HTTP when the bytes arrive).
  */
 export class ReadAhead {
   /** The current window: file offsets [lo, hi) are `bytes[0 .. hi - lo)`. */
@@ -60,7 +53,7 @@ export class ReadAhead {
     [];
 
   constructor(
-    private readonly source: AsyncPositionalSource,
+    private readonly source: ByteSource,
     private readonly options: ReadAheadOptions = {},
   ) {
     this.end = Math.min(source.size, options.end ?? source.size);
@@ -97,7 +90,7 @@ export class ReadAhead {
     checkRange(this.source, lo, hi - lo, { format: this.options.format });
     const length = Math.max(hi - lo, Math.min(this.chunk, this.end - lo));
     const buffer = this.take(this.carryRoom + length);
-    const n = await this.source.readAtAsync(buffer, this.carryRoom, length, lo);
+    const n = await this.readChunk(buffer, length, lo);
     if (lo + n < hi) {
       throw new FormatError('Truncated', `data ends early: got ${n} of ${hi - lo} bytes`, {
         offset: lo,
@@ -119,7 +112,7 @@ export class ReadAhead {
       if (this.queue.length >= this.depth || at >= this.end) return;
       const length = Math.min(this.chunk, this.end - at);
       const buffer = this.take(this.carryRoom + length);
-      const read = this.source.readAtAsync(buffer, this.carryRoom, length, at);
+      const read = this.readChunk(buffer, length, at);
       // Awaited by advance; a reader abandoned mid-way must not leave an unhandled rejection.
       read.catch(() => undefined);
       this.queue.push({ buffer, at, length, read });
@@ -130,6 +123,15 @@ export class ReadAhead {
   async settle(): Promise<void> {
     const pending = this.queue.splice(0);
     for (const entry of pending) await entry.read.catch(() => undefined);
+  }
+
+  /** Fills `buffer` after its carry room with `length` bytes at `at`; resolves to how many arrived. */
+  private async readChunk(buffer: Uint8Array, length: number, at: number): Promise<number> {
+    const into = buffer.subarray(this.carryRoom, this.carryRoom + length);
+    const bytes = await this.source.read(at, length, { into, defer: true });
+    // A source that ignored `into` still gets its bytes used.
+    if (bytes.buffer !== into.buffer || bytes.byteOffset !== into.byteOffset) into.set(bytes);
+    return bytes.byteLength;
   }
 
   private show(buffer: Uint8Array, from: number, to: number, lo: number): void {

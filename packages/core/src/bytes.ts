@@ -1,12 +1,32 @@
 import { FormatError, SourceError } from './errors.js';
 
+/** A value now or later: one code path for sources that answer synchronously and those that do not. */
+export type Awaitable<T> = T | Promise<T>;
+
 export interface ReadOptions {
   signal?: AbortSignal;
 }
 
+/** How one read is made. Every field is optional; a source that cannot honour a hint ignores it. */
+export interface ReadRequest extends ReadOptions {
+  /**
+   * Fill this buffer from index 0 and return it (or `into.subarray(0, n)` when fewer bytes
+   * arrive) instead of a new or aliased view: hot loops reuse one buffer. It must hold at least
+   * the bytes asked for. Returning `into` itself when it is filled exactly costs no allocation,
+   * so size it to the read.
+   */
+  into?: Uint8Array;
+  /**
+   * Ask the source not to block this thread: a local file then answers from the thread pool
+   * (a promise) while the caller works on. What ReadAhead asks for; sources without such a
+   * path ignore it.
+   */
+  defer?: boolean;
+}
+
 /**
- * Random-access bytes: a file, a Blob, an HTTP resource or memory. The only way readers
- * touch data, so nothing ever needs the whole file in memory.
+ * Random-access bytes: a file, a Blob, an HTTP resource or memory. The only way readers touch
+ * data, so nothing ever needs the whole file in memory.
  */
 export interface ByteSource {
   /** Total length in bytes. */
@@ -14,56 +34,31 @@ export interface ByteSource {
   /** A name for messages (file name or URL). */
   readonly name: string;
   /**
-   * Reads `length` bytes at `offset`. May return fewer bytes only when the range runs past
-   * `size`. The returned view may alias internal buffers until the next call; copy to keep.
+   * [offset, offset + length) clamped to `size`: fewer bytes only past the end. Sync sources
+   * (memory, local files) answer synchronously, so a caller keeps one code path and checks
+   * `instanceof Promise` only where a hot loop cares. Without `into`, the view may alias
+   * internal buffers until the next call: copy to keep.
    */
-  read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array>;
-  /** A synchronous read, offered by sources that can do it cheaply (memory, local files). */
-  readSync?(offset: number, length: number): Uint8Array;
-  /**
-   * Positional read into the caller's buffer: `length` bytes at `position` into `target` from
-   * `targetOffset`; returns how many arrived (fewer only at the end). Offered by local files so
-   * hot loops reuse one buffer instead of allocating a view per read. Wrappers must forward it.
-   */
-  readAt?(target: Uint8Array, targetOffset: number, length: number, position: number): number;
-  /** As readAt without blocking this thread (Node: the thread pool); what ReadAhead uses. */
-  readAtAsync?(target: Uint8Array, targetOffset: number, length: number, position: number): Promise<number>;
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array>;
   close?(): Promise<void>;
 }
 
-/** A value now or later: one code path for sources that answer synchronously and those that do not. */
-export type Awaitable<T> = T | Promise<T>;
-
 /**
- * Reads through `readSync` when the source has it, else through `read`: a caller that checks
- * `instanceof Promise` keeps one code path and pays for a microtask only on async sources.
+ * What a source returns for `bytes` it read: the bytes themselves, or, when the request gave
+ * `into`, a copy there (`into` itself when filled exactly). For implementers of ByteSource.
  */
-export function readAwaitable(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  options?: ReadOptions,
-): Awaitable<Uint8Array> {
-  return source.readSync ? source.readSync(offset, length) : source.read(offset, length, options);
+export function copyInto(bytes: Uint8Array, into: Uint8Array | undefined): Uint8Array {
+  if (into === undefined || bytes === into) return bytes;
+  if (bytes.byteLength > into.byteLength)
+    throw new RangeError(`read into a ${into.byteLength}-byte buffer of ${bytes.byteLength} bytes`);
+  into.set(bytes);
+  return bytes.byteLength === into.byteLength ? into : into.subarray(0, bytes.byteLength);
 }
 
-/** Fills `target` from `position` through the fastest read the source declares; returns the filled part. */
-export function readIntoAwaitable(
-  source: ByteSource,
-  target: Uint8Array,
-  position: number,
-  options?: ReadOptions,
-): Awaitable<Uint8Array> {
-  if (source.readAt) {
-    const filled = source.readAt(target, 0, target.byteLength, position);
-    return filled === target.byteLength ? target : target.subarray(0, filled);
-  }
-  const copy = (bytes: Uint8Array) => {
-    target.set(bytes);
-    return target.subarray(0, bytes.byteLength);
-  };
-  const bytes = readAwaitable(source, position, target.byteLength, options);
-  return bytes instanceof Promise ? bytes.then(copy) : copy(bytes);
+/** The part of [offset, offset + length) inside a source of `size` bytes. */
+export function clampRange(size: number, offset: number, length: number): { start: number; end: number } {
+  const start = Math.min(Math.max(0, offset), size);
+  return { start, end: Math.min(size, start + Math.max(0, length)) };
 }
 
 export class MemorySource implements ByteSource {
@@ -74,12 +69,10 @@ export class MemorySource implements ByteSource {
   ) {
     this.size = bytes.byteLength;
   }
-  read(offset: number, length: number): Promise<Uint8Array> {
-    return Promise.resolve(this.readSync(offset, length));
-  }
-  readSync(offset: number, length: number): Uint8Array {
+  read(offset: number, length: number, request?: ReadRequest): Uint8Array {
     const start = Math.min(Math.max(0, offset), this.size);
-    return this.bytes.subarray(start, Math.min(this.size, start + Math.max(0, length)));
+    const view = this.bytes.subarray(start, Math.min(this.size, start + Math.max(0, length)));
+    return request?.into ? copyInto(view, request.into) : view;
   }
 }
 
@@ -94,105 +87,83 @@ export class BlobSource implements ByteSource {
     this.size = blob.size;
     this.name = name ?? (blob as { name?: string }).name ?? 'blob';
   }
-  async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
-    options?.signal?.throwIfAborted();
-    const end = Math.min(this.size, offset + Math.max(0, length));
-    return new Uint8Array(await this.blob.slice(offset, end).arrayBuffer());
+  async read(offset: number, length: number, request?: ReadRequest): Promise<Uint8Array> {
+    request?.signal?.throwIfAborted();
+    const { start, end } = clampRange(this.size, offset, length);
+    const bytes = new Uint8Array(await this.blob.slice(start, end).arrayBuffer());
+    return copyInto(bytes, request?.into);
   }
 }
 
-/** Counts what a source was asked for: proves lazy reads in tests and feeds the web page's counter. */
+/**
+ * Counts what a source was asked for: proves lazy reads in tests and feeds the web page's
+ * counter. One method to forward, so every request (into, defer, signal) reaches the inner
+ * source as it was made, and a synchronous answer stays synchronous.
+ */
 export class CountingSource implements ByteSource {
   bytesRead = 0;
   reads = 0;
-  readonly readSync?: (offset: number, length: number) => Uint8Array;
-  readonly readAt?: ByteSource['readAt'];
-  readonly readAtAsync?: ByteSource['readAtAsync'];
-  constructor(readonly inner: ByteSource) {
-    // Forwarded, not dropped: a wrapper without them would silently turn off the fast paths.
-    const { readSync, readAt, readAtAsync } = inner;
-    if (readSync) this.readSync = (offset, length) => this.counted(readSync.call(inner, offset, length));
-    if (readAt)
-      this.readAt = (target, targetOffset, length, position) =>
-        this.countedLength(readAt.call(inner, target, targetOffset, length, position));
-    if (readAtAsync)
-      this.readAtAsync = async (target, targetOffset, length, position) =>
-        this.countedLength(await readAtAsync.call(inner, target, targetOffset, length, position));
-  }
-  private counted(bytes: Uint8Array): Uint8Array {
-    this.countedLength(bytes.byteLength);
-    return bytes;
-  }
-  private countedLength(n: number): number {
-    this.reads++;
-    this.bytesRead += n;
-    return n;
-  }
+  constructor(readonly inner: ByteSource) {}
   get size(): number {
     return this.inner.size;
   }
   get name(): string {
     return this.inner.name;
   }
-  async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
-    return this.counted(await this.inner.read(offset, length, options));
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
+    const bytes = this.inner.read(offset, length, request);
+    return bytes instanceof Promise ? bytes.then(this.counted) : this.counted(bytes);
   }
+  private readonly counted = (bytes: Uint8Array): Uint8Array => {
+    this.reads++;
+    this.bytesRead += bytes.byteLength;
+    return bytes;
+  };
   close(): Promise<void> {
     return this.inner.close?.() ?? Promise.resolve();
   }
 }
 
-export interface ReadExactOptions extends ReadOptions {
+export interface ReadExactOptions extends ReadRequest {
   format?: string;
   /** What is being read, for the error message ("column metadata table"). */
   what?: string;
 }
 
 /**
- * Reads exactly [offset, offset+length) or throws the taxonomy's error: OutOfBounds when
- * the range starts past the end, Truncated when it starts inside but runs past it. Check a
- * range here before allocating anything sized by a length field (A4).
+ * Reads exactly [offset, offset+length) or throws the taxonomy's error: OutOfBounds when the
+ * range starts past the end, Truncated when it starts inside but runs past it (both before
+ * anything is read or allocated: check a range here before sizing anything by a length field,
+ * A4) and Truncated when the source returns fewer bytes than its size promised. Synchronous
+ * when the source is: range errors are then thrown, not returned as a rejected promise.
  */
-export async function readExact(
+export function readExact(
   source: ByteSource,
   offset: number,
   length: number,
   options: ReadExactOptions = {},
-): Promise<Uint8Array> {
+): Awaitable<Uint8Array> {
   checkRange(source, offset, length, options);
   if (length === 0) return new Uint8Array(0);
-  const out = source.readSync ? source.readSync(offset, length) : await source.read(offset, length, options);
-  if (out.byteLength !== length) throw shortRead(source, offset, length, out.byteLength, options);
-  return out;
+  const out = source.read(offset, length, options);
+  if (out instanceof Promise) return out.then((bytes) => exactly(source, offset, length, bytes, options));
+  return exactly(source, offset, length, out, options);
 }
 
-/** A source that returned fewer bytes than its size promised (a file that shrank, a short reply). */
-function shortRead(
+function exactly(
   source: ByteSource,
   offset: number,
   length: number,
-  got: number,
-  options: { what?: string; format?: string },
-): FormatError {
-  return new FormatError('Truncated', `${options.what ?? 'data'} ends early: got ${got} of ${length} bytes`, {
-    offset,
-    file: source.name,
-    format: options.format,
-  });
-}
-
-/** Synchronous readExact for sources with readSync; falls back to undefined otherwise. */
-export function readExactSync(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  options: Omit<ReadExactOptions, 'signal'> = {},
-): Uint8Array | undefined {
-  if (!source.readSync) return undefined;
-  checkRange(source, offset, length, options);
-  const out = source.readSync(offset, length);
-  if (out.byteLength !== length) throw shortRead(source, offset, length, out.byteLength, options);
-  return out;
+  bytes: Uint8Array,
+  options: ReadExactOptions,
+): Uint8Array {
+  if (bytes.byteLength === length) return bytes;
+  // A source that returned fewer bytes than its size promised (a file that shrank, a short reply).
+  throw new FormatError(
+    'Truncated',
+    `${options.what ?? 'data'} ends early: got ${bytes.byteLength} of ${length} bytes`,
+    { offset, file: source.name, format: options.format },
+  );
 }
 
 export function checkRange(

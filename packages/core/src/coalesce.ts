@@ -1,4 +1,4 @@
-import type { ByteSource, ReadOptions } from './bytes.js';
+import { type ByteSource, copyInto, type ReadRequest } from './bytes.js';
 import { SourceError } from './errors.js';
 import { ForwardReadSource } from './forward.js';
 
@@ -89,14 +89,16 @@ export class CoalescingSource implements ByteSource {
     return this.inner.name;
   }
 
-  read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
+  read(offset: number, length: number, request?: ReadRequest): Promise<Uint8Array> {
     const start = Math.min(Math.max(0, offset), this.size);
     const end = Math.min(this.size, start + Math.max(0, length));
-    if (options?.signal?.aborted)
+    if (request?.signal?.aborted)
       return Promise.reject(new SourceError(`${this.name}: read aborted`, this.name, { reason: 'aborted' }));
-    if (end <= start) return Promise.resolve(new Uint8Array(0));
+    if (end <= start) return Promise.resolve(copyInto(new Uint8Array(0), request?.into));
+    const into = request?.into;
     return new Promise((resolve, reject) => {
-      this.queue.push({ start, end, resolve, reject, signal: options?.signal });
+      const deliver = into ? (bytes: Uint8Array) => resolve(copyInto(bytes, into)) : resolve;
+      this.queue.push({ start, end, resolve: deliver, reject, signal: request?.signal });
       if (!this.scheduled) {
         this.scheduled = true;
         nextTask(() => this.flush());
@@ -138,7 +140,7 @@ export class CoalescingSource implements ByteSource {
     this.pool
       .run(() => {
         this.requests++;
-        return this.inner.read(start, end - start, { signal });
+        return Promise.resolve(this.inner.read(start, end - start, { signal }));
       })
       .then(
         (bytes) => {

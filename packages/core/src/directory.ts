@@ -1,5 +1,6 @@
 import { BlobSource, type ByteSource, MemorySource } from './bytes.js';
 import { SourceError } from './errors.js';
+import { type ByteSink, type DirectorySink, MemorySink } from './sink.js';
 
 /**
  * A folder of files addressed by relative POSIX paths ("obs_features/labels.json"). Serves
@@ -20,8 +21,11 @@ function normalize(path: string): string {
   return path.replace(/\\/g, '/').replace(/^\.\//, '').replace(/^\/+/, '');
 }
 
-/** Directory contents held in memory: tests, and archives built in a browser before saving. */
-export class MemoryDirectory implements DirectorySource {
+/**
+ * Directory contents held in memory: tests, and archives built in a browser before saving.
+ * Also a DirectorySink: a folder format or a sample can be written into it, then read back.
+ */
+export class MemoryDirectory implements DirectorySource, DirectorySink {
   private readonly files = new Map<string, Uint8Array>();
   constructor(
     files: Record<string, Uint8Array> | Map<string, Uint8Array> = {},
@@ -35,6 +39,15 @@ export class MemoryDirectory implements DirectorySource {
   }
   get(path: string): Uint8Array | undefined {
     return this.files.get(normalize(path));
+  }
+  async write(path: string, content: Uint8Array | ((sink: ByteSink) => Promise<void>)): Promise<void> {
+    if (content instanceof Uint8Array) {
+      this.set(path, content.slice());
+      return;
+    }
+    const sink = new MemorySink();
+    await content(sink);
+    this.set(path, sink.bytes());
   }
   async list(): Promise<string[]> {
     return [...this.files.keys()].sort();

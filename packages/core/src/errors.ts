@@ -30,8 +30,21 @@ export interface Problem extends ProblemLocation {
   message: string;
 }
 
-export class FormatError extends Error {
-  /** Tag for structural narrowing across bundle copies (see isFormatError). */
+/** A global symbol: two bundled copies of core (a page and its worker's chunk) share it. */
+const BRAND = Symbol.for('@binscope/core/error');
+
+/**
+ * The base of every error binscope throws on purpose. Narrow with `isBinscopeError`, which
+ * checks a brand and the `_tag`, not `instanceof`, so errors from a second copy of core still
+ * match. An app may extend it for its own errors (pick a `_tag` of its own) to have them
+ * recognised by the same guard; the concrete classes below are what core and formats throw.
+ */
+export abstract class BinscopeError extends Error {
+  abstract readonly _tag: string;
+}
+Object.defineProperty(BinscopeError.prototype, BRAND, { value: true });
+
+export class FormatError extends BinscopeError {
   readonly _tag = 'FormatError' as const;
   readonly code: ErrorCode;
   readonly offset: number | undefined;
@@ -71,17 +84,9 @@ function decorate(message: string, { offset, file }: ProblemLocation): string {
   return where ? `${message} (at ${where})` : message;
 }
 
-/**
- * Narrows to FormatError, optionally of one code. Checks the tag rather than `instanceof`
- * so errors from a second copy of core (two bundles on one page) still match.
- */
-export function isFormatError(value: unknown, code?: ErrorCode): value is FormatError {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { _tag?: unknown })._tag === 'FormatError' &&
-    (code === undefined || (value as FormatError).code === code)
-  );
+/** Internal shorthand for isBinscopeError(value, 'FormatError'). */
+export function isFormatError(value: unknown): value is FormatError {
+  return isBinscopeError(value, 'FormatError');
 }
 
 /** Adds a file/format to an error raised deeper down that did not know them. */
@@ -125,7 +130,7 @@ export interface SourceErrorDetails {
 }
 
 /** Raised for I/O problems that are not about the format: a missing file, a failed HTTP request. */
-export class SourceError extends Error {
+export class SourceError extends BinscopeError {
   readonly _tag = 'SourceError' as const;
   readonly reason: SourceErrorReason | undefined;
   readonly status: number | undefined;
@@ -143,8 +148,86 @@ export class SourceError extends Error {
   }
 }
 
+/** Internal shorthand for isBinscopeError(value, 'SourceError'). */
 export function isSourceError(value: unknown): value is SourceError {
-  return typeof value === 'object' && value !== null && (value as { _tag?: unknown })._tag === 'SourceError';
+  return isBinscopeError(value, 'SourceError');
+}
+
+export type RegistryErrorCode =
+  | 'UnsupportedSpecification'
+  | 'UnknownFormat'
+  | 'DetectionOnly'
+  | 'PluginLoadFailed'
+  | 'PluginMismatch';
+
+/** A registry that cannot serve a format or converter: not a defect of any file, so not a FormatError. */
+export class RegistryError extends BinscopeError {
+  readonly _tag = 'RegistryError' as const;
+  override readonly name = 'RegistryError';
+  constructor(
+    readonly code: RegistryErrorCode,
+    /** The format (or converter) id the registry was asked about. */
+    readonly format: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A `--where` expression that cannot be read, or that does not fit the schema it filters. */
+export class WhereSyntaxError extends BinscopeError {
+  readonly _tag = 'WhereSyntaxError' as const;
+  override readonly name = 'WhereSyntaxError';
+}
+
+interface TaggedErrors {
+  FormatError: FormatError;
+  SourceError: SourceError;
+  RegistryError: RegistryError;
+  WhereSyntaxError: WhereSyntaxError;
+}
+
+/**
+ * What `isBinscopeError` takes: an error class's `_tag`, a FormatError's taxonomy code
+ * ('Truncated'), a SourceError's reason ('timeout') or a RegistryError's code
+ * ('UnknownFormat'); any other string matches the `_tag` of an app's own BinscopeError.
+ */
+export type BinscopeErrorTag =
+  | keyof TaggedErrors
+  | ErrorCode
+  | SourceErrorReason
+  | RegistryErrorCode
+  | (string & Record<never, never>);
+
+/** The error class a tag narrows to. */
+export type BinscopeErrorOf<T> = T extends keyof TaggedErrors
+  ? TaggedErrors[T]
+  : T extends ErrorCode
+    ? FormatError
+    : T extends SourceErrorReason
+      ? SourceError
+      : T extends RegistryErrorCode
+        ? RegistryError
+        : BinscopeError;
+
+/**
+ * The one error guard. Without tags: any binscope error. With tags: one whose `_tag`, taxonomy
+ * code (FormatError), reason (SourceError) or code (RegistryError) is one of them, e.g.
+ * `isBinscopeError(e, 'FormatError')`, `isBinscopeError(e, 'Truncated', 'OutOfBounds')`,
+ * `isBinscopeError(e, 'SourceError')`. A brand check, not `instanceof`, so it works across two
+ * bundled copies of core.
+ */
+export function isBinscopeError<const T extends readonly BinscopeErrorTag[]>(
+  value: unknown,
+  ...tags: T
+): value is T extends readonly [] ? BinscopeError : BinscopeErrorOf<T[number]> {
+  if (typeof value !== 'object' || value === null || (value as { [BRAND]?: unknown })[BRAND] !== true)
+    return false;
+  if (tags.length === 0) return true;
+  const { _tag, code, reason } = value as { _tag?: unknown; code?: unknown; reason?: unknown };
+  for (const tag of tags) if (tag === _tag || tag === code || tag === reason) return true;
+  return false;
 }
 
 /**
@@ -204,6 +287,8 @@ export class ProblemList {
   readonly errors: Finding[] = [];
   readonly warnings: Finding[] = [];
   readonly mode: ParseMode;
+  /** Errors this list has recorded, so capturing one again (rethrown up the stack) adds nothing. */
+  private readonly recorded = new WeakSet<FormatError>();
   readonly file: string | undefined;
 
   constructor(
@@ -218,16 +303,23 @@ export class ProblemList {
   error(code: ErrorCode, message: string, where: FindingWhere = {}): FormatError {
     const finding = this.finding(code, message, where);
     this.errors.push(finding);
-    return new FormatError(code, message, finding);
+    const error = new FormatError(code, message, finding);
+    this.recorded.add(error);
+    return error;
   }
 
   warn(code: string, message: string, where: FindingWhere = {}): void {
     this.warnings.push(this.finding(code, message, where));
   }
 
-  /** Records a thrown FormatError as an error; rethrows anything else (a bug, not bad input). */
+  /**
+   * Records a thrown FormatError as an error, once (an error this list made or captured is not
+   * recorded again); rethrows anything else (a bug, not bad input).
+   */
   capture(error: unknown, where: Pick<FindingWhere, 'phase' | 'scope'> = {}): void {
     if (!isFormatError(error)) throw error;
+    if (this.recorded.has(error)) return;
+    this.recorded.add(error);
     this.errors.push({
       ...error.toProblem(),
       file: error.file ?? this.file,
@@ -303,7 +395,8 @@ export function toFormatError(finding: Finding): FormatError {
   return new FormatError(finding.code as ErrorCode, finding.message, finding);
 }
 
-function plainProblem({ phase: _phase, scope: _scope, ...problem }: Finding): Problem {
+/** A finding without its parse bookkeeping (phase, scope): what reports and tree marks carry. */
+export function plainProblem({ phase: _phase, scope: _scope, ...problem }: Finding): Problem {
   return problem;
 }
 

@@ -1,4 +1,4 @@
-import type { ByteSource, ReadOptions } from './bytes.js';
+import { type ByteSource, copyInto, type ReadOptions, type ReadRequest } from './bytes.js';
 
 /** Each forward read takes a window this many times larger: few requests before a pass streams. */
 const GROWTH = 4;
@@ -62,7 +62,12 @@ export class ForwardReadSource implements ByteSource {
     return this.inner.name;
   }
 
-  async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
+  read(offset: number, length: number, request?: ReadRequest): Promise<Uint8Array> {
+    const bytes = this.readView(offset, length, request);
+    return request?.into ? bytes.then((b) => copyInto(b, request.into)) : bytes;
+  }
+
+  private async readView(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
     const start = Math.min(Math.max(0, offset), this.size);
     const end = Math.min(this.size, start + Math.max(0, length));
     const window = this.window;
@@ -74,7 +79,7 @@ export class ForwardReadSource implements ByteSource {
     }
     if (end <= this.headWindow) {
       this.lastEnd = end;
-      return this.inner.read(start, end - start, options);
+      return this.inner.read(start, end - start, { signal: options?.signal });
     }
     const next = this.next;
     if (window && next && this.straddles(start, end, window, next)) {
@@ -111,10 +116,10 @@ export class ForwardReadSource implements ByteSource {
       // A random read may start a run.
       this.runBytes = end - start;
       this.largestRead = end - start;
-      return this.inner.read(start, end - start, options);
+      return this.inner.read(start, end - start, { signal: options?.signal });
     }
     this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
-    const bytes = await this.inner.read(start, Math.max(end - start, this.grow), options);
+    const bytes = await this.inner.read(start, Math.max(end - start, this.grow), { signal: options?.signal });
     this.window = { start, bytes };
     // A window fetched in flight for elsewhere (the read straddled two) would block the next.
     if (this.next && this.next.start !== start + bytes.byteLength) this.next = undefined;
@@ -157,7 +162,9 @@ export class ForwardReadSource implements ByteSource {
     const end = Math.min(this.size, start + size);
     // Not the caller's signal: the fetch outlives this read. A failure is left to the read
     // that needs these bytes, which then asks again and gets the error itself.
-    const bytes = this.inner.read(start, end - start).catch(() => undefined);
+    const bytes = Promise.resolve()
+      .then(() => this.inner.read(start, end - start))
+      .catch(() => undefined);
     this.next = { start, end, bytes };
   }
 

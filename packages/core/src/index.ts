@@ -1,34 +1,36 @@
-export {
-  type AsyncPositionalSource,
-  canReadAhead,
-  ReadAhead,
-  type ReadAheadOptions,
-} from './ahead.js';
+/**
+ * @binscope/core: the contract. Plugin and converter types, the registry, errors, the
+ * inspection tree, schemas, values and records, byte sources and the few helpers every format
+ * needs. Binary helpers are in `@binscope/core/binary`, remote sources in `/http` and `/s3`,
+ * local files in `/node`.
+ */
 export {
   type Awaitable,
   BlobSource,
   type ByteSource,
   CountingSource,
   checkRange,
+  copyInto,
   MemorySource,
   type ReadExactOptions,
   type ReadOptions,
+  type ReadRequest,
   readExact,
-  readAwaitable,
-  readExactSync,
-  readIntoAwaitable,
   throwIfAborted,
 } from './bytes.js';
-export {
-  Cursor,
-  type CursorOptions,
-  decodeUtf8,
-  float16ToNumber,
-  encodeFloat16,
-  numberToFloat16,
-  readU64,
-  readU64Big,
-} from './cursor.js';
+export type {
+  ConverterInfo,
+  Converter,
+  ConvertInput,
+  ConvertOptions,
+  ConvertOutput,
+  ConvertReport,
+  OptionSpec,
+  OptionValues,
+  StreamInput,
+} from './convert.js';
+export { definePlugin, type PluginDefinition, type TargetOf } from './define-plugin.js';
+export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
 export {
   basename,
   type DirectorySource,
@@ -37,16 +39,11 @@ export {
   MemoryDirectory,
   SubDirectory,
 } from './directory.js';
+export type { DType, NumericArray } from './dtype.js';
 export {
-  DTYPE_SIZE,
-  type DType,
-  maxUnsigned,
-  type NumericArray,
-  TYPED_ARRAY,
-  toTypedArray,
-  typedArrayBytes,
-} from './dtype.js';
-export {
+  BinscopeError,
+  type BinscopeErrorOf,
+  type BinscopeErrorTag,
   ERROR_CODES,
   type ErrorCode,
   type ErrorFactory,
@@ -54,26 +51,24 @@ export {
   type FindingWhere,
   FormatError,
   formatErrors,
-  isFormatError,
-  isSourceError,
+  isBinscopeError,
   type ParseMode,
   Phase,
   type PhaseRank,
+  plainProblem,
   type Problem,
   ProblemList,
   type ProblemLocation,
+  RegistryError,
+  type RegistryErrorCode,
   SourceError,
+  type SourceErrorDetails,
+  type SourceErrorReason,
   toFormatError,
   type ValidationReport,
+  WhereSyntaxError,
   withLocation,
 } from './errors.js';
-export { crc32 } from './crc32.js';
-export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
-export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
-export { fromHex, hexDump, toHex } from './hex.js';
-export { HttpSource, type HttpSourceOptions } from './http.js';
-export { HttpDirectory, S3Directory } from './remote-directory.js';
-export { isHttpUrl, isS3Url, parseS3Url, S3Client, type S3Location, type S3Settings } from './s3.js';
 export {
   type InspectNode,
   type InspectResult,
@@ -81,6 +76,7 @@ export {
   type LazyChildren,
   type LocatedProblem,
   markProblem,
+  markProblems,
   node,
   nodesAt,
   type PlainInspectNode,
@@ -91,28 +87,33 @@ export {
 export { int64String, type JsonValue, toJsonValue } from './json.js';
 export {
   type AnyFormatPlugin,
-  type ByteLocation,
   type ContentField,
-  definePlugin,
   directoryTarget,
   type FormatInfo,
   type FormatPlugin,
   type FormatReader,
+  type FormatRole,
   fileTarget,
-  inspectByOpening,
-  type JsonRecord,
+  type LazyFormat,
   type MagicSignature,
   type OpenOptions,
-  type PluginDefinition,
+  type PluginCapabilities,
   type ProgressCallback,
   type ProgressEvent,
   type RecordOptions,
+  SPECIFICATION_VERSION,
   type Summary,
   type Target,
   type ValidateOptions,
 } from './plugin.js';
 export { percentProgress } from './progress.js';
-export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
+export {
+  cellText,
+  type JsonRecord,
+  recordCells,
+  recordToJson,
+  valueToJson,
+} from './record-json.js';
 export {
   type Candidate,
   createRegistry,
@@ -122,13 +123,23 @@ export {
   type NearMiss,
   nearMisses,
   rankByMagic,
-  isRegistryError,
-  type LazyFormat,
   type Registry,
   type RegistryEntry,
-  RegistryError,
-  type RegistryErrorCode,
-  SPECIFICATION_VERSIONS,
-  TAR_SHARD,
 } from './registry.js';
-export { alignUp, type ByteSink, concatBytes, MemorySink } from './sink.js';
+export {
+  type ByteLocation,
+  type DataRecord,
+  type Field,
+  fieldsByName,
+  fieldTypeName,
+  type ImageValue,
+  type LogicalType,
+  type NdArrayValue,
+  type Schema,
+  type TableInfo,
+  typeName,
+  type Value,
+} from './schema.js';
+export { memoryScratch, type Scratch, type ScratchFile } from './scratch.js';
+export type { ByteSink, DirectorySink } from './sink.js';
+export { compareValue, parseWhere, type RowFilter, type WhereCondition, type WhereOp } from './where.js';

@@ -123,25 +123,12 @@ export interface InspectResult extends ValidationReport {
 }
 
 /**
- * Completes an inspect-mode parse: a problem the parser did not mark on a node is marked on the
- * deepest node whose bytes contain its offset (the root when none does), then every marked
- * problem gets its node path.
+ * Completes an inspect-mode parse: every problem not yet marked (by the parser, on the node it
+ * knows is at fault) is placed by markProblems, then every marked problem gets its node path.
  */
 export function inspectResult(root: InspectNode, report: ValidationReport): InspectResult {
-  // Keys, not pairwise comparison: a file with a bad value in every row has many problems.
-  const marked = new Set<string>();
-  walk(root, (n) => {
-    for (const p of n.problems ?? []) marked.add(problemKey(p));
-    return undefined;
-  });
+  markProblems(root, report);
   const reported = [...report.errors, ...report.warnings];
-  for (const problem of reported) {
-    if (marked.has(problemKey(problem))) continue;
-    const owner =
-      problem.offset === undefined ? [root] : nodesAt(root, problem.offset, problem.file ?? root.file);
-    markProblem(owner[owner.length - 1] ?? root, problem);
-    marked.add(problemKey(problem));
-  }
   // One entry per problem, in check order (the report's), at the first node in tree order that
   // carries it: a defect marked on a pointer and on what it points to is one defect.
   const rank = new Map<string, number>();
@@ -167,6 +154,107 @@ export function inspectResult(root: InspectNode, report: ValidationReport): Insp
     .sort((a, b) => a.f.rank - b.f.rank || a.i - b.i)
     .map(({ f: { rank: _rank, ...problem } }) => problem);
   return { ...report, root, located };
+}
+
+interface Placed {
+  node: InspectNode;
+  /** The file the node's range is in; undefined for the root's own file. */
+  file: string | undefined;
+  depth: number;
+}
+
+/**
+ * Marks each problem of a report that no node carries yet on the node it is about, by where it
+ * says it is. The rules, in order (a multi-file tree's nodes name their `file`; a problem naming
+ * a file no node names is about the root's own file):
+ * 1. an offset inside a node of its file: the deepest such node (`nodesAt`);
+ * 2. an offset at a structure's end, or past the end of everything its file has in the tree (a
+ *    cut header, a table that runs out, a file that ends early): the structure the end cuts off,
+ *    the deepest node of that file ending there (one that is not a whole `file` node preferred);
+ * 3. no offset, a file the tree has: that file's shallowest node (not a whole `file` node preferred);
+ * 4. a file the tree lacks inside a folder node (a node named "dir/"): that folder;
+ * 5. otherwise the root.
+ * Parsers mark what they know better (a block's own error on the block) before this runs.
+ */
+export function markProblems(root: InspectNode, report: ValidationReport): void {
+  const marked = new Set<string>();
+  walk(root, (n) => {
+    for (const p of n.problems ?? []) marked.add(problemKey(p));
+    return undefined;
+  });
+  let byFile: Map<string | undefined, Placed[]> | undefined;
+  for (const problem of [...report.errors, ...report.warnings]) {
+    const key = problemKey(problem);
+    if (marked.has(key)) continue;
+    marked.add(key);
+    byFile ??= placedNodes(root);
+    const file = problem.file !== undefined && byFile.has(problem.file) ? problem.file : undefined;
+    markProblem(ownerOf(root, byFile.get(file) ?? [], file, problem) ?? root, problem);
+  }
+}
+
+function ownerOf(
+  root: InspectNode,
+  ofFile: readonly Placed[],
+  file: string | undefined,
+  problem: Problem,
+): InspectNode | undefined {
+  const { offset } = problem;
+  if (offset !== undefined) {
+    const path = nodesAt(root, offset, file ?? root.file);
+    if (path.length > 1 && fileAlong(root, path) === file) return path[path.length - 1];
+    let extent = 0;
+    for (const p of ofFile) extent = Math.max(extent, p.node.offset + Math.max(p.node.length, 0));
+    const at = Math.min(offset, extent);
+    const ending = ofFile.filter(
+      (p) => p.node.offset <= at && at <= p.node.offset + Math.max(p.node.length, 0),
+    );
+    const cut = pick(ending, (best, next) => next.depth >= best.depth);
+    if (cut) return cut.node;
+  } else if (file !== undefined) {
+    const shallowest = pick(ofFile, (best, next) => next.depth < best.depth);
+    if (shallowest) return shallowest.node;
+  }
+  if (problem.file !== undefined && file === undefined) {
+    return root.children?.find((c) => c.name.endsWith('/') && problem.file!.startsWith(c.name));
+  }
+  return undefined;
+}
+
+/** The file of the last node of a root-to-node path (undefined: the root's own). */
+function fileAlong(root: InspectNode, path: readonly InspectNode[]): string | undefined {
+  let file = root.file;
+  for (const n of path) file = n.file ?? file;
+  return file === root.file ? undefined : file;
+}
+
+/** The best of `candidates` by `better`, structures preferred over whole-file nodes. */
+function pick(
+  candidates: readonly Placed[],
+  better: (best: Placed, next: Placed) => boolean,
+): Placed | undefined {
+  const structures = candidates.filter((c) => c.node.kind !== 'file');
+  let best: Placed | undefined;
+  for (const c of structures.length ? structures : candidates) if (!best || better(best, c)) best = c;
+  return best;
+}
+
+/** The nodes below the root by file (undefined: the root's own), with their depth, in tree order. */
+function placedNodes(root: InspectNode): Map<string | undefined, Placed[]> {
+  const out = new Map<string | undefined, Placed[]>();
+  const own = root.file;
+  const visit = (n: InspectNode, inherited: string | undefined, depth: number) => {
+    const file = n.file ?? inherited;
+    if (depth > 0) {
+      const key = file === own ? undefined : file;
+      let list = out.get(key);
+      if (!list) out.set(key, (list = []));
+      list.push({ node: n, file: key, depth });
+    }
+    for (const child of n.children ?? []) visit(child, file, depth + 1);
+  };
+  visit(root, own, 0);
+  return out;
 }
 
 /** The tree of a file that could not be parsed at all: one node over its bytes, marked. */

@@ -1,9 +1,15 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import type { DirectorySource } from './directory.js';
-import { isFormatError, isSourceError, type ValidationReport } from './errors.js';
-import type { NearMiss } from './registry.js';
-import { type InspectNode, type InspectResult, inspectResult, unparsedResult } from './inspect.js';
+import type { Problem, ValidationReport } from './errors.js';
+import type { InspectNode, InspectResult } from './inspect.js';
 import type { JsonValue } from './json.js';
+import type { NearMiss } from './registry.js';
+import type { ByteLocation, DataRecord, Schema, TableInfo } from './schema.js';
+import type { DirectorySink } from './sink.js';
+import type { RowFilter } from './where.js';
+
+/** The version of the contract this core drives: FormatInfo, FormatPlugin and ConverterInfo. */
+export const SPECIFICATION_VERSION = 2;
 
 /** What a plugin is asked to read: one file (maybe with its folder), or a directory archive. */
 export type Target =
@@ -30,15 +36,24 @@ export interface MagicSignature {
 }
 
 /**
- * A format's metadata: everything detection needs, importable without the parser
- * (each package's `/magic` entry exports just this, so apps can detect before importing a parser).
+ * What an entry of the format list is for: `format` a plugin reads it (the default);
+ * `container` detected, read through another format (tar shards, through a TARIDX index);
+ * `convertible` detected, converted into a format binscope reads (`.h5ad` → SCDL).
+ */
+export type FormatRole = 'format' | 'container' | 'convertible';
+
+/**
+ * A format's metadata: everything detection needs, importable without the parser (each
+ * package's `/magic` entry exports it, with `load`, so apps detect before importing a parser).
  */
 export interface FormatInfo {
-  /** Version of this interface the plugin implements. Bumped on breaking changes. */
-  readonly specificationVersion: 'v1';
+  /** The contract version (2): the registry refuses any other. */
+  readonly specificationVersion: 2;
   readonly id: string;
   readonly title: string;
   readonly kind: 'file' | 'directory';
+  /** Default 'format'. */
+  readonly role?: FormatRole;
   readonly extensions: readonly string[];
   readonly mimeTypes?: readonly string[];
   readonly magic: readonly MagicSignature[];
@@ -54,7 +69,20 @@ export interface FormatInfo {
    * File formats leave it out; core compares their signatures with the head itself.
    */
   nearMiss?(target: Target, options?: ReadOptions): Promise<NearMiss | undefined>;
+  /**
+   * A folder format's files, as relative paths, read from what it can see of `directory`
+   * (SCDL: header.sch and the arrays and feature files it names), so a folder that cannot be
+   * listed (HTTP without an index page) can still be opened: apps pass the names to
+   * `HttpDirectory.expect`. Must not need parser code beyond what detection reads.
+   */
+  expectedFiles?(directory: DirectorySource, options?: ReadOptions): Promise<string[]>;
 }
+
+/**
+ * An entry of the format list: metadata now, the plugin on first use. `load` is absent for
+ * detection-only entries (a `container` or `convertible` nothing reads directly).
+ */
+export type LazyFormat = FormatInfo & { load?(): Promise<AnyFormatPlugin> };
 
 export interface ProgressEvent {
   phase?: string;
@@ -68,18 +96,27 @@ export interface OpenOptions extends ReadOptions {
   onProgress?: ProgressCallback;
 }
 
+export interface ValidateOptions extends OpenOptions {
+  /** Also check payloads against their containers when they are reachable (shards, blocks). */
+  deep?: boolean;
+}
+
 export interface RecordOptions extends ReadOptions {
   /** First record to produce. */
   offset?: number;
   /** How many records at most. */
   limit?: number;
-  /** Restrict to these columns / fields (formats that have them). */
+  /** Only these fields, in this order (the record's values then hold them in it). */
   columns?: readonly string[];
-}
-
-export interface ValidateOptions extends OpenOptions {
-  /** Also check payloads against their containers when they are reachable (shards, blocks). */
-  deep?: boolean;
+  /** One of `reader.tables` by name; default: the reader's main records (`reader.schema`). */
+  table?: string;
+  /**
+   * Only records this filter matches; `offset` and `limit` then count matching records. Given
+   * only to plugins that declare `capabilities.filter`: apps filter for every other plugin.
+   */
+  where?: RowFilter;
+  /** Fill `DataRecord.locations`. */
+  locations?: boolean;
 }
 
 /** A human + machine summary: `info`. */
@@ -95,24 +132,19 @@ export interface Summary {
   details?: { [key: string]: JsonValue };
 }
 
+/**
+ * An opened file or archive. It closes only what it opened itself (TARIDX shards opened from
+ * `siblings`), never its target: whoever opens a source closes it.
+ */
 export interface FormatReader {
   readonly format: string;
+  /** The schema of `records()` without `table`. */
+  readonly schema: Schema;
+  /** Further record tables (UDF: one per table; TARIDX: 'samples'). */
+  readonly tables?: readonly TableInfo[];
+  /** What reading has noticed so far (SCBF S4): values, part of the contract, never console output. */
+  readonly warnings: readonly Problem[];
   close?(): Promise<void>;
-}
-
-/** A record as the CLI and the web page show it. */
-export type JsonRecord = { [key: string]: JsonValue };
-
-/** Where a value is stored: a byte range of the file (or of `file`, inside an archive). */
-export interface ByteLocation {
-  offset: number;
-  length?: number;
-  file?: string;
-  /**
-   * The record field stored here (a column, "values"), when a record is stored in several
-   * places: diff shows, for a differing field, the location of that field.
-   */
-  field?: string;
 }
 
 /** A value `diff` compares, named by a path that is the same in every file of the format. */
@@ -123,105 +155,53 @@ export interface ContentField {
   location?: ByteLocation;
 }
 
+/** Optional abilities a plugin declares; apps use them only when declared, never by duck typing. */
+export interface PluginCapabilities<R extends FormatReader = FormatReader> {
+  /**
+   * `records()` honours `options.where` itself, faster than filtering every record (SCBF skips
+   * column blocks its statistics exclude). Apps then pass the filter down instead of applying it.
+   */
+  readonly filter?: boolean;
+  /**
+   * The records as CSV text in the format's own dialect (SCBF: S8), header line first, streamed
+   * in chunks: every CSV of the format (a `cat`, a conversion) is the same text.
+   */
+  csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
+  /**
+   * Writes a small sample of the format with its own writer (for `demo` and the web page's
+   * samples) and returns the paths to show, in order (a format's companions, such as the CSV an
+   * SCBF sample was made from, are written but not listed).
+   */
+  sample?(out: DirectorySink, options?: ReadOptions): Promise<string[]>;
+}
+
 /** One format, implemented by one package. Writers are the packages' own exports. */
 export interface FormatPlugin<R extends FormatReader = FormatReader> extends FormatInfo {
   /** Opens lazily: reads the header and what it needs to answer questions, not the data. */
   open(target: Target, options?: OpenOptions): Promise<R>;
-  info(reader: R, options?: ReadOptions): Promise<Summary>;
-  /** The structure tree of an opened (valid) file, with byte ranges. */
-  inspect(reader: R, options?: ReadOptions): Promise<InspectNode>;
-  /**
-   * Inspect mode of the format's parser, for any file, broken ones above all: the tree as far
-   * as the file can be parsed (and around a defect, where the format lets parsing go on), each
-   * problem marked on the node it is about. Never throws for bad input.
-   */
-  inspectTarget(target: Target, options?: ValidateOptions): Promise<InspectResult>;
   /** Every error and warning, with class and offset. Never throws for bad input. */
   validate(target: Target, options?: ValidateOptions): Promise<ValidationReport>;
-  /** Rows / samples / tables as JSON-able records, streamed. */
-  records(reader: R, options?: RecordOptions): AsyncIterable<JsonRecord>;
   /**
-   * Optional: the records as CSV text in the format's own dialect (SCBF: rule S8), streamed in
-   * chunks, header line first. Formats that define a CSV form implement it so every CSV they
-   * produce (a `cat`, a conversion) is the same text, from one code path.
+   * Inspect mode of the format's parser, for any file, broken ones above all: the tree as far
+   * as the file can be parsed, each problem marked on the node it is about. Never throws for
+   * bad input.
    */
-  csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
+  inspectTarget(target: Target, options?: ValidateOptions): Promise<InspectResult>;
+  /** The structure tree of an opened (valid) file, with byte ranges. */
+  inspect(reader: R, options?: ReadOptions): Promise<InspectNode>;
+  info(reader: R, options?: ReadOptions): Promise<Summary>;
+  /** Records of `reader.schema` (or of `options.table`'s), streamed. */
+  records(reader: R, options?: RecordOptions): AsyncIterable<DataRecord>;
   /**
    * For `diff`: the content as comparable fields (header fields, schema, fields, tables,
    * arrays, counts) with their locations. Leave out what only reflects the encoding
    * (compressed sizes, block offsets, padding) so files of equal content compare equal.
    */
   contentFields(reader: R, options?: ReadOptions): Promise<ContentField[]>;
-  /** For `diff`: where record `index` (numbered as records() yields them) is stored. */
-  locateRecord(reader: R, index: number, options?: ReadOptions): Promise<ByteLocation[]>;
+  /** Where record `index` (numbered as records() yields them) is stored. */
+  locateRecord(reader: R, index: number, options?: ReadOptions & { table?: string }): Promise<ByteLocation[]>;
+  readonly capabilities?: PluginCapabilities<R>;
 }
 
 /** Erases a plugin's reader type so different plugins fit one list. */
 export type AnyFormatPlugin = FormatPlugin<FormatReader>;
-
-/** What a package hands to definePlugin: a plugin whose inspect mode may fall back to core's. */
-export type PluginDefinition<R extends FormatReader> = Omit<FormatPlugin<R>, 'inspectTarget'> &
-  Partial<Pick<FormatPlugin<R>, 'inspectTarget'>>;
-
-export function definePlugin<R extends FormatReader>(definition: PluginDefinition<R>): AnyFormatPlugin {
-  const validate = definition.validate;
-  const plugin: FormatPlugin<R> = {
-    ...definition,
-    validate: (target, options) => validateWithoutThrowing(definition.id, validate, target, options),
-    inspectTarget: (target, options) =>
-      definition.inspectTarget
-        ? definition.inspectTarget(target, options)
-        : inspectByOpening(plugin, target, options),
-  };
-  return plugin as unknown as AnyFormatPlugin;
-}
-
-/**
- * validate() reports, it does not throw: an I/O failure part-way (a dropped HTTP connection, a
- * server that stalls or changes the file) becomes an error of code `SourceError` in the report.
- * Only the caller's own abort is thrown, since nobody is waiting for a report then.
- */
-async function validateWithoutThrowing(
-  format: string,
-  validate: FormatPlugin['validate'],
-  target: Target,
-  options?: ValidateOptions,
-): Promise<ValidationReport> {
-  try {
-    return await validate(target, options);
-  } catch (error) {
-    if (!isSourceError(error) || options?.signal?.aborted) throw error;
-    return {
-      valid: false,
-      errors: [{ code: 'SourceError', message: error.message, file: error.path, format }],
-      warnings: [],
-    };
-  }
-}
-
-/**
- * The least an inspect mode does, for a format whose parser cannot yet go past a defect: the
- * tree of the opened file with the validation problems marked, or, when it does not open, the
- * file as one node marked with why.
- */
-export async function inspectByOpening<R extends FormatReader>(
-  plugin: Pick<FormatPlugin<R>, 'open' | 'inspect' | 'validate'>,
-  target: Target,
-  options?: ValidateOptions,
-): Promise<InspectResult> {
-  const report = await plugin.validate(target, options);
-  try {
-    const reader = await plugin.open(target, options);
-    try {
-      return inspectResult(await plugin.inspect(reader, options), report);
-    } finally {
-      await reader.close?.();
-    }
-  } catch (error) {
-    if (isSourceError(error) || !isFormatError(error)) throw error;
-    const name = target.kind === 'file' ? target.source.name : target.directory.name;
-    const size = target.kind === 'file' ? target.source.size : 0;
-    const errors = report.errors.length > 0 ? report.errors : [error.toProblem()];
-    return unparsedResult(name, size, { valid: false, errors, warnings: report.warnings });
-  }
-}

@@ -1,32 +1,28 @@
 import type { ReadOptions } from './bytes.js';
+import type { ConverterInfo } from './convert.js';
 import { clampScore, magicScore, nearMissScore } from './detection-score.js';
 import { basename } from './directory.js';
+import { RegistryError } from './errors.js';
 import { toHex } from './hex.js';
-import type { AnyFormatPlugin, FormatInfo, MagicSignature, Target } from './plugin.js';
+import {
+  type AnyFormatPlugin,
+  type FormatInfo,
+  type FormatRole,
+  type LazyFormat,
+  type MagicSignature,
+  SPECIFICATION_VERSION,
+  type Target,
+} from './plugin.js';
 
-/**
- * Plain tar files are not a plugin format but TARIDX indexes them, so detection names
- * them: the POSIX/GNU "ustar" magic at byte 257.
- */
-export const TAR_SHARD: FormatInfo = {
-  specificationVersion: 'v1',
-  id: 'tar',
-  title: 'tar shard',
-  kind: 'file',
-  extensions: ['tar'],
-  mimeTypes: ['application/x-tar'],
-  magic: [{ offset: 257, bytes: 'ustar' }],
-};
-
+/** The first bytes detection reads of a file. */
 export const HEAD_WINDOW = 4096;
-
-/** Versions of the FormatPlugin contract this core can drive. */
-export const SPECIFICATION_VERSIONS = ['v1'] as const;
 
 export interface Candidate {
   id: string;
   score: number;
   reason: string;
+  /** The entry's role (a `container` such as a tar shard is detected, not read). */
+  role: FormatRole;
 }
 
 /**
@@ -55,11 +51,13 @@ export interface NearMiss {
 }
 
 export interface Detection {
-  /** Format id, 'tar' for a tar shard, or null when nothing matched. */
+  /** The detected entry's id, or null when nothing matched. */
   format: string | null;
   title: string;
-  /** The detected format's metadata (not for a tar shard); its parser loads with registry.load. */
+  /** The detected entry's metadata; its plugin loads with registry.load unless it is detection-only. */
   info?: FormatInfo;
+  /** The detected entry's role: 'format' (a plugin reads it), 'container' or 'convertible'. */
+  role?: FormatRole;
   /** Every match, best first, with why it matched. */
   candidates: Candidate[];
   /** The first bytes of the file (empty for a directory), for an honest "unknown". */
@@ -70,48 +68,36 @@ export interface Detection {
 }
 
 /**
- * A format whose parser is imported only when a verb needs it: detection runs on the
- * FormatInfo alone (`@binscope/<id>/magic`), `load` brings the plugin (`import('@binscope/<id>')`).
+ * What createRegistry takes: a plugin already loaded, or a lazy entry (a format whose parser is
+ * imported on first use, or a detection-only entry without `load`).
  */
-export type LazyFormat = FormatInfo & { load(): Promise<AnyFormatPlugin> };
-
-/** What createRegistry takes: a plugin already loaded, or a format with its loader. */
 export type RegistryEntry = AnyFormatPlugin | LazyFormat;
 
-export type RegistryErrorCode =
-  | 'UnsupportedSpecification'
-  | 'UnknownFormat'
-  | 'PluginLoadFailed'
-  | 'PluginMismatch';
-
-/** A registry that cannot serve a format: not a defect of any file, so not a FormatError. */
-export class RegistryError extends Error {
-  override readonly name = 'RegistryError';
-  constructor(
-    readonly code: RegistryErrorCode,
-    readonly format: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-export function isRegistryError(value: unknown, code?: RegistryErrorCode): value is RegistryError {
-  return value instanceof RegistryError && (code === undefined || value.code === code);
-}
-
 export interface Registry {
-  /** Every registered format, in registration order (which breaks ties). */
+  /** Every registered entry's metadata, in registration order (which breaks detection ties). */
   readonly formats: readonly FormatInfo[];
-  /** A registered format's metadata, without loading its parser. */
+  /** A registered entry's metadata, without loading its parser. */
   info(id: string): FormatInfo | undefined;
-  /** The format's plugin, importing its parser on first use (once). Throws a RegistryError. */
+  /**
+   * The format's plugin, importing its parser on first use (once). Throws a RegistryError:
+   * `UnknownFormat`, `DetectionOnly` (a container or convertible without a plugin),
+   * `PluginLoadFailed`, `PluginMismatch`.
+   */
   load(id: string): Promise<AnyFormatPlugin>;
   /** Which parsers have been loaded so far (eager plugins count as loaded). */
   loadedIds(): string[];
   /** Reads only the head window (or the folder's marker file); never loads a parser. */
   detect(target: Target, options?: ReadOptions): Promise<Detection>;
+  /** Every registered converter, in registration order. */
+  readonly converters: readonly ConverterInfo[];
+  /** The first converter from `from` to `to`, if any (ids as in ConverterInfo). */
+  converter(from: string, to: string): ConverterInfo | undefined;
+  /** Every converter that reads `from`, in registration order. */
+  convertersFrom(from: string): ConverterInfo[];
+}
+
+function roleOf(format: FormatInfo): FormatRole {
+  return format.role ?? 'format';
 }
 
 function magicBytes(sig: MagicSignature): Uint8Array {
@@ -150,6 +136,7 @@ export function rankByMagic(formats: readonly FormatInfo[], head: Uint8Array, na
       const byExtension = format.extensions.includes(ext);
       out.push({
         id: format.id,
+        role: roleOf(format),
         score: magicScore(length, byExtension),
         reason: `magic ${describeMagic(sig)} at byte ${sig.offset}${byExtension ? `, extension .${ext}` : ''}`,
       });
@@ -215,17 +202,22 @@ function isLoadedPlugin(entry: RegistryEntry): entry is AnyFormatPlugin {
   return typeof (entry as Partial<AnyFormatPlugin>).open === 'function';
 }
 
-function checkSpecification(entry: FormatInfo): void {
-  // A plugin built against another version of the contract would be called with arguments
-  // it does not expect: refuse it at registration, not at the first file.
-  const version: unknown = (entry as { specificationVersion?: unknown }).specificationVersion;
-  if (!SPECIFICATION_VERSIONS.includes(version as 'v1')) {
-    throw new RegistryError(
-      'UnsupportedSpecification',
-      entry.id,
-      `plugin "${entry.id}" implements FormatPlugin specification ${JSON.stringify(version)}; this @binscope/core supports ${SPECIFICATION_VERSIONS.join(', ')}`,
-    );
-  }
+/**
+ * A plugin or converter built against another version of the contract would be called with
+ * arguments it does not expect: refuse it at registration, not at the first file.
+ */
+function checkSpecification(entry: { id: string; specificationVersion?: unknown }, what: string): void {
+  const version = entry.specificationVersion;
+  if (version === SPECIFICATION_VERSION) return;
+  const hint =
+    version === 'v1'
+      ? ': a v1 plugin (for @binscope/core 0.1) must be ported to the v2 contract (definePlugin, schema, DataRecord)'
+      : '';
+  throw new RegistryError(
+    'UnsupportedSpecification',
+    entry.id,
+    `${what} "${entry.id}" implements specification ${JSON.stringify(version)}; this @binscope/core supports specification ${SPECIFICATION_VERSION}${hint}`,
+  );
 }
 
 /**
@@ -238,10 +230,13 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
   const loads = new Map<string, Promise<AnyFormatPlugin>>();
   const loaded = new Set(entries.filter(isLoadedPlugin).map((e) => e.id));
 
-  async function importPlugin(entry: LazyFormat): Promise<AnyFormatPlugin> {
+  async function importPlugin(
+    entry: LazyFormat,
+    load: () => Promise<AnyFormatPlugin>,
+  ): Promise<AnyFormatPlugin> {
     let plugin: AnyFormatPlugin;
     try {
-      plugin = await entry.load();
+      plugin = await load.call(entry);
     } catch (error) {
       const why = (error as Error)?.message?.split('\n')[0] ?? String(error);
       throw new RegistryError('PluginLoadFailed', entry.id, `cannot load the ${entry.id} parser: ${why}`, {
@@ -254,7 +249,7 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
       throw new RegistryError(
         'PluginMismatch',
         entry.id,
-        `the ${entry.id} loader returned ${JSON.stringify(id)} (specification ${JSON.stringify(version)}), expected "${entry.id}" (specification "${entry.specificationVersion}")`,
+        `the ${entry.id} loader returned ${JSON.stringify(id)} (specification ${JSON.stringify(version)}), expected "${entry.id}" (specification ${entry.specificationVersion})`,
       );
     }
     loaded.add(entry.id);
@@ -272,9 +267,20 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
         );
       }
       if (isLoadedPlugin(entry)) return Promise.resolve(entry);
+      const load = entry.load;
+      if (!load) {
+        const role = entry.role ?? 'format';
+        return Promise.reject(
+          new RegistryError(
+            'DetectionOnly',
+            id,
+            `${entry.title} (${id}) is detected only (role ${role}): no plugin reads it`,
+          ),
+        );
+      }
       let pending = loads.get(id);
       if (!pending) {
-        pending = importPlugin(entry);
+        pending = importPlugin(entry, load);
         // A failed import may be retried (a flaky network chunk); a good one is kept.
         pending.catch(() => loads.delete(id));
         loads.set(id, pending);
@@ -286,16 +292,34 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
 
 /** Only the metadata of an entry, so detection cannot reach a parser by accident. */
 function infoOf(entry: RegistryEntry): FormatInfo {
-  const { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect, nearMiss } = entry;
-  return { specificationVersion, id, title, kind, extensions, mimeTypes, magic, detect, nearMiss };
+  const { specificationVersion, id, title, kind, role, extensions, mimeTypes, magic } = entry;
+  const { detect, nearMiss, expectedFiles } = entry;
+  return {
+    specificationVersion,
+    id,
+    title,
+    kind,
+    role: role ?? 'format',
+    extensions,
+    mimeTypes,
+    magic,
+    detect,
+    nearMiss,
+    expectedFiles,
+  };
 }
 
 /**
- * Registration is explicit: pass the formats you want, in the order that breaks ties. An
- * entry is a plugin, or a FormatInfo with `load` so the parser is imported only when needed.
+ * Registration is explicit: pass the entries you want, in the order that breaks detection ties
+ * (a plugin, or a lazy entry whose parser is imported when needed), and the converters. Entries
+ * and converters of another contract version are refused (`UnsupportedSpecification`).
  */
-export function createRegistry(entries: readonly RegistryEntry[]): Registry {
-  for (const entry of entries) checkSpecification(entry);
+export function createRegistry(
+  entries: readonly RegistryEntry[],
+  converters: readonly ConverterInfo[] = [],
+): Registry {
+  for (const entry of entries) checkSpecification(entry, 'plugin');
+  for (const converter of converters) checkSpecification(converter, 'converter');
   const formats = entries.map(infoOf);
   const byId = new Map(formats.map((f) => [f.id, f]));
   const loader = pluginLoader(entries);
@@ -308,6 +332,9 @@ export function createRegistry(entries: readonly RegistryEntry[]): Registry {
       target.kind === 'directory'
         ? detectDirectory(formats, target, options)
         : detectFile(formats, target, options),
+    converters,
+    converter: (from, to) => converters.find((c) => c.from === from && c.to === to),
+    convertersFrom: (from) => converters.filter((c) => c.from === from),
   };
 }
 
@@ -320,7 +347,8 @@ async function detectDirectory(
   for (const format of formats) {
     if (format.kind !== 'directory' || !format.detect) continue;
     const score = clampScore(await format.detect(target, new Uint8Array(0), options));
-    if (score > 0) candidates.push({ id: format.id, score, reason: 'directory layout' });
+    if (score > 0)
+      candidates.push({ id: format.id, score, reason: 'directory layout', role: roleOf(format) });
   }
   candidates.sort((a, b) => b.score - a.score);
   const best = candidates[0] ? formats.find((f) => f.id === candidates[0].id) : undefined;
@@ -329,6 +357,7 @@ async function detectDirectory(
     format: best?.id ?? null,
     title: best?.title ?? 'unknown directory',
     info: best,
+    role: best ? roleOf(best) : undefined,
     candidates,
     head: new Uint8Array(0),
     headHex: '',
@@ -357,11 +386,11 @@ async function detectFile(
   const source = target.source;
   const head = (await source.read(0, Math.min(HEAD_WINDOW, source.size), options)).slice();
   const name = basename(source.name);
-  const candidates = rankByMagic([...formats, TAR_SHARD], head, name);
+  const candidates = rankByMagic(formats, head, name);
   for (const format of formats) {
     if (format.kind !== 'file' || !format.detect || candidates.some((c) => c.id === format.id)) continue;
     const score = clampScore(await format.detect(target, head, options));
-    if (score > 0) candidates.push({ id: format.id, score, reason: 'content check' });
+    if (score > 0) candidates.push({ id: format.id, score, reason: 'content check', role: roleOf(format) });
   }
   // Stable sort: equal scores keep registration order, which is documented to break ties.
   candidates.sort((a, b) => b.score - a.score);
@@ -369,13 +398,13 @@ async function detectFile(
   const info = bestId ? formats.find((f) => f.id === bestId) : undefined;
   const nearMiss = bestId
     ? undefined
-    : (nearMisses([...formats, TAR_SHARD], head, name)[0] ??
-      (await hookedNearMiss(formats, target, options)));
+    : (nearMisses(formats, head, name)[0] ?? (await hookedNearMiss(formats, target, options)));
   return {
     nearMiss,
     format: bestId ?? null,
-    title: info?.title ?? (bestId === TAR_SHARD.id ? TAR_SHARD.title : 'unknown'),
+    title: info?.title ?? 'unknown',
     info,
+    role: info ? roleOf(info) : undefined,
     candidates,
     head: head.subarray(0, 64),
     headHex: toHex(head.subarray(0, 64)),

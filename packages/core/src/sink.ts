@@ -1,8 +1,19 @@
-/** Where writers put bytes: a file (Node, atomic) or memory (browsers, tests). */
+/** Where writers put bytes: a file (Node, atomic), memory (browsers, tests), later an S3 upload. */
 export interface ByteSink {
+  /** Appends `bytes`; the caller may reuse them once the promise resolves. */
   write(bytes: Uint8Array): Promise<void>;
   /** Bytes written so far. */
   readonly position: number;
+}
+
+/**
+ * Where a writer of several files puts them (a folder format's archive, a sample with its
+ * companions): one file at a time, by relative POSIX path, folders made as needed. A file is
+ * complete when its `write` resolves. Apps provide it: core/node's `folderSink` (inside
+ * `writeDirectoryAtomic` for an atomic folder), a MemoryDirectory in a browser or a test.
+ */
+export interface DirectorySink {
+  write(path: string, content: Uint8Array | ((sink: ByteSink) => Promise<void>)): Promise<void>;
 }
 
 export class MemorySink implements ByteSink {

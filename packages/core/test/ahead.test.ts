@@ -1,31 +1,44 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  type AsyncPositionalSource,
-  canReadAhead,
-  isFormatError,
+  type Awaitable,
+  type ByteSource,
+  isBinscopeError,
   MemorySource,
-  ReadAhead,
+  type ReadRequest,
 } from '../src/index.js';
+import { ReadAhead } from '../src/binary.js';
 
-/** A memory source whose async reads finish a few microtask turns later, and which counts them. */
-class SlowMemory extends MemorySource implements AsyncPositionalSource {
+/**
+ * A memory source whose deferred reads (`defer: true`, what ReadAhead asks for) finish a few
+ * microtask turns later, as a thread-pool read does, and which counts them.
+ */
+class SlowMemory implements ByteSource {
   reads: Array<[position: number, length: number]> = [];
+  /** The buffers deferred reads were asked to fill. */
+  targets = new Set<ArrayBufferLike>();
   inFlight = 0;
-  async readAtAsync(
-    target: Uint8Array,
-    targetOffset: number,
-    length: number,
-    position: number,
-  ): Promise<number> {
+  private readonly memory: MemorySource;
+  constructor(bytes: Uint8Array, name?: string) {
+    this.memory = new MemorySource(bytes, name);
+  }
+  get size(): number {
+    return this.memory.size;
+  }
+  get name(): string {
+    return this.memory.name;
+  }
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
+    if (!request?.defer) return this.memory.read(offset, length, request);
+    return this.later(offset, length, request);
+  }
+  private async later(position: number, length: number, request: ReadRequest): Promise<Uint8Array> {
     this.reads.push([position, length]);
+    if (request.into) this.targets.add(request.into.buffer);
     this.inFlight++;
-    // Finish later, as a thread-pool read does (a few turns of the microtask queue).
     for (let i = 0; i < 3; i++) await Promise.resolve();
     this.inFlight--;
-    const got = this.bytes.subarray(position, Math.min(this.size, position + length));
-    target.set(got, targetOffset);
-    return got.byteLength;
+    return this.memory.read(position, length, request);
   }
 }
 
@@ -69,9 +82,18 @@ async function walk(
 }
 
 describe('ReadAhead', () => {
-  it('is offered only by sources with readAtAsync', () => {
-    expect(canReadAhead(new MemorySource(bytes))).toBe(false);
-    expect(canReadAhead(new SlowMemory(bytes))).toBe(true);
+  it('reads ahead through any source, one that answers synchronously too', async () => {
+    const source = new MemorySource(bytes, 'mem.bin');
+    const ahead = new ReadAhead(source, { chunk: 4096, recycle: true });
+    for (const [lo, hi] of records(Array.from({ length: 100 }, () => 999))) {
+      if (!(lo >= ahead.lo && hi <= ahead.hi && ahead.hi > 0)) {
+        await ahead.advance(lo, hi);
+        ahead.prefetch();
+      }
+      const got = ahead.bytes.subarray(lo - ahead.lo, hi - ahead.lo);
+      if (!got.every((b, i) => b === bytes[lo + i])) expect.fail(`record [${lo}, ${hi}) differs`);
+    }
+    await ahead.settle();
   });
 
   it('reads each chunk once, ahead of use, carrying records that straddle chunks', async () => {
@@ -117,21 +139,16 @@ describe('ReadAhead', () => {
     );
     expect(out).toBeUndefined();
     const huge = await ahead.advance(950, 2 ** 40).catch((e) => e);
-    expect(isFormatError(huge, 'Truncated')).toBe(true);
+    expect(isBinscopeError(huge, 'Truncated')).toBe(true);
     expect(huge.file).toBe('short.bin');
     expect(huge.offset).toBe(950);
     const past = await ahead.advance(5000, 5010).catch((e) => e);
-    expect(isFormatError(past, 'OutOfBounds')).toBe(true);
+    expect(isBinscopeError(past, 'OutOfBounds')).toBe(true);
   });
 
   it('keeps up to `depth` chunks in flight, in file order, in depth + 1 recycled buffers', async () => {
     const source = new SlowMemory(bytes);
-    const targets = new Set<ArrayBufferLike>();
-    const readAtAsync = source.readAtAsync.bind(source);
-    source.readAtAsync = (target, targetOffset, length, position) => {
-      targets.add(target.buffer);
-      return readAtAsync(target, targetOffset, length, position);
-    };
+    const { targets } = source;
     const ahead = new ReadAhead(source, { chunk: 1000, depth: 3, recycle: true });
     await ahead.advance(0, 10);
     ahead.prefetch();

@@ -3,8 +3,9 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The browser entry (dist/index.js) carries the S3 client and read-ahead; what reads ~/.aws
-// and the environment must stay in the node entry, or a web bundle pulls in Node built-ins.
+// The browser entries (the contract, /binary, /http, /s3) must not reach Node built-ins: what
+// reads files, ~/.aws and the environment stays in the node entry. Only /s3 may pull aws4fetch,
+// so an app that reads no S3 never bundles it.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -36,12 +37,19 @@ function chain(entry: string): { files: string[]; external: Set<string> } {
 }
 
 describe.skipIf(!built)('core entries', () => {
-  it('the browser entry imports only aws4fetch, and nothing of Node', () => {
-    const { files, external } = chain(path.join(dist, 'index.js'));
-    expect([...external].sort()).toEqual(['aws4fetch']);
-    for (const file of files) {
-      const text = fs.readFileSync(file, 'utf8');
-      expect(text, file).not.toMatch(/["']node:|process\.env|homedir\(/);
+  it('the browser entries import nothing of Node, and only /s3 imports aws4fetch', () => {
+    for (const [entry, allowed] of [
+      ['index.js', []],
+      ['binary.js', []],
+      ['http.js', []],
+      ['s3.js', ['aws4fetch']],
+    ] as const) {
+      const { files, external } = chain(path.join(dist, entry));
+      expect([...external].sort(), entry).toEqual(allowed);
+      for (const file of files) {
+        const text = fs.readFileSync(file, 'utf8');
+        expect(text, file).not.toMatch(/["']node:|process\.env|homedir\(/);
+      }
     }
     // aws4fetch as a browser bundler resolves it: Web Crypto and fetch only.
     const pkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/aws4fetch/package.json'), 'utf8'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRange, isFormatError, MemorySource, readExact } from '../src/index.js';
+import { checkRange, isBinscopeError, MemorySource, readExact } from '../src/index.js';
 
 /** What checkRange throws for a range of a 10-byte file, as plain data. */
 function classify(offset: number, length: number): { code?: string; offset?: number } | 'ok' {
@@ -7,7 +7,7 @@ function classify(offset: number, length: number): { code?: string; offset?: num
     checkRange({ size: 10, name: 'f.bin' }, offset, length, { format: 'x' });
     return 'ok';
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return { code: error.code, offset: error.offset };
   }
 }
@@ -34,9 +34,13 @@ describe('checkRange at the end of the file (A3)', () => {
 
   it('readExact classifies the same way', async () => {
     const source = new MemorySource(new Uint8Array(10), 'f.bin');
-    const atEnd = await readExact(source, 10, 4).catch((e: unknown) => e);
-    expect(isFormatError(atEnd, 'OutOfBounds'), String(atEnd)).toBe(true);
-    const across = await readExact(source, 8, 4).catch((e: unknown) => e);
-    expect(isFormatError(across, 'Truncated'), String(across)).toBe(true);
+    const atEnd = await Promise.resolve()
+      .then(() => readExact(source, 10, 4))
+      .catch((e: unknown) => e);
+    expect(isBinscopeError(atEnd, 'OutOfBounds'), String(atEnd)).toBe(true);
+    const across = await Promise.resolve()
+      .then(() => readExact(source, 8, 4))
+      .catch((e: unknown) => e);
+    expect(isBinscopeError(across, 'Truncated'), String(across)).toBe(true);
   });
 });

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type ByteSource,
-  CoalescingSource,
-  CountingSource,
-  MemorySource,
-  type ReadOptions,
-  RequestPool,
-} from '../src/index.js';
+import { type ByteSource, CountingSource, MemorySource, type ReadOptions } from '../src/index.js';
+import { CoalescingSource, RequestPool } from '../src/http.js';
 
 const payload = Uint8Array.from({ length: 1_000_000 }, (_, i) => (i * 131 + (i >> 9)) & 0xff);
 

@@ -1,7 +1,7 @@
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc32 } from '../src/index.js';
+import { crc32 } from '../src/binary.js';
 
 describe('crc32', () => {
   it('matches the standard check value and the empty input', () => {

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isBinscopeError } from '../src/index.js';
 import {
   maxUnsigned,
   Cursor,
   encodeFloat16,
   float16ToNumber,
-  isFormatError,
   numberToFloat16,
   readU64,
   toTypedArray,
-} from '../src/index.js';
+} from '../src/binary.js';
 import { float16FromDouble } from '../src/cursor.js';
 
 describe('Cursor', () => {
@@ -35,7 +35,7 @@ describe('Cursor', () => {
     } catch (e) {
       error = e;
     }
-    expect(isFormatError(error, 'Truncated')).toBe(true);
+    expect(isBinscopeError(error, 'Truncated')).toBe(true);
     expect((error as { offset: number }).offset).toBe(104);
     expect((error as { file: string }).file).toBe('x.bin');
     expect((error as Error).message).toContain('count');
@@ -48,7 +48,7 @@ describe('Cursor', () => {
     try {
       new Cursor(bytes).u64Number();
     } catch (e) {
-      expect(isFormatError(e, 'OutOfBounds')).toBe(true);
+      expect(isBinscopeError(e, 'OutOfBounds')).toBe(true);
     }
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ByteSource, CountingSource, ForwardReadSource, MemorySource } from '../src/index.js';
+import { type ByteSource, CountingSource, MemorySource } from '../src/index.js';
+import { ForwardReadSource } from '../src/binary.js';
 
 const payload = Uint8Array.from({ length: 3_000_000 }, (_, i) => (i * 37 + (i >> 11)) & 0xff);
 

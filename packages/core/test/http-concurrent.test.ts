@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpSource } from '../src/index.js';
+import { HttpSource } from '../src/http.js';
 
 const payload = Uint8Array.from({ length: 400_000 }, (_, i) => (i * 31 + (i >> 7)) & 0xff);
 

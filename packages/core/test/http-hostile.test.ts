@@ -1,15 +1,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  definePlugin,
-  type FormatPlugin,
-  fileTarget,
-  HttpSource,
-  isSourceError,
-  type SourceError,
-  type Target,
-} from '../src/index.js';
+import { fileTarget, isBinscopeError, type SourceError, type Target } from '../src/index.js';
+import { HttpSource } from '../src/http.js';
+import { info, stubPlugin } from './stub.js';
 
 /**
  * HttpSource against a server on 127.0.0.1 that misbehaves on purpose, one route per way: each
@@ -166,7 +160,7 @@ async function failure(promise: Promise<unknown>): Promise<SourceError> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(isSourceError(error), String(error)).toBe(true);
+  expect(isBinscopeError(error, 'SourceError'), String(error)).toBe(true);
   return error as SourceError;
 }
 
@@ -269,13 +263,11 @@ describe('HttpSource against hostile and flaky servers', { timeout: 15_000 }, ()
 
   it('validate() reports an I/O failure instead of throwing it', async () => {
     const source = await HttpSource.open(`${base}/drop-once?id=c`, { blockSize: 4096, retries: 0 });
-    const plugin = definePlugin({
-      id: 'probe',
-      validate: async (target: Target) => {
+    const plugin = stubPlugin(info('probe', 'PROBE'), {
+      parse: async (target: Target) => {
         if (target.kind === 'file') await target.source.read(100_000, 10);
-        return { valid: true, errors: [], warnings: [] };
       },
-    } as unknown as FormatPlugin);
+    });
     const report = await plugin.validate(fileTarget(source));
     expect(report.valid).toBe(false);
     expect(report.errors[0]).toMatchObject({ code: 'SourceError', file: `${base}/drop-once?id=c` });

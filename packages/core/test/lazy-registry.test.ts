@@ -1,43 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { info, stubPlugin } from './stub.js';
 import {
   type AnyFormatPlugin,
   createRegistry,
   DETECTION_SCORE,
-  definePlugin,
   directoryTarget,
   type FormatInfo,
-  type FormatReader,
   fileTarget,
-  isRegistryError,
+  isBinscopeError,
   MemoryDirectory,
   MemorySource,
   magicScore,
-  node,
 } from '../src/index.js';
 
-function info(id: string, magic: string, extra: Partial<FormatInfo> = {}): FormatInfo {
-  return {
-    specificationVersion: 'v1',
-    id,
-    title: id.toUpperCase(),
-    kind: 'file',
-    extensions: [id],
-    magic: [{ offset: 0, bytes: magic }],
-    ...extra,
-  };
-}
-
 function pluginOf(format: FormatInfo): AnyFormatPlugin {
-  return definePlugin<FormatReader>({
-    ...format,
-    open: async () => ({ format: format.id }),
-    info: async () => ({ format: format.id, title: format.title, counts: {}, properties: [] }),
-    inspect: async () => node(format.id, 'file', 0, 0),
-    validate: async () => ({ valid: true, errors: [], warnings: [] }),
-    records: async function* () {},
-    contentFields: async () => [],
-    locateRecord: async () => [],
-  });
+  return stubPlugin(format);
 }
 
 /** A lazy entry whose loader counts its calls, as `() => import('@binscope/<id>')` would run. */
@@ -103,16 +80,16 @@ describe('lazy registry', () => {
     const wrongId = counted(info('aa', 'AAAA'), pluginOf(info('zz', 'AAAA')));
     const future = {
       ...pluginOf(info('bb', 'BBBB')),
-      specificationVersion: 'v2',
+      specificationVersion: 3,
     } as unknown as AnyFormatPlugin;
     const wrongVersion = counted(info('bb', 'BBBB'), future);
     const registry = createRegistry([wrongId.entry, wrongVersion.entry]);
     const a = await registry.load('aa').catch((e: unknown) => e);
-    expect(isRegistryError(a, 'PluginMismatch')).toBe(true);
+    expect(isBinscopeError(a, 'PluginMismatch')).toBe(true);
     expect((a as Error).message).toContain('returned "zz"');
     const b = await registry.load('bb').catch((e: unknown) => e);
-    expect(isRegistryError(b, 'PluginMismatch')).toBe(true);
-    expect((b as Error).message).toContain('"v2"');
+    expect(isBinscopeError(b, 'PluginMismatch')).toBe(true);
+    expect((b as Error).message).toContain('(specification 3), expected "bb" (specification 2)');
     expect(registry.loadedIds()).toEqual([]);
   });
 
@@ -129,7 +106,7 @@ describe('lazy registry', () => {
       },
     ]);
     const error = await registry.load('aa').catch((e: unknown) => e);
-    expect(isRegistryError(error, 'PluginLoadFailed')).toBe(true);
+    expect(isBinscopeError(error, 'PluginLoadFailed')).toBe(true);
     expect((error as Error).message).toBe('cannot load the aa parser: Cannot find module @binscope/aa');
     fail = false;
     expect((await registry.load('aa')).id).toBe('aa');
@@ -138,7 +115,7 @@ describe('lazy registry', () => {
   it('names the known formats for an unknown id', async () => {
     const registry = createRegistry([counted(info('aa', 'AAAA')).entry]);
     const error = await registry.load('nope').catch((e: unknown) => e);
-    expect(isRegistryError(error, 'UnknownFormat')).toBe(true);
+    expect(isBinscopeError(error, 'UnknownFormat')).toBe(true);
     expect((error as Error).message).toBe('no such format: nope (known: aa)');
   });
 });

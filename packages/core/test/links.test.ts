@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isSourceError } from '../src/index.js';
+import { isBinscopeError } from '../src/index.js';
 import { NodeDirectory } from '../src/node/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-links-'));
@@ -49,14 +49,14 @@ describe('NodeDirectory and symbolic links (SECURITY.md: one rule for listing an
   it('neither lists nor reads through a linked directory, nor dangling links', async () => {
     expect(await dir.has('dir.lnk/payload.bin')).toBe(false);
     const through = await dir.open('dir.lnk/payload.bin').catch((e: unknown) => e);
-    expect(isSourceError(through), String(through)).toBe(true);
+    expect(isBinscopeError(through, 'SourceError'), String(through)).toBe(true);
     expect(await dir.has('dir.lnk')).toBe(false);
     expect(await dir.has('dangling.lnk')).toBe(false);
   });
 
   it('names still cannot leave the folder', async () => {
     const escaped = await dir.open('../elsewhere/payload.bin').catch((e: unknown) => e);
-    expect(isSourceError(escaped)).toBe(true);
+    expect(isBinscopeError(escaped, 'SourceError')).toBe(true);
     expect(await dir.has('../elsewhere/payload.bin')).toBe(false);
   });
 });

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  CountingSource,
   type ByteSource,
-  definePlugin,
-  fileTarget,
+  CountingSource,
   FormatError,
   formatErrors,
   inspectResult,
@@ -11,8 +9,8 @@ import {
   node,
   Phase,
   ProblemList,
-  readExactSync,
-  readIntoAwaitable,
+  type ReadRequest,
+  readExact,
 } from '../src/index.js';
 
 describe('ProblemList: one check order for every format (A2)', () => {
@@ -118,63 +116,45 @@ describe('inspectResult: every problem is marked on a node and has a path', () =
   });
 });
 
-describe('declared read capabilities', () => {
-  const fastSource = (): ByteSource & { positional: number } => {
-    const bytes = new Uint8Array(64).map((_, i) => i);
-    const memory = new MemorySource(bytes, 'fast');
-    return {
+describe('one read method', () => {
+  /** A source that answers synchronously and remembers each request it was given. */
+  const recordingSource = () => {
+    const memory = new MemorySource(
+      new Uint8Array(64).map((_, i) => i),
+      'fast',
+    );
+    const requests: Array<ReadRequest | undefined> = [];
+    const source: ByteSource = {
       size: 64,
       name: 'fast',
-      positional: 0,
-      read: (o, l) => memory.read(o, l),
-      readAt(target, targetOffset, length, position) {
-        this.positional++;
-        target.set(bytes.subarray(position, position + length), targetOffset);
-        return Math.min(length, 64 - position);
+      read: (offset, length, request) => {
+        requests.push(request);
+        return memory.read(offset, length, request);
       },
     };
+    return { source, requests };
   };
 
-  it('CountingSource forwards readAt, so wrapping a source keeps its fast path', () => {
-    const inner = fastSource();
-    const counting = new CountingSource(inner);
-    const into = readIntoAwaitable(counting, new Uint8Array(4), 10);
+  it('CountingSource hands the request on as made, so wrapping a source keeps its fast path', () => {
+    const { source, requests } = recordingSource();
+    const counting = new CountingSource(source);
+    const into = new Uint8Array(4);
+    const request = { into, defer: true };
+    expect(counting.read(10, 4, request)).toBe(into);
     expect(into).toEqual(new Uint8Array([10, 11, 12, 13]));
-    expect(inner.positional).toBe(1);
+    expect(requests).toEqual([request]);
     expect(counting.bytesRead).toBe(4);
   });
 
-  it('readExactSync reports a short read as Truncated, like readExact', () => {
-    const liar: ByteSource = {
+  it('readExact answers synchronously for a synchronous source and reports a short read as Truncated', async () => {
+    const { source } = recordingSource();
+    expect(readExact(source, 0, 8)).not.toBeInstanceOf(Promise);
+    const liar = (sync: boolean): ByteSource => ({
       size: 10,
       name: 'liar',
-      read: () => Promise.resolve(new Uint8Array(2)),
-      readSync: () => new Uint8Array(2),
-    };
-    expect(() => readExactSync(liar, 0, 8)).toThrow(expect.objectContaining({ code: 'Truncated' }));
+      read: () => (sync ? new Uint8Array(2) : Promise.resolve(new Uint8Array(2))),
+    });
+    expect(() => readExact(liar(true), 0, 8)).toThrow(expect.objectContaining({ code: 'Truncated' }));
+    await expect(readExact(liar(false), 0, 8)).rejects.toMatchObject({ code: 'Truncated', file: 'liar' });
   });
-});
-
-it('definePlugin gives a plugin without its own inspect mode the opened-file fallback', async () => {
-  const plugin = definePlugin({
-    specificationVersion: 'v1',
-    id: 'toy',
-    title: 'Toy',
-    kind: 'file',
-    extensions: [],
-    magic: [],
-    open: async () => {
-      throw new FormatError('BadMagic', 'not a toy', { offset: 0, file: 'toy.bin', format: 'toy' });
-    },
-    info: async () => ({ format: 'toy', title: 'Toy', counts: {}, properties: [] }),
-    inspect: async () => node('toy', 'file', 0, 4),
-    validate: async () => ({ valid: false, errors: [], warnings: [] }),
-    records: async function* () {},
-    contentFields: async () => [],
-    locateRecord: async () => [],
-  });
-  const result = await plugin.inspectTarget(fileTarget(new MemorySource(new Uint8Array(4), 'toy.bin')));
-  expect(result.valid).toBe(false);
-  expect(result.root).toMatchObject({ name: 'toy.bin', length: 4 });
-  expect(result.located[0]).toMatchObject({ code: 'BadMagic', path: '' });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { info, stubPlugin } from './stub.js';
 import {
   createRegistry,
-  definePlugin,
   directoryTarget,
-  type FormatReader,
+  type FormatInfo,
   fileTarget,
   FormatError,
-  isFormatError,
+  isBinscopeError,
   MemoryDirectory,
   MemorySource,
   node,
@@ -19,23 +19,8 @@ import {
   withLocation,
 } from '../src/index.js';
 
-function fakePlugin(id: string, magic: string, extra: Partial<Parameters<typeof definePlugin>[0]> = {}) {
-  return definePlugin<FormatReader>({
-    specificationVersion: 'v1',
-    id,
-    title: id.toUpperCase(),
-    kind: 'file',
-    extensions: [id],
-    magic: [{ offset: 0, bytes: magic }],
-    open: async () => ({ format: id }),
-    info: async () => ({ format: id, title: id, counts: {}, properties: [] }),
-    inspect: async () => node(id, 'file', 0, 0),
-    validate: async () => ({ valid: true, errors: [], warnings: [] }),
-    records: async function* () {},
-    contentFields: async () => [],
-    locateRecord: async () => [],
-    ...extra,
-  });
+function fakePlugin(id: string, magic: string, extra: Partial<FormatInfo> = {}) {
+  return stubPlugin(info(id, magic, extra));
 }
 
 const encoder = new TextEncoder();
@@ -60,12 +45,21 @@ describe('registry and detection', () => {
     expect(detection.format).toBe('two');
   });
 
-  it('recognises a plain tar by ustar at byte 257', async () => {
+  it('detects a detection-only entry with its role, and will not load a plugin for it', async () => {
     const tar = new Uint8Array(1024);
     tar.set(encoder.encode('ustar'), 257);
-    const detection = await registry.detect(fileTarget(new MemorySource(tar, 'x.tar')));
+    const target = fileTarget(new MemorySource(tar, 'x.tar'));
+    // Core itself knows no container format: tar is the entry a package declares.
+    expect((await registry.detect(target)).format).toBeNull();
+    const shard = info('tar', '', { role: 'container', magic: [{ offset: 257, bytes: 'ustar' }] });
+    const withTar = createRegistry([short, long, shard]);
+    const detection = await withTar.detect(target);
     expect(detection.format).toBe('tar');
-    expect(detection.info).toBeUndefined();
+    expect(detection.role).toBe('container');
+    expect(detection.candidates[0]).toMatchObject({ id: 'tar', role: 'container' });
+    const error = await withTar.load('tar').catch((e: unknown) => e);
+    expect(isBinscopeError(error, 'DetectionOnly'), String(error)).toBe(true);
+    expect(String(error)).toContain('detected only (role container)');
   });
 
   it('says unknown with the first bytes in hex', async () => {
@@ -93,10 +87,22 @@ describe('registry and detection', () => {
   });
 
   it('refuses a plugin written for another version of the contract, naming it', () => {
-    const future = { ...fakePlugin('zz', 'ZZZZ'), specificationVersion: 'v2' } as unknown as typeof long;
-    expect(() => createRegistry([long, future])).toThrow(
-      'plugin "zz" implements FormatPlugin specification "v2"; this @binscope/core supports v1',
+    const old = { ...fakePlugin('zz', 'ZZZZ'), specificationVersion: 'v1' } as unknown as typeof long;
+    expect(() => createRegistry([long, old])).toThrow(
+      'plugin "zz" implements specification "v1"; this @binscope/core supports specification 2: a v1 plugin',
     );
+    const future = { ...fakePlugin('zz', 'ZZZZ'), specificationVersion: 3 } as unknown as typeof long;
+    expect(() => createRegistry([future])).toThrow(
+      /implements specification 3; .* supports specification 2$/,
+    );
+    const error = (() => {
+      try {
+        createRegistry([future]);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isBinscopeError(error, 'UnsupportedSpecification')).toBe(true);
     expect(() => createRegistry([long])).not.toThrow();
   });
 
@@ -174,9 +180,9 @@ describe('errors', () => {
     });
     expect(error.message).toBe('rows disagree (at a.scbf, byte 12)');
     expect(error.detail).toBe('rows disagree');
-    expect(isFormatError(error)).toBe(true);
-    expect(isFormatError(error, 'BadMagic')).toBe(false);
-    expect(isFormatError(new RangeError('x'))).toBe(false);
+    expect(isBinscopeError(error, 'FormatError')).toBe(true);
+    expect(isBinscopeError(error, 'BadMagic')).toBe(false);
+    expect(isBinscopeError(new RangeError('x'), 'FormatError')).toBe(false);
     expect(error.toProblem()).toEqual({
       code: 'CountMismatch',
       message: 'rows disagree',

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSourceError } from '../src/errors.js';
+import { isBinscopeError } from '../src/errors.js';
 import { writeDirectoryAtomic } from '../src/node/index.js';
 
 // Replacing a folder is two renames; these tests kill a real writer between them and run
@@ -100,7 +100,7 @@ describe('replacing a folder', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isSourceError(second), String(second)).toBe(true);
+    expect(isBinscopeError(second, 'SourceError'), String(second)).toBe(true);
     expect(String((second as Error).message)).toMatch(/another binscope process \(pid \d+\) is writing it/);
     expect(fs.readFileSync(path.join(target, 'data'), 'utf8')).toBe('old');
     release();
@@ -123,7 +123,7 @@ describe('replacing a folder', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isSourceError(error), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError'), String(error)).toBe(true);
     expect(String((error as Error).message)).toMatch(
       /it exists and replacing it was not asked for; nothing was changed/,
     );

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3Client } from '../src/index.js';
+import { S3Client } from '../src/s3.js';
 
 // Request counts, not times: what each access pattern costs in round trips to a real S3 API.
 const SIZE = 6 * 1024 * 1024;

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSourceError, parseS3Url, S3Client, S3Directory } from '../src/index.js';
+import { isBinscopeError } from '../src/index.js';
+import { parseS3Url, S3Client, S3Directory } from '../src/s3.js';
 import { parseAwsIni, resolveS3Settings } from '../src/node/index.js';
 
 const payload = Uint8Array.from({ length: 200_000 }, (_, i) => (i * 13 + (i >> 9)) & 0xff);
@@ -62,7 +63,7 @@ describe('S3 sources against a local S3 API', () => {
   it('stops a listing that grows past its bound', async () => {
     const client = new S3Client({ ...keys, endpoint, forcePathStyle: true });
     const error = await client.list('data', '', 2).catch((e) => e);
-    expect(isSourceError(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError')).toBe(true);
   });
 
   it.each([
@@ -72,7 +73,7 @@ describe('S3 sources against a local S3 API', () => {
   ])('names the URL and the S3 error for %s', async (_, url, override, code) => {
     const client = new S3Client({ ...keys, ...override, endpoint, forcePathStyle: true });
     const error = await client.open(url).catch((e) => e);
-    expect(isSourceError(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError')).toBe(true);
     expect(error.message).toContain(url);
     expect(error.message).toMatch(code);
     expect(error.message).not.toContain('\n');
@@ -84,7 +85,7 @@ describe('S3 settings', () => {
     expect(parseS3Url('s3://b/x/y.bin')).toEqual({ bucket: 'b', key: 'x/y.bin' });
     expect(parseS3Url('s3://b')).toEqual({ bucket: 'b', key: '' });
     expect(
-      isSourceError(
+      isBinscopeError(
         (() => {
           try {
             parseS3Url('s3:///k');
@@ -92,6 +93,7 @@ describe('S3 settings', () => {
             return e;
           }
         })(),
+        'SourceError',
       ),
     ).toBe(true);
   });

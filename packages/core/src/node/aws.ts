@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { S3Settings } from '../s3.js';
+import type { S3Settings } from '../s3-client.js';
 
 type Ini = Record<string, Record<string, string>>;
 

@@ -1,15 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ByteSource } from '../bytes.js';
+import type { Awaitable, ByteSource, ReadRequest } from '../bytes.js';
 import { SourceError } from '../errors.js';
 
 /**
- * A local file read with positional `fs.readSync`: no stream, no whole-file read, and
- * page-cache speed. Reads are synchronous under the hood; `read` just wraps them.
+ * A local file read with positional reads: no stream, no whole-file read, page-cache speed.
+ * `read` answers synchronously (`fs.readSync`, into the caller's buffer when the request has
+ * `into`, else into a fresh Buffer); with `defer: true` it answers from libuv's thread pool
+ * instead, so a sequential reader can decode one window while the next is read (ReadAhead).
  */
 export class NodeFileSource implements ByteSource {
   private fd: number | undefined;
   readonly size: number;
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   private constructor(
     readonly path: string,
@@ -27,72 +30,55 @@ export class NodeFileSource implements ByteSource {
     return new NodeFileSource(filePath, name, fd, size);
   }
 
-  read(offset: number, length: number): Promise<Uint8Array> {
-    try {
-      return Promise.resolve(this.readSync(offset, length));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  readSync(offset: number, length: number): Uint8Array {
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
     const start = Math.min(Math.max(0, offset), this.size);
     const want = Math.max(0, Math.min(length, this.size - start));
-    const out = Buffer.allocUnsafe(want);
-    return this.readInto(out, start);
-  }
-
-  /** Fills `target` from `offset`; returns the filled part. Lets hot loops reuse one buffer. */
-  readInto(target: Uint8Array, offset: number): Uint8Array {
-    const filled = this.readAt(target, 0, target.byteLength, offset);
+    const into = request?.into;
+    if (into !== undefined && into.byteLength < want)
+      throw new RangeError(`read into a ${into.byteLength}-byte buffer of ${want} bytes`);
+    const target = into ?? Buffer.allocUnsafe(want);
+    if (request?.defer) return this.readDeferred(target, want, start);
+    const filled = this.fill(target, want, start);
     return filled === target.byteLength ? target : target.subarray(0, filled);
   }
 
-  /**
-   * Reads `length` bytes at `position` into `target` from `targetOffset`; returns how many
-   * arrived (fewer only at the end of the file). It allocates nothing, so per-row random
-   * readers can fill one long-lived buffer without a view object per read.
-   */
-  readAt(target: Uint8Array, targetOffset: number, length: number, position: number): number {
+  /** Reads `length` bytes at `position` into `target` from index 0; returns how many arrived. */
+  private fill(target: Uint8Array, length: number, position: number): number {
     if (this.fd === undefined) throw new SourceError(`${this.name}: read after close`, this.path);
     let filled = 0;
     while (filled < length) {
-      const n = fs.readSync(this.fd, target, targetOffset + filled, length - filled, position + filled);
+      const n = fs.readSync(this.fd, target, filled, length - filled, position + filled);
       if (n === 0) break;
       filled += n;
     }
     return filled;
   }
 
-  /**
-   * As readAt, on libuv's thread pool: the bytes arrive while this thread keeps working, so a
-   * sequential reader can decode one window while the next is read (see core's ReadAhead).
-   * `close` waits for reads in flight, so a closed descriptor number is never read.
-   */
-  readAtAsync(target: Uint8Array, targetOffset: number, length: number, position: number): Promise<number> {
+  /** As fill, on the thread pool. `close` waits for reads in flight, so a closed descriptor number is never read. */
+  private readDeferred(target: Uint8Array, length: number, position: number): Promise<Uint8Array> {
     const fd = this.fd;
     if (fd === undefined) return Promise.reject(new SourceError(`${this.name}: read after close`, this.path));
-    const read = new Promise<number>((resolve, reject) => {
+    const read = new Promise<Uint8Array>((resolve, reject) => {
       let filled = 0;
+      const done = () => resolve(filled === target.byteLength ? target : target.subarray(0, filled));
       const next = () =>
-        fs.read(fd, target, targetOffset + filled, length - filled, position + filled, (error, n) => {
+        fs.read(fd, target, filled, length - filled, position + filled, (error, n) => {
           if (error) {
             reject(new SourceError(`${this.name}: ${describeFsError(error)}`, this.path, { cause: error }));
             return;
           }
           filled += n;
-          if (n === 0 || filled >= length) resolve(filled);
+          if (n === 0 || filled >= length) done();
           else next();
         });
-      next();
+      if (length === 0) done();
+      else next();
     });
     this.inFlight.add(read);
-    const done = () => this.inFlight.delete(read);
-    read.then(done, done);
+    const settled = () => this.inFlight.delete(read);
+    read.then(settled, settled);
     return read;
   }
-
-  private readonly inFlight = new Set<Promise<number>>();
 
   async close(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);

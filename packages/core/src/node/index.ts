@@ -11,5 +11,6 @@ export { parseAwsIni, resolveS3Settings } from './aws.js';
 export { NodeDirectory, openDirectory } from './directory.js';
 export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';
+export { fileScratch, folderSink } from './sinks.js';
 export { lockTarget, recoverInterruptedReplace } from './replace.js';
 export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';

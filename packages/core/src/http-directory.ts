@@ -1,9 +1,8 @@
 import type { ByteSource } from './bytes.js';
+import { RequestPool, remoteReads } from './coalesce.js';
 import type { DirectorySource } from './directory.js';
 import { SourceError } from './errors.js';
-import { RequestPool, remoteReads } from './coalesce.js';
-import { HttpSource, type HttpSourceOptions } from './http.js';
-import { parseS3Url, type S3Client } from './s3.js';
+import { HttpSource, type HttpSourceOptions } from './http-source.js';
 
 function normalize(path: string): string {
   return path.replace(/\\/g, '/').replace(/^\.\//, '').replace(/^\/+/, '');
@@ -11,47 +10,6 @@ function normalize(path: string): string {
 
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
-}
-
-/**
- * The objects under an `s3://bucket/prefix/`, as a folder: listed once with ListObjectsV2,
- * each opened on demand. Serves SCDL archives and the shards beside a TARIDX index.
- */
-export class S3Directory implements DirectorySource {
-  readonly name: string;
-  private readonly bucket: string;
-  private readonly prefix: string;
-  private listing: Promise<string[]> | undefined;
-
-  constructor(
-    private readonly client: S3Client,
-    url: string,
-    private readonly sourceOptions: Omit<HttpSourceOptions, 'fetch'> = {},
-  ) {
-    this.name = withSlash(url);
-    const { bucket, key } = parseS3Url(this.name);
-    this.bucket = bucket;
-    this.prefix = key === '/' ? '' : key;
-  }
-
-  list(): Promise<string[]> {
-    this.listing ??= this.client.list(this.bucket, this.prefix).then((objects) =>
-      objects
-        .map((o) => o.key.slice(this.prefix.length))
-        // Zero-byte "folder" markers that consoles create are not files.
-        .filter((path) => path !== '' && !path.endsWith('/'))
-        .sort(),
-    );
-    return this.listing;
-  }
-
-  async has(path: string): Promise<boolean> {
-    return (await this.list()).includes(normalize(path));
-  }
-
-  open(path: string): Promise<ByteSource> {
-    return this.client.open(`s3://${this.bucket}/${this.prefix}${normalize(path)}`, this.sourceOptions);
-  }
 }
 
 /** Links a server's index page lists: relative, below the page, no queries or parents. */
