@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type AnyFormatPlugin,
-  isFormatError,
+  isBinscopeError,
   type PlainInspectNode,
   type Problem,
   toPlainTree,
@@ -125,9 +125,10 @@ describeWith(vectors, `conformance vectors in ${VECTORS}`, async () => {
               () => undefined,
               (e: unknown) => e,
             );
-            expect(isFormatError(error), `reading the whole file must raise a FormatError: ${error}`).toBe(
-              true,
-            );
+            expect(
+              isBinscopeError(error, 'FormatError'),
+              `reading the whole file must raise a FormatError: ${error}`,
+            ).toBe(true);
             expect(located(error as Problem), 'the strict reader agrees with validate').toEqual(
               located(first),
             );

@@ -117,6 +117,11 @@ export interface RecordOptions extends ReadOptions {
   where?: RowFilter;
   /** Fill `DataRecord.locations`. */
   locations?: boolean;
+  /**
+   * Told when a `where` the plugin took over let it skip data unread (SCBF: a column's
+   * statistics exclude a condition, so no block is read); `reason` says why, for a person.
+   */
+  onSkip?(skipped: { fields: readonly string[]; reason: string }): void;
 }
 
 /** A human + machine summary: `info`. */

@@ -1,5 +1,4 @@
 import { type Dictionaries, decodeCodes } from './dictionary.js';
-import { extensionsOf } from './extend.js';
 import { isNullAt } from './nulls.js';
 import type { ScbfReader } from './read.js';
 
@@ -11,8 +10,10 @@ export interface CellExtensions {
   any: boolean;
 }
 
+/** The footer's cell extensions, as read when the reader was opened (its error if it does not parse). */
 export async function cellExtensions(reader: ScbfReader): Promise<CellExtensions> {
-  const footer = await extensionsOf(reader);
+  if (reader.footer.error) throw reader.footer.error;
+  const footer = reader.footer.extensions;
   const nulls = footer?.nulls ?? new Map<number, Uint8Array>();
   const dictionaries = footer?.dictionaries ?? new Map<number, string[]>();
   return { nulls, dictionaries, any: nulls.size > 0 || dictionaries.size > 0 };

@@ -35,17 +35,3 @@ export function scbfContentFields(reader: ScbfReader): ContentField[] {
   }
   return fields;
 }
-
-/**
- * Where row `index` is stored: in each column's compressed block(s), one location per
- * column (its strings block for utf8), named by the column. A row has no byte range of its
- * own inside a deflate stream, so the block holding it is the finest honest answer.
- */
-export function scbfLocateRow(reader: ScbfReader, index: number): ByteLocation[] {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= reader.rowCount) return [];
-  const file = reader.source.name;
-  return reader.columns.map((c) => {
-    const block = c.blocks[c.blocks.length - 1];
-    return { offset: block.offset, length: block.compressedSize, file, field: c.name };
-  });
-}

@@ -1,4 +1,4 @@
-/** Node-only: one CSV column on its way to SCBF blocks (see csv-import.ts). */
+/** One CSV column on its way to SCBF blocks (see csv-convert.ts). Browser-safe. */
 import { FormatError } from '@binscope/core';
 import type { ScbfType } from './layout.js';
 import { canonicalFloatValue, canonicalInt32Value, pyFloatRepr, pythonFloat, pythonInt } from './python.js';

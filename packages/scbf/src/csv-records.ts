@@ -1,4 +1,4 @@
-/** Node-only (imported by csv-import.ts): CSV bytes → records, in linear time and bounded memory. */
+/** CSV bytes → records, in linear time and bounded memory (for csv-convert.ts). Browser-safe. */
 import Papa from 'papaparse';
 import { csvError } from './csv-column.js';
 

@@ -1,4 +1,5 @@
-import { Cursor, FormatError } from '@binscope/core';
+import { FormatError } from '@binscope/core';
+import { Cursor } from '@binscope/core/binary';
 import { FORMAT, type ScbfColumn } from './layout.js';
 import type { ScbfReader } from './read.js';
 import { type ColumnStatistics, compareBytes } from './statistics.js';

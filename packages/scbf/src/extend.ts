@@ -1,4 +1,5 @@
-import { crc32, FormatError, type ReadOptions, readExact } from '@binscope/core';
+import { FormatError, type ReadOptions, readExact } from '@binscope/core';
+import { crc32 } from '@binscope/core/binary';
 import {
   blocksInOrder,
   encodeFooter,

@@ -1,12 +1,12 @@
 import {
   type ByteSource,
-  Cursor,
   type ErrorCode,
   FormatError,
   formatErrors,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
+import { Cursor } from '@binscope/core/binary';
 import { FORMAT, type ScbfColumn, type ScbfType, TYPE_CODES, TYPE_NAMES } from './layout.js';
 import { decodeDictionaries, type Dictionaries, encodeDictionaries } from './dictionary.js';
 import { recordColumn } from './footer-record.js';

@@ -1,4 +1,5 @@
-import { type Cursor, FormatError } from '@binscope/core';
+import { FormatError } from '@binscope/core';
+import type { Cursor } from '@binscope/core/binary';
 import { FORMAT, type ScbfColumn } from './layout.js';
 
 /** The column a per-column footer record names (its leading u32), which must exist. */

@@ -1,11 +1,17 @@
 import { zlibName as zlibBackend } from '#zlib';
 
-export { scbfFormat, SCBF_MAGIC } from './magic.js';
-export { scbfPlugin } from './plugin.js';
+export {
+  csvToScbfConverter,
+  SCBF_MAGIC,
+  scbfConverters,
+  scbfFormat,
+  scbfToCsvConverter,
+} from './magic.js';
+export { openScbf, scbfPlugin, validateScbf } from './plugin.js';
 export {
   type CellValue,
   type ColumnValues,
-  openScbf,
+  type FooterState,
   type RangeOptions,
   type Row,
   type RowOptions,
@@ -14,7 +20,6 @@ export {
 } from './read.js';
 export type { BlockRole, ScbfBlock, ScbfColumn, ScbfHeader, ScbfSchemaColumn, ScbfType } from './layout.js';
 export { Utf8Column } from './utf8.js';
-export { validateScbf } from './validate.js';
 export { inspectScbf } from './inspect.js';
 export {
   type ColumnInput,
@@ -47,15 +52,7 @@ export {
   statisticsOf,
   verifyBlockChecksums,
 } from './extend.js';
-export {
-  mayMatch,
-  parseWhere,
-  rowMatches,
-  scbfWhereRecords,
-  type WhereCondition,
-  type WhereOptions,
-  WhereSyntaxError,
-} from './where.js';
+export { type RewriteChoice, writeExtended, writeRewritten } from './rewrite.js';
 export { isNullAt, nullableColumns, nullBitmaps, splitNulls } from './nulls.js';
 export { applyCells, type CellExtensions, cellExtensions } from './cells.js';
 export {

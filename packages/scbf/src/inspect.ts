@@ -3,6 +3,7 @@ import type { ScbfExtensions } from './extensions.js';
 import { PREFIX_LENGTH, type ScbfBlock, type ScbfColumn, type ScbfHeader } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
 import type { ScbfReader } from './read.js';
+import type { ScbfParse } from './validate.js';
 
 const ROLE_LABEL = { values: 'values block', offsets: 'offsets block', strings: 'strings block' } as const;
 
@@ -21,6 +22,32 @@ export interface TreeParts {
 /** Header, schema, metadata entries and every block, as byte ranges. */
 export function inspectScbf(reader: ScbfReader, footer?: ScbfExtensions): InspectNode {
   return scbfTree({ source: reader.source, header: reader.header, columns: reader.columns, footer });
+}
+
+/**
+ * Inspect mode: the tree of whatever the parse reached. A payload error inside a block is marked
+ * on that block, a bounds error on the block it cuts; anything else is placed by core's
+ * markProblems (a field by its offset, a defect past the end on what the end cuts off).
+ */
+export function inspectParse(parsed: ScbfParse): InspectNode {
+  const { progress, layout, payloadErrors, footer, source } = parsed;
+  const blockErrors = new Map<ScbfBlock, FormatError>(layout?.blockErrors ?? []);
+  for (const [index, error] of payloadErrors) {
+    const { blocks } = progress.columns[index];
+    const at = error.offset;
+    // One at a metadata field (a declared size that does not hold) is left to its field's offset.
+    const block =
+      at === undefined ? blocks[0] : blocks.find((b) => at >= b.offset && at < b.offset + b.compressedSize);
+    if (block && !blockErrors.has(block)) blockErrors.set(block, error);
+  }
+  return scbfTree({
+    source,
+    head: progress.head,
+    header: progress.header,
+    columns: progress.columns,
+    footer,
+    blockErrors,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { decodeUtf8, type ErrorCode, type FormatError, Phase, type ProblemList } from '@binscope/core';
+import { type ErrorCode, type FormatError, Phase, type ProblemList } from '@binscope/core';
+import { decodeUtf8 } from '@binscope/core/binary';
 import { FORMAT, PREFIX_LENGTH, type ScbfHeader, type ScbfSchemaColumn } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
 

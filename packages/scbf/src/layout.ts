@@ -1,15 +1,12 @@
 import {
   type ByteSource,
-  Cursor,
   type FormatError,
-  isFormatError,
   Phase,
   type ProblemList,
   type ReadOptions,
   readExact,
-  readU64,
-  readU64Big,
 } from '@binscope/core';
+import { Cursor, readU64, readU64Big } from '@binscope/core/binary';
 import { checkBlocks, checkCrossReferences } from './layout-checks.js';
 import { checkMagic, parseSchema } from './layout-header.js';
 import { SCBF_MAGIC } from './magic.js';
@@ -123,13 +120,14 @@ export async function parseLayout(
   const fatal = (code: 'OutOfBounds' | 'Truncated', message: string, offset: number): never => {
     throw problems.error(code, message, { phase: Phase.bounds, offset });
   };
-  const read = (offset: number, length: number, what: string) =>
-    readExact(source, offset, length, { format: FORMAT, what, signal: options.signal }).catch(
-      (error: unknown) => {
-        problems.capture(error, { phase: Phase.bounds });
-        throw error;
-      },
-    );
+  const read = async (offset: number, length: number, what: string) => {
+    try {
+      return await readExact(source, offset, length, { format: FORMAT, what, signal: options.signal });
+    } catch (error) {
+      problems.capture(error, { phase: Phase.bounds });
+      throw error;
+    }
+  };
 
   // Magic and version (S1).
   const head = await source.read(0, Math.min(source.size, PREFIX_LENGTH), options);
@@ -212,22 +210,4 @@ export async function parseLayout(
   checkCrossReferences(layout, problems);
   problems.checkpoint();
   return layout;
-}
-
-/**
- * parseLayout for validate and inspect: a defect that stops the parse is already recorded, so
- * it gives undefined (what was parsed stays in `progress`); I/O failures still throw.
- */
-export async function parseLayoutOrStop(
-  source: ByteSource,
-  problems: ProblemList,
-  options: ReadOptions,
-  progress: LayoutProgress,
-): Promise<ScbfLayout | undefined> {
-  try {
-    return await parseLayout(source, problems, options, progress);
-  } catch (error) {
-    if (isFormatError(error)) return undefined;
-    throw error;
-  }
 }

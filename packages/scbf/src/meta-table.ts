@@ -1,13 +1,5 @@
-import {
-  type ByteSource,
-  Cursor,
-  decodeUtf8,
-  type ErrorCode,
-  Phase,
-  type ProblemList,
-  readU64,
-  readU64Big,
-} from '@binscope/core';
+import { type ByteSource, type ErrorCode, Phase, type ProblemList } from '@binscope/core';
+import { Cursor, decodeUtf8, readU64, readU64Big } from '@binscope/core/binary';
 import {
   type BlockRole,
   ENTRY_FIXED,

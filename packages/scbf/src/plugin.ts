@@ -1,29 +1,20 @@
 import {
+  type ByteSource,
   definePlugin,
-  isFormatError,
-  type ReadOptions,
-  type JsonRecord,
-  type RecordOptions,
-  SourceError,
+  fileTarget,
+  type OpenOptions,
   type Summary,
-  type Target,
-  toJsonValue,
+  type ValidateOptions,
+  type ValidationReport,
 } from '@binscope/core';
-import { scbfContentFields, scbfLocateRow } from './content.js';
+import { scbfContentFields } from './content.js';
 import { scbfToCsvChunks } from './csv.js';
-import { inspectScbf } from './inspect.js';
-import { inspectScbfTarget } from './inspect-target.js';
-import { extensionsOf } from './extend.js';
-import { scbfFormat } from './magic.js';
-import { openScbf, type ScbfReader } from './read.js';
-import { validateScbf } from './validate.js';
-import { applyCells, cellExtensions } from './cells.js';
 import { withExtensions } from './extensions-info.js';
-
-function fileSource(target: Target) {
-  if (target.kind !== 'file') throw new SourceError('SCBF is a single file, not a directory');
-  return target.source;
-}
+import { inspectParse, inspectScbf } from './inspect.js';
+import { scbfFormat } from './magic.js';
+import { readFooterState, ScbfReader } from './read.js';
+import { scbfLocateRow, scbfRecords } from './records.js';
+import { checkScbf, parseScbf, type ScbfParse } from './validate.js';
 
 function summarize(reader: ScbfReader): Summary {
   const { header, columns, source } = reader;
@@ -62,52 +53,57 @@ function summarize(reader: ScbfReader): Summary {
   };
 }
 
-async function* records(reader: ScbfReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
-  const floats = new Set(reader.columns.filter((c) => c.type === 'float64').map((c) => c.name));
-  const cells = await cellExtensions(reader);
-  let index = Math.max(0, options.offset ?? 0);
-  for await (const row of reader.rows({
-    columns: options.columns,
-    offset: options.offset,
-    limit: options.limit,
-    signal: options.signal,
-  })) {
-    if (floats.size)
-      for (const name of floats) if (name in row) row[name] = toJsonValue(row[name]) as number | string;
-    const record: JsonRecord = row;
-    if (cells.any) applyCells(record, reader, cells, index);
-    index++;
-    yield record;
-  }
-}
+const { load: _load, ...info } = scbfFormat;
 
-async function footerIfReadable(reader: ScbfReader, options?: ReadOptions) {
-  try {
-    return await extensionsOf(reader, [], options);
-  } catch (error) {
-    if (isFormatError(error)) return undefined;
-    throw error;
-  }
-}
-
-/** The SCBF plugin for the core registry (CLI, web page). */
-export const scbfPlugin = definePlugin<ScbfReader>({
-  ...scbfFormat,
-  open: (target, options) => openScbf(fileSource(target), options),
+/**
+ * The SCBF plugin: one parse (header and metadata table) in core's three modes, the payload
+ * and footer checks of validate and inspect, the tree, and the reader's verbs. Capabilities:
+ * `where` pushed down (statistics skip blocks), the S8 CSV dialect, a sample.
+ */
+export const scbfPlugin = definePlugin<ScbfParse, ScbfReader, 'file'>({
+  ...info,
+  kind: 'file',
+  parse: parseScbf,
+  // The footer is read once, here: the schema needs it (nulls, dictionaries).
+  reader: async (parsed, _input, options) =>
+    new ScbfReader(parsed.layout!, await readFooterState(parsed.layout!, options)),
+  deepChecks: (parsed, _input, problems, options) => checkScbf(parsed, problems, options),
+  tree: (parsed) => inspectParse(parsed),
   info: async (reader) => withExtensions(summarize(reader), reader),
   // The footer is drawn when it parses; a broken one is validate's (and inspectTarget's) to report.
-  inspect: async (reader, options) => inspectScbf(reader, await footerIfReadable(reader, options)),
-  inspectTarget: (target, options) => inspectScbfTarget(fileSource(target), options),
-  validate: (target, options) => validateScbf(fileSource(target), options),
-  records,
-  // The S8 dialect, the same chunks scbfToCsv writes to a file.
-  csv: (reader, options = {}) =>
-    scbfToCsvChunks(reader, {
-      columns: options.columns,
-      offset: options.offset,
-      limit: options.limit,
-      signal: options.signal,
-    }),
+  inspect: async (reader) => inspectScbf(reader, reader.footer.extensions),
+  records: scbfRecords,
   contentFields: async (reader) => scbfContentFields(reader),
   locateRecord: async (reader, index) => scbfLocateRow(reader, index),
+  capabilities: {
+    filter: true,
+    // The S8 dialect, the same chunks the SCBF → CSV converter writes.
+    csv: (reader, options = {}) =>
+      scbfToCsvChunks(reader, {
+        columns: options.columns,
+        offset: options.offset,
+        limit: options.limit,
+        signal: options.signal,
+      }),
+    // Loaded when asked: the sample goes through the CSV converter, which readers never need.
+    sample: async (out, options) => (await import('./sample.js')).writeScbfSample(out, options),
+  },
 });
+
+/**
+ * Opens an SCBF file lazily: reads the header, the column metadata table and the extension
+ * footer, and checks them (S1, S2, S5's counts and sizes, block bounds). Throws the first
+ * defect as a FormatError. Column data is read per column, on request. Closing the reader
+ * leaves `source` open: it is the caller's.
+ */
+export function openScbf(source: ByteSource, options: OpenOptions = {}): Promise<ScbfReader> {
+  return scbfPlugin.open(fileTarget(source), options);
+}
+
+/**
+ * Every S-rule, each defect with its taxonomy class and byte offset, first defect first in
+ * A2's order. Never throws for bad input.
+ */
+export function validateScbf(source: ByteSource, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return scbfPlugin.validate(fileTarget(source), options);
+}

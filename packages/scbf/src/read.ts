@@ -4,29 +4,24 @@ import {
   FormatError,
   type FormatReader,
   formatErrors,
-  isFormatError,
+  isBinscopeError,
   type Problem,
-  ProblemList,
   type ReadOptions,
   readExact,
-  toTypedArray,
+  type Schema,
 } from '@binscope/core';
+import { toTypedArray } from '@binscope/core/binary';
 import { inflateBlock } from '#zlib';
-import {
-  FORMAT,
-  parseLayout,
-  type ScbfBlock,
-  type ScbfColumn,
-  type ScbfHeader,
-  type ScbfLayout,
-} from './layout.js';
+import { readExtensions, type ScbfExtensions } from './extensions.js';
+import { FORMAT, type ScbfBlock, type ScbfColumn, type ScbfHeader, type ScbfLayout } from './layout.js';
 import { type StrUncompMismatch, s4Warning, stringsCap, stringsEndError, strUncompMismatch } from './s4.js';
 import { type BatchValues, columnDecoder, type WholeBlockReader } from './stream.js';
 import { Utf8Column } from './utf8.js';
 
 export type ColumnValues = Int32Array | Float64Array | Utf8Column;
 export type CellValue = number | string;
-export type Row = Record<string, CellValue>;
+/** A row as `rows()` yields it; a null cell (null bitmap extension) is `null` once cells are applied. */
+export type Row = Record<string, CellValue | null>;
 
 export interface RangeOptions extends ReadOptions {
   /** First row (default 0). */
@@ -54,37 +49,81 @@ export interface ScbfBatch {
   values: BatchValues[];
 }
 
-/**
- * Opens an SCBF file lazily: reads the header and the column metadata table only, and
- * checks them (S1, S2, S5's counts and sizes, block bounds). Throws the first defect as a
- * FormatError. Column data is read per column, on request.
- */
-export async function openScbf(source: ByteSource, options: ReadOptions = {}): Promise<ScbfReader> {
-  const problems = new ProblemList(FORMAT, { mode: 'read', file: source.name });
+/** The extension footer as read when the file was opened: none, the footer, or why it does not parse. */
+export interface FooterState {
+  extensions?: ScbfExtensions;
+  /** A footer that does not parse: what reads it (records with nulls or dictionaries, info) reports this. */
+  error?: FormatError;
+}
+
+/** Reads the footer for a reader being opened; a footer that does not parse is kept as its error. */
+export async function readFooterState(layout: ScbfLayout, options: ReadOptions = {}): Promise<FooterState> {
   try {
-    return new ScbfReader(await parseLayout(source, problems, options));
+    return {
+      extensions: await readExtensions(
+        layout.source,
+        layout.columns,
+        layout.header.metaTableEnd,
+        [],
+        options,
+      ),
+    };
   } catch (error) {
-    // A defect that stopped the parse may rank after one found before it (A2).
-    if (isFormatError(error)) problems.throwFirst();
+    if (isBinscopeError(error, 'FormatError')) return { error };
     throw error;
   }
 }
 
+/**
+ * The schema of an SCBF file's rows: int32, float64 and utf8 columns, nullable where the
+ * footer has a null bitmap for them; a dictionary-coded column (int32 codes) is text. Field
+ * metadata `type` is SCBF's own name for the column's type, as messages show it.
+ */
+export function scbfSchema(columns: readonly ScbfColumn[], footer: ScbfExtensions | undefined): Schema {
+  return {
+    fields: columns.map((column) => {
+      if (footer?.dictionaries?.has(column.index))
+        return { name: column.name, type: { kind: 'string' }, metadata: { type: 'dictionary-encoded text' } };
+      const nullable = footer?.nulls?.has(column.index) === true;
+      const type =
+        column.type === 'int32'
+          ? ({ kind: 'int', bits: 32, signed: true } as const)
+          : column.type === 'float64'
+            ? ({ kind: 'float', bits: 64 } as const)
+            : ({ kind: 'string' } as const);
+      return { name: column.name, type, ...(nullable ? { nullable } : {}), metadata: { type: column.type } };
+    }),
+  };
+}
+
+/**
+ * An open SCBF file: header and metadata table parsed, the extension footer read (when the
+ * reader was opened through the plugin), column data read per column on request. It closes its
+ * source only when it opened it itself (`openScbfFile`): whoever opens a source closes it.
+ */
 export class ScbfReader implements FormatReader {
   readonly format = FORMAT;
   readonly source: ByteSource;
   readonly header: ScbfHeader;
   readonly columns: readonly ScbfColumn[];
+  readonly schema: Schema;
+  /** The extension footer read at open, or why it does not parse. */
+  readonly footer: FooterState;
   /** utf8 columns read so far whose str_uncomp_size disagrees with their strings (S4). */
   private readonly mismatches: StrUncompMismatch[] = [];
 
   private readonly error: ErrorFactory;
 
-  constructor(layout: ScbfLayout) {
+  /** Whether close() closes the source: only when the reader's opener handed it over. */
+  private ownsSource = false;
+
+  constructor(layout: ScbfLayout, footer: FooterState = {}) {
     this.source = layout.source;
     this.error = formatErrors(FORMAT, layout.source.name);
     this.header = layout.header;
     this.columns = layout.columns;
+    this.footer = footer;
+    this.schema = scbfSchema(layout.columns, footer.extensions);
   }
 
   get rowCount(): number {
@@ -258,8 +297,18 @@ export class ScbfReader implements FormatReader {
     }
   }
 
+  /**
+   * Makes close() close the source too: for an opener that opens the source itself and hands
+   * the reader on (`openScbfFile`), so whoever opened the source still closes it.
+   */
+  ownSource(): this {
+    this.ownsSource = true;
+    return this;
+  }
+
+  /** Closes the source only if the reader owns it (`ownSource`). */
   async close(): Promise<void> {
-    await this.source.close?.();
+    if (this.ownsSource) await this.source.close?.();
   }
 
   /**

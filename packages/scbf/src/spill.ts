@@ -1,39 +1,35 @@
 /**
- * Node-only scratch storage for CSV → SCBF: where column bytes wait until the SCBF head
- * (which needs every column's type and block sizes) can be written.
+ * Scratch storage for CSV → SCBF: where column bytes wait until the SCBF head (which needs
+ * every column's type and block sizes) can be written. Browser-safe: the scratch files are the
+ * app's (core/node's `fileScratch` under Node, `memoryScratch` in a browser), and the deflater is
+ * `#zlib`'s (node:zlib on the thread pool under Node, pako elsewhere).
  *
  * Two layouts, chosen by the column count so that memory and open files never grow with it:
- * - few columns: each block is deflated as it grows, on the thread pool beside parsing, into
- *   its own spill file (a handful of open files, a zlib stream per block);
- * - many columns: every column's bytes go to one shared spill file as extents, buffered in
+ * - few columns: each block is deflated as it grows, beside parsing, into its own scratch file
+ *   (a handful of open files, a zlib stream per block);
+ * - many columns: every column's bytes go to one shared scratch file as extents, buffered in
  *   chunks sized so that all buffers together stay within a fixed budget, and each block is
  *   deflated at the end, one at a time (one open file, one zlib stream).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import * as zlib from 'node:zlib';
-import { SourceError } from '@binscope/core';
-import { type AtomicFile, describeFsError } from '@binscope/core/node';
-import { Deflate as PakoDeflate } from 'pako';
-import { DEFAULT_LEVEL, deflatePython, PYTHON_ZLIB } from './zlib.js';
+import type { ByteSink, Scratch, ScratchFile } from '@binscope/core';
+import { createDeflater, deflateBlock } from '#zlib';
+import { Inflate } from 'pako';
+import { DEFAULT_LEVEL, type DeflateSettings, deflatePython, type StreamDeflater } from './zlib.js';
+
+export type { DeflateSettings } from './zlib.js';
 
 /** Largest chunk a column buffers before handing bytes on. */
 export const MAX_CHUNK = 256 << 10;
 /** Smallest chunk, however many columns share the budget. */
 const MIN_CHUNK = 512;
-/** Bytes a deflater may have queued before parsing waits for it. */
-const MAX_QUEUED = 2 << 20;
 /** Columns up to which each block gets its own file and streaming deflater. */
 export const STREAMING_COLUMNS = 32;
 /** Blocks up to this size are deflated in one call (a zlib stream per block costs far more). */
 const ONE_SHOT = 4 << 20;
 /** Default memory for all columns' buffers together in the shared-file layout. */
 export const DEFAULT_SPILL_BUDGET = 64 << 20;
-
-export interface DeflateSettings {
-  level?: number;
-  pythonZlib?: boolean;
-}
+/** Bytes copied from scratch to the output per write. */
+const COPY_CHUNK = 4 << 20;
 
 /** A zlib block on its way to the output: bytes in, compressed bytes kept until assembly. */
 export interface BlockSpill {
@@ -44,7 +40,8 @@ export interface BlockSpill {
   /** Resolves once queued work is short enough to keep feeding. */
   settle(): Promise<void>;
   end(): Promise<void>;
-  copyTo(out: AtomicFile, buffer: Buffer): void;
+  /** Writes the compressed block to the output. */
+  copyTo(out: ByteSink): Promise<void>;
   /** The bytes written, uncompressed again, ending the block first (for a column turned into text). */
   contents(): AsyncIterable<Uint8Array>;
   /** Frees the block's scratch space once it is no longer needed. */
@@ -69,121 +66,62 @@ export interface SpillSpace {
   close(): void;
 }
 
-/** Wraps a failed scratch write: the output's disk is full, not the input bad. */
-function scratchError(output: string, cause: unknown): SourceError {
-  return new SourceError(
-    `cannot write ${output} (scratch space beside it): ${describeFsError(cause)}`,
-    output,
-    { cause },
-  );
-}
-
-function writeAll(fd: number, bytes: Uint8Array, position: number | null): void {
-  let written = 0;
-  while (written < bytes.byteLength) {
-    const at = position === null ? null : position + written;
-    written += fs.writeSync(fd, bytes, written, bytes.byteLength - written, at);
+/** Reads [offset, offset + length) of a scratch file back in pieces of at most `max` bytes, each a fresh array. */
+function* pieces(file: ScratchFile, offset: number, length: number, max: number): Generator<Uint8Array> {
+  for (let done = 0; done < length; ) {
+    const n = Math.min(max, length - done);
+    yield file.read(offset + done, n, { into: new Uint8Array(n) }) as Uint8Array;
+    done += n;
   }
 }
 
-/** One zlib stream: node:zlib on the thread pool, or pako (Python-identical) on this thread. */
-class Deflater {
-  private readonly stream: zlib.Deflate | undefined;
-  private readonly classic: PakoDeflate | undefined;
-  private readonly done: Promise<void>;
-  failure: unknown;
-
-  constructor(settings: DeflateSettings, onData: (chunk: Uint8Array) => void) {
-    const level = settings.level ?? DEFAULT_LEVEL;
-    if (settings.pythonZlib) {
-      this.classic = new PakoDeflate({ level, ...PYTHON_ZLIB });
-      this.classic.onData = onData;
-      this.done = Promise.resolve();
-      return;
-    }
-    // Large output chunks: each one is a round trip from the thread pool to the main thread.
-    const stream = zlib.createDeflate({ level, chunkSize: MAX_CHUNK });
-    this.stream = stream;
-    stream.on('data', (chunk: Buffer) => onData(chunk));
-    this.done = new Promise((resolve, reject) => {
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-    this.done.catch(() => {});
-  }
-
-  write(bytes: Uint8Array): void {
-    if (this.classic) this.pushClassic(bytes, false);
-    else this.stream!.write(bytes);
-  }
-
-  private pushClassic(bytes: Uint8Array, last: boolean): void {
-    const classic = this.classic!;
-    classic.push(bytes, last);
-    if (classic.err) this.failure ??= new Error(`deflate failed: ${classic.msg || classic.err}`);
-  }
-
-  async settle(): Promise<void> {
-    const stream = this.stream;
-    while (stream && stream.writableLength > MAX_QUEUED && !stream.destroyed) await drained(stream);
-    if (this.failure) throw this.failure;
-  }
-
-  async end(): Promise<void> {
-    if (this.classic) this.pushClassic(new Uint8Array(0), true);
-    else this.stream!.end();
-    await this.done;
-    if (this.failure) throw this.failure;
-  }
-
-  destroy(): void {
-    this.stream?.destroy();
+/** Copies [offset, offset + length) of a scratch file to the output through one reused buffer. */
+async function copyRange(file: ScratchFile, offset: number, length: number, out: ByteSink): Promise<void> {
+  const buffer = new Uint8Array(Math.min(COPY_CHUNK, length));
+  for (let done = 0; done < length; ) {
+    const n = Math.min(buffer.byteLength, length - done);
+    await out.write(file.read(offset + done, n, { into: buffer.subarray(0, n) }) as Uint8Array);
+    done += n;
   }
 }
 
-/** Resolves when a stream can take more, or can never again (error, close): no hang on failure. */
-function drained(stream: NodeJS.EventEmitter): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      stream.off('error', done);
-      resolve();
-    };
-    stream.once('drain', done);
-    stream.once('close', done);
-    stream.once('error', done);
-  });
+/** Inflates a whole zlib stream held in a scratch file, yielding its output as it comes. */
+async function* inflated(file: ScratchFile, length: number): AsyncGenerator<Uint8Array> {
+  const out: Uint8Array[] = [];
+  const inflate = new Inflate();
+  inflate.onData = (chunk: Uint8Array) => out.push(chunk);
+  for (const piece of pieces(file, 0, length, 1 << 20)) {
+    inflate.push(piece, false);
+    if (inflate.err) throw new Error(`scratch block does not inflate: ${inflate.msg}`);
+    yield* out.splice(0);
+  }
+  inflate.push(new Uint8Array(0), true);
+  if (inflate.err) throw new Error(`scratch block does not inflate: ${inflate.msg}`);
+  yield* out.splice(0);
 }
 
 // ---------------------------------------------------------------------------------------
-// Few columns: a file per block, deflated while parsing.
+// Few columns: a scratch file per block, deflated while parsing.
 
 class StreamingBlock implements BlockSpill {
   uncompressedSize = 0;
   compressedSize = 0;
-  private readonly deflater: Deflater;
-  private fd: number | undefined;
+  private readonly deflater: StreamDeflater;
+  private failure: unknown;
 
   constructor(
-    readonly path: string,
+    private readonly file: ScratchFile,
     settings: DeflateSettings,
-    private readonly output: string,
   ) {
-    try {
-      this.fd = fs.openSync(this.path, 'w');
-    } catch (cause) {
-      throw scratchError(output, cause);
-    }
-    this.deflater = new Deflater(settings, (chunk) => this.append(chunk));
+    this.deflater = createDeflater(settings, (chunk) => this.append(chunk));
   }
 
   private append(chunk: Uint8Array): void {
     try {
-      writeAll(this.fd!, chunk, null);
+      this.file.append(chunk);
       this.compressedSize += chunk.byteLength;
-    } catch (cause) {
-      this.deflater.failure ??= scratchError(this.output, cause);
+    } catch (error) {
+      this.failure ??= error;
     }
   }
 
@@ -193,105 +131,61 @@ class StreamingBlock implements BlockSpill {
     this.deflater.write(bytes);
   }
 
-  settle(): Promise<void> {
-    return this.deflater.settle();
+  async settle(): Promise<void> {
+    await this.deflater.settle();
+    if (this.failure) throw this.failure;
   }
 
   async end(): Promise<void> {
-    try {
-      await this.deflater.end();
-    } finally {
-      this.closeFd();
-    }
+    await this.deflater.end();
+    if (this.failure) throw this.failure;
   }
 
-  copyTo(out: AtomicFile, buffer: Buffer): void {
-    const fd = fs.openSync(this.path, 'r');
-    try {
-      for (;;) {
-        const n = fs.readSync(fd, buffer, 0, buffer.byteLength, null);
-        if (n === 0) break;
-        out.writeSync(buffer.subarray(0, n));
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
+  copyTo(out: ByteSink): Promise<void> {
+    return copyRange(this.file, 0, this.compressedSize, out);
   }
 
   async *contents(): AsyncIterable<Uint8Array> {
     await this.end();
-    for await (const chunk of fs.createReadStream(this.path).pipe(zlib.createInflate()))
-      yield new Uint8Array(chunk as Buffer);
+    yield* inflated(this.file, this.compressedSize);
   }
 
   release(): void {
-    this.closeFd();
-    fs.rmSync(this.path, { force: true });
-  }
-
-  private closeFd(): void {
-    if (this.fd === undefined) return;
-    try {
-      fs.closeSync(this.fd);
-    } catch {}
-    this.fd = undefined;
+    this.file.remove();
   }
 
   abort(): void {
     this.deflater.destroy();
-    this.closeFd();
   }
 }
 
-class FileRaw implements RawSpill {
-  size = 0;
-  private fd: number | undefined;
-  constructor(
-    readonly path: string,
-    private readonly output: string,
-  ) {
-    try {
-      this.fd = fs.openSync(this.path, 'w');
-    } catch (cause) {
-      throw scratchError(output, cause);
-    }
+class ScratchRaw implements RawSpill {
+  constructor(private readonly file: ScratchFile) {}
+  get size(): number {
+    return this.file.size;
   }
   write(bytes: Uint8Array): void {
-    try {
-      writeAll(this.fd!, bytes, null);
-    } catch (cause) {
-      throw scratchError(this.output, cause);
-    }
-    this.size += bytes.byteLength;
+    this.file.append(bytes);
   }
   async *chunks(): AsyncIterable<Uint8Array> {
-    this.close();
-    for await (const chunk of fs.createReadStream(this.path, { highWaterMark: 1 << 20 }))
-      yield new Uint8Array(chunk as Buffer);
-  }
-  private close(): void {
-    if (this.fd === undefined) return;
-    fs.closeSync(this.fd);
-    this.fd = undefined;
+    yield* pieces(this.file, 0, this.file.size, 1 << 20);
   }
   release(): void {
-    this.close();
-    fs.rmSync(this.path, { force: true });
+    this.file.remove();
   }
 }
 
 class FileSpillSpace implements SpillSpace {
   readonly chunkSize = MAX_CHUNK;
   constructor(
-    private readonly dir: string,
+    private readonly scratch: Scratch,
     private readonly settings: DeflateSettings,
-    private readonly output: string,
   ) {}
   block(name: string): BlockSpill {
-    return new StreamingBlock(path.join(this.dir, name), this.settings, this.output);
+    return new StreamingBlock(this.scratch.file(name), this.settings);
   }
   raw(name: string): RawSpill {
-    return new FileRaw(path.join(this.dir, `${name}.raw`), this.output);
+    return new ScratchRaw(this.scratch.file(`${name}.raw`));
   }
   close(): void {}
 }
@@ -317,54 +211,19 @@ class Extents {
 
 /** An append-only scratch file holding every column's extents. */
 class ExtentFile {
-  private readonly fd: number;
-  private end = 0;
-  constructor(
-    readonly path: string,
-    private readonly output: string,
-  ) {
-    try {
-      this.fd = fs.openSync(path, 'w+');
-    } catch (cause) {
-      throw scratchError(output, cause);
-    }
-  }
+  constructor(readonly file: ScratchFile) {}
   append(bytes: Uint8Array, extents: Extents): void {
     if (bytes.byteLength === 0) return;
-    try {
-      writeAll(this.fd, bytes, this.end);
-    } catch (cause) {
-      throw scratchError(this.output, cause);
-    }
-    extents.add(this.end, bytes.byteLength);
-    this.end += bytes.byteLength;
+    const at = this.file.size;
+    this.file.append(bytes);
+    extents.add(at, bytes.byteLength);
   }
   /** Reads a stream back in pieces of at most `max` bytes, each a fresh array (zlib may keep it). */
   *read(extents: Extents, max: number): Generator<Uint8Array> {
-    for (const [offset, length] of extents.pieces()) {
-      for (let done = 0; done < length; ) {
-        const piece = Buffer.allocUnsafe(Math.min(max, length - done));
-        const n = fs.readSync(this.fd, piece, 0, piece.byteLength, offset + done);
-        if (n === 0) throw new SourceError(`${this.path}: scratch file shrank`, this.path);
-        done += n;
-        yield n === piece.byteLength ? piece : piece.subarray(0, n);
-      }
-    }
+    for (const [offset, length] of extents.pieces()) yield* pieces(this.file, offset, length, max);
   }
-  copy(extents: Extents, out: AtomicFile, buffer: Buffer): void {
-    for (const [offset, length] of extents.pieces()) {
-      for (let done = 0; done < length; ) {
-        const n = fs.readSync(this.fd, buffer, 0, Math.min(buffer.byteLength, length - done), offset + done);
-        if (n === 0) throw new SourceError(`${this.path}: scratch file shrank`, this.path);
-        out.writeSync(buffer.subarray(0, n));
-        done += n;
-      }
-    }
-  }
-  close(): void {
-    try {
-      fs.closeSync(this.fd);
-    } catch {}
+  async copy(extents: Extents, out: ByteSink): Promise<void> {
+    for (const [offset, length] of extents.pieces()) await copyRange(this.file, offset, length, out);
   }
 }
 
@@ -388,21 +247,19 @@ class ExtentBlock implements BlockSpill {
   async settle(): Promise<void> {}
   async end(): Promise<void> {
     if (this.raw.size <= ONE_SHOT) {
-      const whole = Buffer.allocUnsafe(this.raw.size);
+      const whole = new Uint8Array(this.raw.size);
       let at = 0;
       for (const piece of this.file.read(this.raw, MAX_CHUNK)) {
         whole.set(piece, at);
         at += piece.byteLength;
       }
       const level = this.settings.level ?? DEFAULT_LEVEL;
-      this.file.append(
-        this.settings.pythonZlib ? deflatePython(whole, level) : zlib.deflateSync(whole, { level }),
-        this.compressed,
-      );
+      const compressed = this.settings.pythonZlib ? deflatePython(whole, level) : deflateBlock(whole, level);
+      this.file.append(compressed, this.compressed);
       return;
     }
     let failure: unknown;
-    const deflater = new Deflater(this.settings, (chunk) => {
+    const deflater = createDeflater(this.settings, (chunk) => {
       try {
         this.file.append(chunk, this.compressed);
       } catch (error) {
@@ -422,13 +279,13 @@ class ExtentBlock implements BlockSpill {
     }
     if (failure) throw failure;
   }
-  copyTo(out: AtomicFile, buffer: Buffer): void {
-    this.file.copy(this.compressed, out, buffer);
+  copyTo(out: ByteSink): Promise<void> {
+    return this.file.copy(this.compressed, out);
   }
   async *contents(): AsyncIterable<Uint8Array> {
     yield* this.file.read(this.raw, 1 << 20);
   }
-  // The shared file goes with the scratch folder; extents are not reused.
+  // The shared file goes with the scratch; extents are not reused.
   release(): void {}
   abort(): void {}
 }
@@ -452,15 +309,14 @@ class SharedSpillSpace implements SpillSpace {
   readonly chunkSize: number;
   private readonly file: ExtentFile;
   constructor(
-    dir: string,
+    scratch: Scratch,
     columns: number,
     budget: number,
     private readonly settings: DeflateSettings,
-    output: string,
   ) {
     // Up to two buffers per column (a utf8 column's offsets and strings).
     this.chunkSize = Math.max(MIN_CHUNK, Math.min(MAX_CHUNK, Math.floor(budget / (2 * columns))));
-    this.file = new ExtentFile(path.join(dir, 'columns.spill'), output);
+    this.file = new ExtentFile(scratch.file('columns.spill'));
   }
   block(): BlockSpill {
     return new ExtentBlock(this.file, this.settings);
@@ -469,20 +325,19 @@ class SharedSpillSpace implements SpillSpace {
     return new ExtentRaw(this.file);
   }
   close(): void {
-    this.file.close();
+    this.file.file.remove();
   }
 }
 
 /** The layout for a conversion of `columns` columns (see the file comment). */
 export function makeSpillSpace(
-  dir: string,
+  scratch: Scratch,
   columns: number,
   settings: DeflateSettings,
-  output: string,
   budget = DEFAULT_SPILL_BUDGET,
 ): SpillSpace {
-  if (columns <= STREAMING_COLUMNS) return new FileSpillSpace(dir, settings, output);
-  return new SharedSpillSpace(dir, columns, budget, settings, output);
+  if (columns <= STREAMING_COLUMNS) return new FileSpillSpace(scratch, settings);
+  return new SharedSpillSpace(scratch, columns, budget, settings);
 }
 
 /** Bytes gathered into fixed-size chunks, handed to a sink when full. */

@@ -1,4 +1,5 @@
-import { type ByteSource, FormatError, formatErrors, readExact, toTypedArray } from '@binscope/core';
+import { type ByteSource, FormatError, formatErrors, readExact } from '@binscope/core';
+import { toTypedArray } from '@binscope/core/binary';
 import { Inflate } from 'pako';
 import { FORMAT, type ScbfBlock, type ScbfColumn, TYPE_WIDTH } from './layout.js';
 import { type MismatchSink, stringsCap, stringsEndError, strUncompMismatch } from './s4.js';

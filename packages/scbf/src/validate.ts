@@ -1,65 +1,75 @@
 import {
   type ByteSource,
   type FormatError,
-  isFormatError,
+  isBinscopeError,
   Phase,
-  ProblemList,
+  type ProblemList,
+  type TargetOf,
   type ValidateOptions,
-  type ValidationReport,
 } from '@binscope/core';
 import { checkExtensions } from './extensions-check.js';
 import type { ScbfExtensions } from './extensions.js';
-import { FORMAT, type LayoutProgress, parseLayoutOrStop, type ScbfLayout } from './layout.js';
+import { type LayoutProgress, parseLayout, type ScbfLayout } from './layout.js';
 import { ScbfReader } from './read.js';
 import { type StrUncompMismatch, s4Warning } from './s4.js';
 import { columnDecoder } from './stream.js';
 import { schemaJson } from './write.js';
 
-/** What the checking parse found, for validate's report and inspect's tree. */
-export interface ScbfCheck {
+/**
+ * The one SCBF parse, in the three modes of core's definePlugin, and the checks only validate
+ * and inspect make. What it found, for the reader (read mode), the report and the tree.
+ */
+export interface ScbfParse {
+  source: ByteSource;
+  /** What the layout parse got to, kept when a defect stops it: inspect draws it. */
   progress: LayoutProgress;
+  /** The header and metadata table, when they parse. */
   layout?: ScbfLayout;
-  /** The payload error of each column that does not decode, by column index. */
+  /** The payload error of each column that does not decode, by column index (deep checks). */
   payloadErrors: Map<number, FormatError>;
+  /** The extension footer, when the deep checks read it. */
   footer?: ScbfExtensions;
 }
 
 /**
- * Every S-rule, each defect with its taxonomy class and byte offset, first defect first in
- * A2's order. Never throws for bad input.
+ * Header and metadata table (S1, S2, S5's counts and sizes, block bounds). Read mode throws
+ * the first defect; validate and inspect record every defect and keep what was parsed.
  */
-export async function validateScbf(
-  source: ByteSource,
+export async function parseScbf(
+  input: TargetOf<'file'>,
+  problems: ProblemList,
   options: ValidateOptions = {},
-): Promise<ValidationReport> {
-  const problems = new ProblemList(FORMAT, { file: source.name });
-  await checkScbf(source, problems, options);
-  return problems.report();
+): Promise<ScbfParse> {
+  const { source } = input;
+  const parsed: ScbfParse = { source, progress: { header: {}, columns: [] }, payloadErrors: new Map() };
+  try {
+    parsed.layout = await parseLayout(source, problems, options, parsed.progress);
+  } catch (error) {
+    // A defect that stops the layout parse is recorded already; what was parsed stays in progress.
+    if (problems.mode === 'read' || !isBinscopeError(error, 'FormatError')) throw error;
+  }
+  return parsed;
 }
 
 /**
- * The parse of validate and inspect modes: structure (header, metadata, bounds, counts) from
- * the layout parse; then every readable column is inflated as a stream (bounded memory) to
- * check S3–S5's payload rules: zlib streams, inflated lengths, offsets, UTF-8; then the
- * extension footer.
+ * Every column inflated as a stream (bounded memory) to check S3–S5's payload rules: zlib
+ * streams, inflated lengths, offsets, UTF-8; then the extension footer, then what is legal
+ * but worth a warning.
  */
 export async function checkScbf(
-  source: ByteSource,
+  parsed: ScbfParse,
   problems: ProblemList,
   options: ValidateOptions = {},
-): Promise<ScbfCheck> {
-  const progress: LayoutProgress = { header: {}, columns: [] };
-  const payloadErrors = new Map<number, FormatError>();
-  const layout = await parseLayoutOrStop(source, problems, options, progress);
-  if (!layout) return { progress, payloadErrors };
+): Promise<void> {
+  const { layout, source } = parsed;
+  if (!layout) return;
   const reader = new ScbfReader(layout);
-  const mismatches = await checkPayloads(reader, layout, problems, payloadErrors, options);
+  const mismatches = await checkPayloads(reader, layout, problems, parsed.payloadErrors, options);
   const s4 = s4Warning(mismatches, source.name);
   if (s4) problems.warn(s4.code, s4.message, { offset: s4.offset, file: s4.file });
   // Checked even after payload errors: a block checksum names the block that went bad.
-  const footer = await checkExtensions(reader, problems, options);
-  warnLegalOddities(layout, problems, footer);
-  return { progress, layout, payloadErrors, footer };
+  parsed.footer = await checkExtensions(reader, problems, options);
+  warnLegalOddities(layout, problems, parsed.footer);
 }
 
 async function checkPayloads(
@@ -79,7 +89,7 @@ async function checkPayloads(
       await columnDecoder(layout.source, column, readWhole, options.signal, (m) => found.push(m)).finish();
       mismatches.push(...found);
     } catch (error) {
-      if (!isFormatError(error)) throw error;
+      if (!isBinscopeError(error, 'FormatError')) throw error;
       problems.capture(error, { phase: Phase.payload, scope: `column ${column.index}` });
       payloadErrors.set(column.index, error);
     }

@@ -1,4 +1,5 @@
-import { type ByteSink, FormatError, formatErrors, MemorySink } from '@binscope/core';
+import { type ByteSink, FormatError, formatErrors } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import { deflateBlock } from '#zlib';
 import { type ExtensionChoice, footerForBlocks } from './extend.js';
 import { deflatePython } from './zlib.js';

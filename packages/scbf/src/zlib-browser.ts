@@ -1,5 +1,13 @@
 import { deflate, Inflate } from 'pako';
-import { DEFAULT_LEVEL, type InflateOutcome, inflateChunkSize, tooLong } from './zlib.js';
+import {
+  DEFAULT_LEVEL,
+  type DeflateSettings,
+  type InflateOutcome,
+  inflateChunkSize,
+  PakoDeflater,
+  type StreamDeflater,
+  tooLong,
+} from './zlib.js';
 
 export const zlibName = 'pako';
 
@@ -47,4 +55,12 @@ export function inflateBlock(input: Uint8Array, expectedSize: number): InflateOu
 
 export function deflateBlock(input: Uint8Array, level = DEFAULT_LEVEL): Uint8Array {
   return deflate(input, { level });
+}
+
+/** pako, on this thread (browsers have no deflate thread pool to hand it to). */
+export function createDeflater(
+  settings: DeflateSettings,
+  onData: (chunk: Uint8Array) => void,
+): StreamDeflater {
+  return new PakoDeflater(settings, onData);
 }

@@ -1,4 +1,4 @@
-import { deflate } from 'pako';
+import { Deflate, deflate } from 'pako';
 
 /**
  * The contract both zlib back ends implement. `#zlib` (package.json `imports`) resolves to
@@ -48,4 +48,59 @@ export function tooLong(expectedSize: number): InflateOutcome {
 /** The output chunk both back ends use: one spare byte shows a stream that runs long. */
 export function inflateChunkSize(expectedSize: number): number {
   return Math.max(64, expectedSize + 1);
+}
+
+export interface DeflateSettings {
+  /** zlib level 0–9 (default 6). */
+  level?: number;
+  /** Deflate as Python's zlib.compress does (classic zlib via pako): slower, bytes identical. */
+  pythonZlib?: boolean;
+}
+
+/**
+ * One zlib stream fed piece by piece, its output handed to `onData` as it comes. Under Node
+ * (node:zlib) the deflating runs on the thread pool beside the caller; elsewhere, and with
+ * `pythonZlib`, it runs in `write` itself (pako).
+ */
+export interface StreamDeflater {
+  /** Takes ownership of `bytes`: the caller must not reuse them. */
+  write(bytes: Uint8Array): void;
+  /** Resolves once queued work is short enough to keep feeding. */
+  settle(): Promise<void>;
+  /** Finishes the stream; resolves once every output chunk has been handed on. */
+  end(): Promise<void>;
+  destroy(): void;
+}
+
+/** The pako deflater both back ends use for `pythonZlib`, and the browser always. */
+export class PakoDeflater implements StreamDeflater {
+  private readonly deflate: Deflate;
+  private failure: Error | undefined;
+
+  constructor(settings: DeflateSettings, onData: (chunk: Uint8Array) => void) {
+    const level = settings.level ?? DEFAULT_LEVEL;
+    this.deflate = new Deflate(settings.pythonZlib ? { level, ...PYTHON_ZLIB } : { level });
+    this.deflate.onData = onData;
+  }
+
+  write(bytes: Uint8Array): void {
+    this.push(bytes, false);
+  }
+
+  private push(bytes: Uint8Array, last: boolean): void {
+    this.deflate.push(bytes, last);
+    if (this.deflate.err)
+      this.failure ??= new Error(`deflate failed: ${this.deflate.msg || this.deflate.err}`);
+  }
+
+  async settle(): Promise<void> {
+    if (this.failure) throw this.failure;
+  }
+
+  async end(): Promise<void> {
+    this.push(new Uint8Array(0), true);
+    if (this.failure) throw this.failure;
+  }
+
+  destroy(): void {}
 }

@@ -1,7 +1,7 @@
-import { isFormatError, MemorySource } from '@binscope/core';
+import { isBinscopeError, MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
-import { openScbf } from '../src/read.js';
-import { validateScbf } from '../src/validate.js';
+import { openScbf } from '../src/plugin.js';
+import { validateScbf } from '../src/plugin.js';
 import * as browser from '../src/zlib-browser.js';
 import * as node from '../src/zlib-node.js';
 import { craft } from './helpers.js';
@@ -60,7 +60,7 @@ describe('zlib bombs stop at the declared size + 1', () => {
     const source = new MemorySource(bytes, 'bomb.scbf');
     const reader = await openScbf(source);
     const error = await reader.readColumn('a').catch((e: unknown) => e);
-    expect(isFormatError(error, 'CountMismatch'), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'CountMismatch'), String(error)).toBe(true);
     const report = await validateScbf(source);
     expect(report.errors[0]?.code, JSON.stringify(report.errors)).toBe('CountMismatch');
   });

@@ -16,9 +16,11 @@ const built = builtFile(path.join(dist, 'index.js'));
 const SPECIFIER =
   /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
+/** What `entry` reaches, through static imports only or (`dynamic`) through `import()` too. */
 function resolveImports(
   entry: string,
   condition: 'node' | 'default',
+  dynamic = true,
 ): { files: string[]; external: Set<string> } {
   const seen = new Set<string>();
   const external = new Set<string>();
@@ -27,10 +29,13 @@ function resolveImports(
     seen.add(file);
     const text = fs.readFileSync(file, 'utf8');
     for (const match of text.matchAll(SPECIFIER)) {
+      if (!dynamic && match[2] !== undefined) continue;
       const spec = match[1] ?? match[2];
       if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec));
       else if (spec === '#zlib') visit(path.join(root, pkg.imports['#zlib'][condition]));
       else if (spec === '@binscope/core') visit(path.join(coreDist, 'index.js'));
+      else if (spec === '@binscope/core/node') visit(path.join(coreDist, 'node/index.js'));
+      else if (spec.startsWith('@binscope/core/')) visit(path.join(coreDist, `${spec.slice(15)}.js`));
       else external.add(spec);
     }
   };
@@ -39,12 +44,11 @@ function resolveImports(
 }
 
 describeWith(built, 'built entries', () => {
-  it("the browser chain of index.js has no node: import, only pako (and core's aws4fetch)", () => {
+  it('the browser chain of index.js (converters and sample included) has no node: import, only pako and papaparse', () => {
     const { files, external } = resolveImports(path.join(dist, 'index.js'), 'default');
     expect(files).toContain(path.join(dist, 'zlib-browser.js'));
     expect(files).not.toContain(path.join(dist, 'zlib-node.js'));
-    // aws4fetch is core's S3 signer: fetch + WebCrypto only, so it runs in browsers.
-    expect([...external].sort()).toEqual(['aws4fetch', 'pako']);
+    expect([...external].sort()).toEqual(['pako', 'papaparse']);
     for (const file of files) expect(fs.readFileSync(file, 'utf8'), file).not.toMatch(/["']node:/);
   });
 
@@ -54,16 +58,23 @@ describeWith(built, 'built entries', () => {
     expect(external.has('node:zlib')).toBe(true);
   });
 
-  it('magic.js carries no parser code', () => {
-    const { files, external } = resolveImports(path.join(dist, 'magic.js'), 'default');
+  it('magic.js carries no parser code: the plugin and the converters come by import()', async () => {
+    const magic = path.join(dist, 'magic.js');
+    const { files, external } = resolveImports(magic, 'default', false);
     expect([...external]).toEqual([]);
     const text = files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    expect(text).not.toMatch(/inflate|Cursor|csv/i);
+    // Markers of the parser (a message of the layout parse), the inflater and the CSV parser.
+    expect(text).not.toMatch(/meta_table_offset|points into the header|inflate|Cursor|papaparse/i);
+    expect(text).toMatch(/import\(["']\.\/plugin-[\w-]+\.js["']\)/);
+    // And the entry it gives loads the real plugin and converters.
+    const { scbfFormat, csvToScbfConverter } = await import(magic);
+    expect((await scbfFormat.load()).id).toBe('scbf');
+    expect(typeof (await csvToScbfConverter.load()).convert).toBe('function');
   });
 
-  it('papaparse is only reached from node.js', () => {
+  it('papaparse is reached only on demand: from node.js, and from index.js through import() alone', () => {
     expect(resolveImports(path.join(dist, 'node.js'), 'node').external.has('papaparse')).toBe(true);
-    expect(resolveImports(path.join(dist, 'index.js'), 'node').external.has('papaparse')).toBe(false);
+    expect(resolveImports(path.join(dist, 'index.js'), 'node', false).external.has('papaparse')).toBe(false);
   });
 
   it('node and browser builds decode a file identically', async () => {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isFormatError, isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { NodeFileSource } from '@binscope/core/node';
 import { tempDir, describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
@@ -8,9 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cellText, csvLine } from '../src/csv.js';
 import type { ScbfType } from '../src/layout.js';
 import { csvToScbf, openScbfFile, scbfToCsv, writeCsv, writeScbfFile } from '../src/node.js';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import type { Utf8Column } from '../src/utf8.js';
-import { validateScbf } from '../src/validate.js';
+import { validateScbf } from '../src/plugin.js';
 import type { ColumnInput } from '../src/write.js';
 import { tableArbitrary, VECTORS_NEEDED, vectorCases } from './helpers.js';
 
@@ -128,7 +128,9 @@ describe('CSV parsing (papaparse, fed in pieces)', () => {
           () => undefined,
           (e: unknown) => e,
         );
-        expect(isFormatError(error), `${JSON.stringify(csv)} in pieces of ${size}`).toBe(true);
+        expect(isBinscopeError(error, 'FormatError'), `${JSON.stringify(csv)} in pieces of ${size}`).toBe(
+          true,
+        );
         expect(String((error as Error).message)).toMatch(/quote/i);
       }
     }
@@ -150,7 +152,7 @@ describe('CSV → SCBF: an unterminated quote', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isFormatError(error), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
     expect(error).toMatchObject({ code: 'InvalidValue', offset: quoteAt, file: 'open.csv' });
     expect(String((error as Error).message)).toMatch(
       new RegExp(`row 3: unterminated quote.*opened at byte ${quoteAt} `),
@@ -290,7 +292,7 @@ describe('bad CSV input and failed writes', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isFormatError(error), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
     expect(String((error as Error).message)).toMatch(pattern);
     // The target is untouched and no temp file or spill folder is left.
     expect(fs.readFileSync(file('bad.scbf'), 'utf8')).toBe('previous');
@@ -313,7 +315,7 @@ describe('bad CSV input and failed writes', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isSourceError(error), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError'), String(error)).toBe(true);
     expect(String((error as Error).message)).toContain(target);
     const writeError = await writeScbfFile(path.join(tmp.dir, 'missing-dir', 'x.scbf'), [
       { name: 'a', values: [1] },
@@ -321,7 +323,7 @@ describe('bad CSV input and failed writes', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isSourceError(writeError)).toBe(true);
+    expect(isBinscopeError(writeError, 'SourceError')).toBe(true);
   });
 
   it('writes paths atomically and reads them back', async () => {

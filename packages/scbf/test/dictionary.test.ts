@@ -10,18 +10,16 @@ import {
   openScbf,
   scbfPlugin,
   scbfToCsvChunks,
-  scbfWhereRecords,
   validateScbf,
 } from '../src/index.js';
+import { jsonRows, whereRows } from './helpers.js';
 import { csvToScbf, rewriteScbfFile, scbfToCsv } from '../src/node.js';
 
 const src = (bytes: Uint8Array) => new MemorySource(bytes, 'd.scbf');
 
+/** Rows as the CLI prints them (records through recordToJson). */
 async function records(bytes: Uint8Array) {
-  const reader = await openScbf(src(bytes));
-  const out = [];
-  for await (const r of scbfPlugin.records(reader)) out.push(r);
-  return out;
+  return jsonRows(await openScbf(src(bytes)));
 }
 
 const colours = ['red', 'green', 'red', 'blue', 'red', 'green', 'blue', 'red'];
@@ -84,10 +82,10 @@ describe('dictionary encoding (extension kind 4)', () => {
     const { bytes } = await encoded();
     const reader = await openScbf(src(bytes));
     const ids = [];
-    for await (const r of scbfWhereRecords(reader, "colour = 'red'")) ids.push(r.id);
+    for await (const r of whereRows(reader, "colour = 'red'")) ids.push(r.id);
     expect(ids).toEqual([0, 2, 4, 7, 8, 10, 12, 15]);
     let skipped = false;
-    for await (const _ of scbfWhereRecords(reader, "colour > 'zebra'", { onSkip: () => (skipped = true) }))
+    for await (const _ of whereRows(reader, "colour > 'zebra'", { onSkip: () => (skipped = true) }))
       throw new Error('no row can match');
     expect(skipped).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
-import { validateScbf } from '../src/validate.js';
+import { validateScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
 
 // A 64-bit field above 2^53 is reported with its exact value, not the nearest double

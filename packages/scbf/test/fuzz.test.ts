@@ -4,9 +4,9 @@ import { FUZZ_RUNS, fuzzMutations, describeWith } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { inspectScbf } from '../src/inspect.js';
 import { scbfPlugin } from '../src/plugin.js';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import { Utf8Column } from '../src/utf8.js';
-import { validateScbf } from '../src/validate.js';
+import { validateScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
 import { VECTORS_NEEDED, vectorCases } from './helpers.js';
 

@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemorySource } from '@binscope/core';
+import { type JsonRecord, MemorySource, parseWhere, type RecordOptions, recordToJson } from '@binscope/core';
 import { vectorsFolder } from '@binscope/testkit';
 import fc from 'fast-check';
 import type { ScbfType } from '../src/layout.js';
-import { openScbf } from '../src/read.js';
+import { openScbf, scbfPlugin } from '../src/plugin.js';
+import type { ScbfReader } from '../src/read.js';
 import { deflateBlock } from '../src/zlib-node.js';
 import { type ColumnInput, encodeHead } from '../src/write.js';
 
@@ -141,4 +142,26 @@ export function tableArbitrary(
     .map((cols) =>
       cols.map(({ name, col }) => ({ name, type: col.type, values: col.values }) as ColumnInput),
     );
+}
+
+/**
+ * `cat --where` as apps run it: core's parseWhere against the reader's schema, pushed down to
+ * the plugin (capabilities.filter), each record as the CLI prints it.
+ */
+export async function* whereRows(
+  reader: ScbfReader,
+  where: string,
+  options: Omit<RecordOptions, 'where'> = {},
+): AsyncGenerator<JsonRecord> {
+  const filter = parseWhere(where, reader.schema);
+  for await (const record of scbfPlugin.records(reader, { ...options, where: filter }))
+    yield await recordToJson(reader.schema, record);
+}
+
+/** Records as the CLI prints them (recordToJson), for assertions on values. */
+export async function jsonRows(reader: ScbfReader, options: RecordOptions = {}): Promise<JsonRecord[]> {
+  const out: JsonRecord[] = [];
+  for await (const record of scbfPlugin.records(reader, options))
+    out.push(await recordToJson(reader.schema, record));
+  return out;
 }

@@ -1,7 +1,7 @@
 import { createRegistry, fileTarget, MemorySource, nodesAt, toPlainTree, walk } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { scbfPlugin } from '../src/plugin.js';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
 
 async function sample() {

@@ -1,21 +1,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  crc32,
   fileTarget,
   type InspectNode,
   type InspectResult,
-  isFormatError,
+  isBinscopeError,
   MemorySource,
   type Problem,
   toPlainTree,
 } from '@binscope/core';
+import { crc32 } from '@binscope/core/binary';
 import { describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scbfExtensionFooter } from '../src/extend.js';
 import { scbfPlugin } from '../src/plugin.js';
-import { openScbf, type ScbfReader } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
+import type { ScbfReader } from '../src/read.js';
 import { blocksEnd } from '../src/extensions.js';
 import { encodeScbf } from '../src/write.js';
 import { SCBF_VECTORS, VECTORS_NEEDED } from './helpers.js';
@@ -39,7 +40,7 @@ async function strictError(bytes: Uint8Array, name: string): Promise<Problem | u
     expect(withoutFooter.errors).toEqual([]);
     return undefined;
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return error.toProblem();
   }
 }

@@ -3,24 +3,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
-import {
-  encodeScbf,
-  extensionsOf,
-  openScbf,
-  scbfPlugin,
-  scbfWhereRecords,
-  splitNulls,
-  validateScbf,
-} from '../src/index.js';
+import { encodeScbf, extensionsOf, openScbf, splitNulls, validateScbf } from '../src/index.js';
+import { jsonRows, whereRows } from './helpers.js';
 import { csvToScbf, nullableScbfFile, scbfToCsv } from '../src/node.js';
 
 const src = (bytes: Uint8Array) => new MemorySource(bytes, 'n.scbf');
 
+/** Rows as the CLI prints them (records through recordToJson). */
 async function records(bytes: Uint8Array) {
-  const reader = await openScbf(src(bytes));
-  const out = [];
-  for await (const r of scbfPlugin.records(reader)) out.push(r);
-  return out;
+  return jsonRows(await openScbf(src(bytes)));
 }
 
 describe('null bitmaps (extension kind 3)', () => {
@@ -44,7 +35,7 @@ describe('null bitmaps (extension kind 3)', () => {
     expect(stats[1]).toMatchObject({ nullCount: 1, min: 1.5, max: 3.5 });
     expect((await validateScbf(reader.source)).errors).toEqual([]);
     const hits = [];
-    for await (const r of scbfWhereRecords(reader, 'n <= 5')) hits.push(r.n);
+    for await (const r of whereRows(reader, 'n <= 5')) hits.push(r.n);
     expect(hits).toEqual([5, -3]);
   });
 

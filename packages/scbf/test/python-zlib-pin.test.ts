@@ -6,7 +6,7 @@ import { tempDir } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { csvToScbf, writeScbfFile } from '../src/node.js';
 import { pyFloatRepr } from '../src/python.js';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
 
 /**

@@ -1,8 +1,8 @@
 import { MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { scbfToCsvChunks } from '../src/csv.js';
-import { openScbf } from '../src/read.js';
-import { validateScbf } from '../src/validate.js';
+import { openScbf } from '../src/plugin.js';
+import { validateScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
 import { craft, fieldsOf, setU64, u32s } from './helpers.js';
 

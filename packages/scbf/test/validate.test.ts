@@ -1,8 +1,8 @@
-import { type ErrorCode, isFormatError, MemorySource } from '@binscope/core';
+import { type ErrorCode, isBinscopeError, MemorySource } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import { Utf8Column } from '../src/utf8.js';
-import { validateScbf } from '../src/validate.js';
+import { validateScbf } from '../src/plugin.js';
 import { encodeScbf, encodeHead } from '../src/write.js';
 import { deflateBlock } from '../src/zlib-node.js';
 import { craft, fieldsOf, setU64, u32s } from './helpers.js';
@@ -29,7 +29,7 @@ async function expectDefect(bytes: Uint8Array, code: ErrorCode, offset?: number)
     () => undefined,
     (e: unknown) => e,
   );
-  expect(isFormatError(error), String(error)).toBe(true);
+  expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
   expect((error as { code: string }).code, String(error)).toBe(code);
 }
 

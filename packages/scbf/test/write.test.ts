@@ -1,9 +1,10 @@
-import { MemorySink, MemorySource } from '@binscope/core';
+import { MemorySource } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openScbf } from '../src/read.js';
+import { openScbf } from '../src/plugin.js';
 import { Utf8Column } from '../src/utf8.js';
-import { validateScbf } from '../src/validate.js';
+import { validateScbf } from '../src/plugin.js';
 import { columnsFromRows, encodeScbf, inferValuesType, writeScbf } from '../src/write.js';
 import { tableArbitrary } from './helpers.js';
 

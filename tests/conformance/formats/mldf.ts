@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ByteSource, readExact, type Target, toHex } from '@binscope/core';
+import { type ByteSource, readExact, type Target } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { openFile } from '@binscope/core/node';
 import { expect } from 'vitest';
 import { type ImageValue, type MldfReader, mldfPlugin, type NdArray, openMldf } from '@binscope/mldf';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Target, toJsonValue } from '@binscope/core';
+import { recordToJson, type Target, toJsonValue } from '@binscope/core';
 import { NodeFileSource } from '@binscope/core/node';
 import { openScbf, type ScbfReader, type ScbfType, scbfPlugin, Utf8Column } from '@binscope/scbf';
 import { csvToScbf, scbfToCsv } from '@binscope/scbf/node';
@@ -110,7 +110,8 @@ async function checkColumns(reader: ScbfReader, expected: Json[], what: string):
   // Streamed rows (records) agree with the columns.
   const limit = Math.min(reader.rowCount, 50);
   const rows: Record<string, unknown>[] = [];
-  for await (const row of scbfPlugin.records(reader, { limit })) rows.push(row);
+  for await (const record of scbfPlugin.records(reader, { limit }))
+    rows.push(await recordToJson(reader.schema, record));
   expect(rows.length).toBe(limit);
   for (const e of expected) {
     const name = e.name as string;
@@ -191,9 +192,8 @@ const conformance: FormatConformance = {
 
   async readAll(target: Target) {
     const reader = await scbfPlugin.open(target);
-    const scbf = reader as unknown as ScbfReader;
-    for (const column of scbf.columns) {
-      const values = await scbf.readColumn(column.index);
+    for (const column of reader.columns) {
+      const values = await reader.readColumn(column.index);
       if (values instanceof Utf8Column) values.toArray();
     }
     for await (const _ of scbfPlugin.records(reader)) {

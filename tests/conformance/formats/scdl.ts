@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { type JsonValue, readExact, type Target, toHex, toJsonValue } from '@binscope/core';
+import { type JsonValue, readExact, type Target, toJsonValue } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { openDirectory } from '@binscope/core/node';
 import { type FeatureIndex, openScdl, type ScdlReader, scdlPlugin, serializeHeader } from '@binscope/scdl';
 import { expect } from 'vitest';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { toHex } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { NodeDirectory, openPath } from '@binscope/core/node';
 import { expect } from 'vitest';
 import { indexShards, TaridxReader, taridxPlugin } from '@binscope/taridx';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Target, toHex } from '@binscope/core';
+import type { Target } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { openFile } from '@binscope/core/node';
 import { type TableInfo, type UdfDataset, UdfReader, udfPlugin } from '@binscope/udf';
 import { expect } from 'vitest';

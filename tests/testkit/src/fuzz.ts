@@ -1,4 +1,4 @@
-import { isFormatError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import fc from 'fast-check';
 
 /** Seeded and bounded so CI stays fast; BINSCOPE_FUZZ_RUNS raises it for a long run. */
@@ -97,7 +97,7 @@ export async function expectFormatErrorOrSuccess(
     await read();
     return false;
   } catch (error) {
-    if (!isFormatError(error)) {
+    if (!isBinscopeError(error, 'FormatError')) {
       throw new Error(`not a FormatError for ${description}: ${(error as Error)?.stack ?? error}`);
     }
     return true;

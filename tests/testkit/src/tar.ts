@@ -5,7 +5,7 @@
  * bytes. Not a general archiver: it writes regular files and directories only.
  */
 
-import { concatBytes } from '@binscope/core';
+import { concatBytes } from '@binscope/core/binary';
 
 export type TarFormat = 'ustar' | 'gnu' | 'pax';
 

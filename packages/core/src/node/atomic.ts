@@ -8,7 +8,8 @@ import { trackTemp, untrackTemp } from './temps.js';
 
 const TEMP_MARK = '.binscope-tmp-';
 
-function tempNameFor(target: string): string {
+/** A temp name beside `target` that `removeStaleTemps(target)` removes once its writer is gone. */
+export function tempNameFor(target: string): string {
   const dir = path.dirname(target);
   const base = path.basename(target);
   return path.join(dir, `.${base}${TEMP_MARK}${process.pid}-${Math.random().toString(36).slice(2, 10)}`);

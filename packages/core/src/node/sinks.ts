@@ -4,7 +4,7 @@ import type { Awaitable, ReadRequest } from '../bytes.js';
 import { SourceError } from '../errors.js';
 import type { Scratch, ScratchFile } from '../scratch.js';
 import type { DirectorySink } from '../sink.js';
-import { writeFileAtomic } from './atomic.js';
+import { tempNameFor, writeFileAtomic } from './atomic.js';
 import { describeFsError } from './file.js';
 import { trackTemp, untrackTemp } from './temps.js';
 
@@ -33,19 +33,20 @@ export function folderSink(root: string): DirectorySink {
 }
 
 /**
- * Scratch files in a private folder made inside `near`'s folder (the output's, so spills land
- * on the disk the output goes to) or the system temp folder; removed on `close`, or by the
- * signal handlers of `removeTempsOnSignals` if the process is interrupted.
+ * Scratch files in a private folder beside `near` (the output, so spills land on the disk the
+ * output goes to; named like its temp files, so the next successful write to it removes what
+ * a killed writer left) or in the system temp folder. Removed on `close`, or by the signal
+ * handlers of `removeTempsOnSignals` if the process is interrupted.
  */
 export function fileScratch(near?: string): Scratch {
-  const base = near ? path.dirname(path.resolve(near)) : (process.env.TMPDIR ?? '/tmp');
-  let dir: string;
+  const unique = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const dir = near
+    ? `${tempNameFor(path.resolve(near))}-scratch`
+    : path.join(process.env.TMPDIR ?? '/tmp', `.binscope-scratch-${unique}`);
   try {
-    dir = fs.mkdtempSync(path.join(base, '.binscope-scratch-'));
+    fs.mkdirSync(dir);
   } catch (cause) {
-    throw new SourceError(`cannot create a scratch folder in ${base}: ${describeFsError(cause)}`, base, {
-      cause,
-    });
+    throw new SourceError(`cannot create a scratch folder ${dir}: ${describeFsError(cause)}`, dir, { cause });
   }
   trackTemp(dir);
   const files = new Set<NodeScratchFile>();

@@ -1,8 +1,5 @@
-/** Node-only: CSV → SCBF, streaming, with memory and open files bounded whatever the column count. */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { type ProgressCallback, SourceError } from '@binscope/core';
-import { AtomicFile, describeFsError, openRegularFile, trackTemp, untrackTemp } from '@binscope/core/node';
+/** CSV → SCBF, streaming, with memory and scratch files bounded whatever the column count. Browser-safe. */
+import type { ByteSink, ProgressCallback, Scratch, ScratchFile } from '@binscope/core';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
 import type { ScbfType } from './layout.js';
@@ -16,15 +13,13 @@ export interface CsvToScbfOptions {
   level?: number;
   /**
    * Deflate as Python's zlib.compress does (classic zlib via pako), so the output is
-   * byte-identical to the upstream Python writer's for the same CSV. Slower: deflating then
-   * runs on the main thread, not beside parsing on the thread pool. Default off (node:zlib).
+   * byte-identical to the upstream Python writer's for the same CSV. Slower under Node:
+   * deflating then runs on the main thread, not beside parsing on the thread pool.
    */
   pythonZlib?: boolean;
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
-  /** Where spilled columns go (default: a scratch folder beside the output). */
-  scratchDir?: string;
-  /** Name used in error messages when the input is a stream. */
+  /** Name used in error messages (the CSV's file name). */
   inputName?: string;
   /** Memory for all columns' buffers together when there are many columns (default 64 MiB). */
   spillBudget?: number;
@@ -39,41 +34,43 @@ export interface CsvToScbfResult {
   scbfBytes: number;
 }
 
+/** What the conversion reads: the CSV's bytes in order, and its size when known (for progress). */
+export interface CsvBytes {
+  chunks: AsyncIterable<Uint8Array>;
+  size?: number;
+}
+
 /** CSV bytes parsed between returns to the event loop. */
 const PARSE_SLICE = 256 << 10;
-const encoder = new TextEncoder();
-
-type CsvInput = string | AsyncIterable<Uint8Array | string>;
 
 /**
- * CSV (S8 dialect, or any RFC 4180 CSV) → SCBF, streaming: the CSV is parsed once with
- * papaparse, each column's bytes go to scratch space as they grow (see spill.ts), and the
- * output is assembled from them and renamed into place. Memory and open files stay bounded
- * whatever the CSV's size and column count. Types follow S7 unless given.
+ * The next macrotask. The deflaters' finished work is handed back (and their next chunk
+ * started) only when this thread returns to the event loop: do so often, or they idle.
  */
-export async function csvToScbf(
-  input: CsvInput,
-  output: string,
+const nextTask: () => Promise<void> =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
+    ? () =>
+        new Promise((resolve) =>
+          (globalThis as unknown as { setImmediate: (f: () => void) => void }).setImmediate(resolve),
+        )
+    : () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * CSV (S8 dialect, or any RFC 4180 CSV) → SCBF written to `sink`: the CSV is parsed once with
+ * papaparse, each column's bytes go to `scratch` as they grow (see spill.ts), and the output is
+ * assembled from them once every column's type and block sizes are known. Memory and scratch
+ * files stay bounded whatever the CSV's size and column count. Types follow S7 unless given.
+ * The scratch files it made are removed before it returns (the scratch itself is the caller's);
+ * what a failure leaves in `sink` is the caller's to discard (an atomic file is dropped).
+ */
+export async function convertCsv(
+  input: CsvBytes,
+  sink: ByteSink,
+  scratch: Scratch,
   options: CsvToScbfOptions = {},
 ): Promise<CsvToScbfResult> {
-  const inputName = options.inputName ?? (typeof input === 'string' ? path.basename(input) : 'csv');
-  // The temp file exists from the start; spills go in a folder named after it, so a killed
-  // conversion leaves nothing that the next successful write to `output` does not remove.
-  const file = AtomicFile.create(output);
-  let scratchDir: string;
-  try {
-    scratchDir = options.scratchDir
-      ? fs.mkdtempSync(path.join(options.scratchDir, 'scbf-spill-'))
-      : `${file.tempPath}-spill`;
-    if (!options.scratchDir) fs.mkdirSync(scratchDir);
-    // Removed at once if the process is interrupted (core's removeTempsOnSignals).
-    trackTemp(scratchDir);
-  } catch (cause) {
-    file.abort();
-    throw new SourceError(`cannot create a scratch folder for ${output}: ${describeFsError(cause)}`, output, {
-      cause,
-    });
-  }
+  const inputName = options.inputName ?? 'csv';
+  const own = ownFiles(scratch);
   let space: SpillSpace | undefined;
   let columns: ColumnWriter[] | undefined;
   let rows = 0;
@@ -84,10 +81,9 @@ export async function csvToScbf(
     if (!columns && batch.length) {
       const header = batch[r++];
       space = makeSpillSpace(
-        scratchDir,
+        own,
         header.length,
         { level: options.level, pythonZlib: options.pythonZlib },
-        output,
         options.spillBudget,
       );
       columns = makeColumns(header, options, space);
@@ -113,23 +109,17 @@ export async function csvToScbf(
 
   try {
     let lastProgress = 0;
-    for await (const chunk of readInput(input, options.signal)) {
+    for await (const chunk of input.chunks) {
+      options.signal?.throwIfAborted();
       for (let pos = 0; pos < chunk.byteLength; pos += PARSE_SLICE) {
         take(records.push(chunk.subarray(pos, pos + PARSE_SLICE)));
-        // The deflaters' finished work is handed back (and their next chunk started) only
-        // when this thread returns to the event loop: do so often, or the thread pool idles.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTask();
         if (columns) for (const column of columns) for (const spill of column.spills()) await spill.settle();
       }
       csvBytes += chunk.byteLength;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
         lastProgress = csvBytes;
-        options.onProgress({
-          phase: 'convert',
-          done: csvBytes,
-          total: typeof input === 'string' ? fileSize(input) : undefined,
-          unit: 'bytes',
-        });
+        options.onProgress({ phase: 'convert', done: csvBytes, total: input.size, unit: 'bytes' });
       }
     }
     take(records.end());
@@ -148,13 +138,8 @@ export async function csvToScbf(
       })),
     }));
     const { head } = encodeHead(plans, rows);
-    file.writeSync(head);
-    const buffer = Buffer.allocUnsafe(4 << 20);
-    for (const column of columns) for (const block of column.blocks) block.copyTo(file, buffer);
-    // Spills go before the rename, so a crash after it leaves nothing behind.
-    space?.close();
-    fs.rmSync(scratchDir, { recursive: true, force: true });
-    await file.commit();
+    await sink.write(head);
+    for (const column of columns) for (const block of column.blocks) await block.copyTo(sink);
     options.onProgress?.({ phase: 'convert', done: csvBytes, total: csvBytes, unit: 'bytes' });
     return {
       rows,
@@ -166,13 +151,26 @@ export async function csvToScbf(
     };
   } catch (error) {
     if (columns) for (const column of columns) column.abort();
-    file.abort();
     throw error;
   } finally {
     space?.close();
-    fs.rmSync(scratchDir, { recursive: true, force: true });
-    untrackTemp(scratchDir);
+    own.close();
   }
+}
+
+/** The files made through a scratch, removable together without closing the scratch. */
+function ownFiles(scratch: Scratch): Scratch {
+  const files: ScratchFile[] = [];
+  return {
+    file(name) {
+      const file = scratch.file(name);
+      files.push(file);
+      return file;
+    },
+    close() {
+      for (const file of files.splice(0)) file.remove();
+    },
+  };
 }
 
 function makeColumns(header: string[], options: CsvToScbfOptions, space: SpillSpace): ColumnWriter[] {
@@ -197,37 +195,4 @@ function makeColumns(header: string[], options: CsvToScbfOptions, space: SpillSp
     if (!isWellFormed(name)) throw csvError(`column name ${JSON.stringify(name)} contains a lone surrogate`);
     return new ColumnWriter(name, index, type, space);
   });
-}
-
-async function* readInput(input: CsvInput, signal?: AbortSignal): AsyncGenerator<Uint8Array> {
-  if (typeof input !== 'string') {
-    for await (const chunk of input) {
-      signal?.throwIfAborted();
-      yield typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
-    }
-    return;
-  }
-  // A FIFO or device is refused at once: reading one could wait forever or never end.
-  const { fd } = openRegularFile(input);
-  try {
-    // One buffer for every read: its bytes are decoded (or copied) before the next one.
-    const buffer = Buffer.allocUnsafe(1 << 20);
-    for (let position = 0; ; ) {
-      signal?.throwIfAborted();
-      const n = fs.readSync(fd, buffer, 0, buffer.byteLength, position);
-      if (n === 0) break;
-      position += n;
-      yield buffer.subarray(0, n);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function fileSize(p: string): number | undefined {
-  try {
-    return fs.statSync(p).size;
-  } catch {
-    return undefined;
-  }
 }
