@@ -13,20 +13,17 @@ export interface BorrowedTarget {
 }
 
 function keepOpen(source: ByteSource): ByteSource {
-  const view: ByteSource = {
+  return {
     get size() {
       return source.size;
     },
     get name() {
       return source.name;
     },
-    read: (offset, length, options) => source.read(offset, length, options),
+    // The one read method, request and all: a synchronous source stays synchronous.
+    read: (offset, length, request) => source.read(offset, length, request),
     close: async () => {},
   };
-  if (source.readSync) view.readSync = (offset, length) => source.readSync?.(offset, length) as Uint8Array;
-  if (source.readAt) view.readAt = (...args) => source.readAt?.(...args) as number;
-  if (source.readAtAsync) view.readAtAsync = (...args) => source.readAtAsync?.(...args) as Promise<number>;
-  return view;
 }
 
 function lendDirectory(directory: DirectorySource, opened: ByteSource[]): DirectorySource {

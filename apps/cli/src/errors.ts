@@ -1,4 +1,4 @@
-import { isFormatError, isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 
 /** Exit codes other tools rely on. */
 export const EXIT = {
@@ -26,7 +26,7 @@ export class CliError extends Error {
 /** Bad file content exits 1; usage, I/O and anything unexpected exit 2. */
 export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof CliError) return error.exitCode;
-  if (isFormatError(error)) return EXIT.failed;
+  if (isBinscopeError(error, 'FormatError')) return EXIT.failed;
   return EXIT.usage;
 }
 
@@ -54,8 +54,8 @@ export function describeError(error: unknown, path?: string): string {
   const prefix = path ? `${path}: ` : '';
   let text: string;
   if (error instanceof CliError) text = error.message;
-  else if (isFormatError(error)) text = `${prefix}${error.code}: ${error.message}`;
-  else if (isSourceError(error)) {
+  else if (isBinscopeError(error, 'FormatError')) text = `${prefix}${error.code}: ${error.message}`;
+  else if (isBinscopeError(error, 'SourceError')) {
     // An I/O error about another path (the output of a conversion: a full disk) names that
     // path itself; prefixing the input would blame the wrong file.
     const aboutOther = error.path !== undefined && path !== undefined && error.path !== path;

@@ -1,4 +1,5 @@
-import { type HttpDirectory, readExact } from '@binscope/core';
+import { readExact } from '@binscope/core';
+import type { HttpDirectory } from '@binscope/core/http';
 
 /** A header.sch larger than this is no header the reader would accept either. */
 const MAX_HEADER = 1 << 20;

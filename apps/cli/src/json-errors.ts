@@ -1,4 +1,4 @@
-import { isFormatError, isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { CliError, describeError, EXIT, exitCodeFor } from './errors.js';
 
 /** An error as `--json` output reports it: beside the successes, in the same document. */
@@ -21,8 +21,8 @@ function original(error: unknown): unknown {
 
 function codeOf(error: unknown): string {
   const cause = original(error);
-  if (isFormatError(cause)) return cause.code;
-  if (isSourceError(cause)) return 'SourceError';
+  if (isBinscopeError(cause, 'FormatError')) return cause.code;
+  if (isBinscopeError(cause, 'SourceError')) return 'SourceError';
   if (cause instanceof CliError) return cause.exitCode === EXIT.usage ? 'UsageError' : 'Failed';
   if ((cause as NodeJS.ErrnoException)?.code) return 'SourceError';
   return 'InternalError';
@@ -30,14 +30,14 @@ function codeOf(error: unknown): string {
 
 export function jsonError(error: unknown, path?: string | null): JsonErrorEntry {
   const cause = original(error);
-  const format = isFormatError(cause) ? cause : undefined;
+  const format = isBinscopeError(cause, 'FormatError') ? cause : undefined;
   return {
     path: path ?? null,
     error: {
       code: codeOf(error),
       message: describeError(error, path ?? undefined),
       offset: format?.offset ?? null,
-      file: format?.file ?? (isSourceError(cause) ? (cause.path ?? null) : null),
+      file: format?.file ?? (isBinscopeError(cause, 'SourceError') ? (cause.path ?? null) : null),
       exitCode: exitCodeFor(error),
     },
   };

@@ -1,17 +1,17 @@
 import * as path from 'node:path';
-import {
-  type AnyFormatPlugin,
-  type ByteSource,
-  type Detection,
-  type DirectorySource,
-  type FormatInfo,
-  type FormatReader,
-  type Target,
-  TAR_SHARD,
+import type {
+  AnyFormatPlugin,
+  ByteSource,
+  Detection,
+  DirectorySource,
+  FormatInfo,
+  FormatReader,
+  Target,
 } from '@binscope/core';
+import { tarShardFormat } from '@binscope/taridx/magic';
 import { openPath } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
-import { registry } from './plugins.js';
+import { FORMATS, readableFormat, registry } from './plugins.js';
 import { openRemote } from './remote.js';
 
 /** A path the user named, opened and detected. Close it when done. */
@@ -52,18 +52,19 @@ export function closeTarget(target: Target): Promise<void> {
 export async function openInput(inputPath: string, options: OpenInputOptions = {}): Promise<Input> {
   let forced: FormatInfo | undefined;
   if (options.as) {
-    forced = registry.info(options.as);
+    forced = readableFormat(options.as);
     if (!forced) {
-      const known = registry.formats.map((f) => f.id).join(', ');
+      const known = FORMATS.map((f) => f.id).join(', ');
       throw new CliError(`--as ${options.as}: no such format (known: ${known})`, EXIT.usage);
     }
   }
   const target = (await openRemote(inputPath)) ?? openPath(inputPath);
   try {
     const detection = await registry.detect(target);
-    let format = forced ?? detection.info;
+    // A detection-only entry (a tar shard) is named by detection, read by no plugin.
+    let format = forced ?? (detection.role === 'format' ? detection.info : undefined);
     if (!format && !detection.format && options.byExtension)
-      format = formatByExtension(registry.formats, target, inputPath);
+      format = formatByExtension(FORMATS, target, inputPath);
     const plugin = format && options.loadParser !== false ? await registry.load(format.id) : undefined;
     return { path: inputPath, target, detection, plugin, close: () => closeTarget(target) };
   } catch (error) {
@@ -91,13 +92,13 @@ function formatByExtension(
 export async function pluginOrNearMiss(input: Input): Promise<AnyFormatPlugin> {
   if (input.plugin) return input.plugin;
   const near = input.detection.nearMiss;
-  if (!near || !registry.info(near.id)) throw unreadable(input);
+  if (!near || !readableFormat(near.id)) throw unreadable(input);
   return registry.load(near.id);
 }
 
 /** What to tell a person about a path no plugin reads. */
 export function unreadable(input: Input): CliError {
-  if (input.detection.format === TAR_SHARD.id) {
+  if (input.detection.format === tarShardFormat.id) {
     return new CliError(
       `${input.path}: a tar shard; binscope reads shards through their index: binscope index DIR --fold NAME, then use the .taridx`,
       EXIT.failed,

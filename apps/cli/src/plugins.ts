@@ -2,7 +2,7 @@ import { createRegistry, type LazyFormat, type Registry } from '@binscope/core';
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
-import { taridxFormat } from '@binscope/taridx/magic';
+import { tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
 import { udfFormat } from '@binscope/udf/magic';
 
 /**
@@ -19,7 +19,15 @@ export const FORMATS: readonly LazyFormat[] = [
   { ...scdlFormat, load: async () => (await import('@binscope/scdl')).scdlPlugin },
 ];
 
-export const registry: Registry = createRegistry(FORMATS);
+/** What detection knows besides FORMATS: entries no plugin reads (a tar shard, read through its index). */
+const DETECTED_ONLY = [tarShardFormat];
+
+export const registry: Registry = createRegistry([...FORMATS, ...DETECTED_ONLY]);
+
+/** A format a plugin reads (not a detection-only entry), by id. */
+export function readableFormat(id: string): LazyFormat | undefined {
+  return FORMATS.find((f) => f.id === id);
+}
 
 /** "SCBF (.scbf)", "SCDL (directory)": how help texts name a format. */
 export function formatLabel(format: LazyFormat): string {

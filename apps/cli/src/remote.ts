@@ -1,19 +1,12 @@
 import {
   directoryTarget,
   fileTarget,
-  HttpDirectory,
-  HttpSource,
-  isHttpUrl,
-  isS3Url,
-  isSourceError,
-  parseS3Url,
-  RequestPool,
-  remoteReads,
-  S3Client,
-  S3Directory,
+  isBinscopeError,
   type Target,
   type DirectorySource,
 } from '@binscope/core';
+import { HttpDirectory, HttpSource, isHttpUrl, RequestPool, remoteReads } from '@binscope/core/http';
+import { isS3Url, parseS3Url, S3Client, S3Directory } from '@binscope/core/s3';
 import { openDirectory, resolveS3Settings } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
 import { expectScdlFiles } from './http-archive.js';
@@ -73,7 +66,7 @@ async function openS3(url: string): Promise<Target> {
     return fileTarget(source, new S3Directory(client, parentUrl(url)));
   } catch (error) {
     if (
-      isSourceError(error) &&
+      isBinscopeError(error, 'SourceError') &&
       /NoSuchKey/.test(error.message) &&
       (await client.hasPrefix(bucket, `${key}/`))
     )

@@ -17,11 +17,12 @@ export async function* sourceChunks(
   chunk = SEQUENTIAL_CHUNK,
 ): AsyncGenerator<Uint8Array> {
   let offset = 0;
-  let next: Promise<Uint8Array> | undefined = source.size > 0 ? source.read(0, chunk) : undefined;
+  const read = (at: number) => Promise.resolve(source.read(at, chunk));
+  let next: Promise<Uint8Array> | undefined = source.size > 0 ? read(0) : undefined;
   while (next) {
     const bytes = await next;
     offset += bytes.byteLength;
-    next = offset < source.size && bytes.byteLength > 0 ? source.read(offset, chunk) : undefined;
+    next = offset < source.size && bytes.byteLength > 0 ? read(offset) : undefined;
     yield bytes;
   }
 }

@@ -76,7 +76,7 @@ describeWith(vectorsFolder(VECTORS), 'the lazy registry over every vector', () =
         ...f,
         load: () => {
           loads.push(f.id);
-          return f.load();
+          return f.load!();
         },
       })),
     );

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { S3Client } from '@binscope/core';
+import { S3Client } from '@binscope/core/s3';
 
 const SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 's3-server.mjs');
 

@@ -1,4 +1,4 @@
-import { fromHex, hexDump } from '@binscope/core';
+import { fromHex, hexDump } from '@binscope/core/binary';
 
 /** Display helpers shared by the panels. */
 

@@ -2,6 +2,7 @@
  * @binscope/core/binary: what format implementers decode and encode with. Browser-safe.
  */
 export { ReadAhead, type ReadAheadOptions } from './ahead.js';
+export { answersSynchronously } from './bytes.js';
 export { crc32 } from './crc32.js';
 export {
   Cursor,

@@ -197,3 +197,19 @@ export function checkRange(
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new SourceError('aborted', undefined, { cause: signal.reason });
 }
+
+/**
+ * Whether a source answers reads synchronously (memory, local files), probed with an empty
+ * read. For code whose synchronous path differs in more than awaiting (a buffer shared while
+ * decoding, a sync API over the source); everything else checks `instanceof Promise` per read.
+ */
+export function answersSynchronously(source: ByteSource): boolean {
+  try {
+    const probe = source.read(0, 0);
+    if (!(probe instanceof Promise)) return true;
+    probe.catch(() => undefined);
+  } catch {
+    // A closed source: no read will answer at all.
+  }
+  return false;
+}

@@ -76,6 +76,7 @@ it('exports exactly these names, entry by entry', async () => {
       'ReadAhead',
       'TYPED_ARRAY',
       'alignUp',
+      'answersSynchronously',
       'concatBytes',
       'crc32',
       'decodeUtf8',

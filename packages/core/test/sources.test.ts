@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { HttpSource } from '../src/http.js';
 import { NodeFileSource, openDirectory, openPath } from '../src/node/index.js';
+import { answersSynchronously } from '../src/binary.js';
 
 const payload = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
 
@@ -105,6 +106,16 @@ describe('file and blob sources', () => {
     // A byte loop: toEqual on 300,000 typed-array elements takes seconds on a busy machine.
     expect(big.every((b, i) => b === payload[i])).toBe(true);
     await expect(source.read(0, 1, { defer: true })).rejects.toThrow(/read after close/);
+  });
+
+  it('answersSynchronously tells memory and local files from promise-only sources', async () => {
+    const file = NodeFileSource.open(path.join(dir, 'a.bin'), 'a.bin');
+    expect(answersSynchronously(file)).toBe(true);
+    expect(answersSynchronously(new CountingSource(file))).toBe(true);
+    expect(answersSynchronously(new MemorySource(payload))).toBe(true);
+    expect(answersSynchronously(new BlobSource(new Blob([payload])))).toBe(false);
+    await file.close();
+    expect(answersSynchronously(file)).toBe(false);
   });
 
   it('NodeFileSource on a missing file is a SourceError naming it', () => {

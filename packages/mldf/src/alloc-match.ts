@@ -1,11 +1,5 @@
-import {
-  type ByteSource,
-  type FormatError,
-  formatErrors,
-  type ReadOptions,
-  readExact,
-  readU64,
-} from '@binscope/core';
+import { type ByteSource, type FormatError, formatErrors, type ReadOptions, readExact } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import { ALLOC_ENTRY_SIZE, FORMAT_ID, type MldfHeader, type MldfLayout } from './layout.js';
 import type { AllocEntry } from './values.js';
 

@@ -1,11 +1,5 @@
-import {
-  type ByteSource,
-  crc32,
-  type FormatError,
-  formatErrors,
-  type ReadOptions,
-  readExact,
-} from '@binscope/core';
+import { type ByteSource, type FormatError, formatErrors, type ReadOptions, readExact } from '@binscope/core';
+import { crc32 } from '@binscope/core/binary';
 import { FLAG_CHECKSUMMED, FORMAT_ID, HEADER_OFFSET, type MldfHeader, type MldfLayout } from './layout.js';
 
 /**

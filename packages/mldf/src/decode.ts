@@ -1,4 +1,5 @@
-import { formatErrors, type JsonValue, toTypedArray } from '@binscope/core';
+import { formatErrors, type JsonValue } from '@binscope/core';
+import { toTypedArray } from '@binscope/core/binary';
 import { FORMAT_ID, type MldfField, ND_DTYPES } from './layout.js';
 import type { ImageValue, MldfValue, NdArray } from './values.js';
 

@@ -1,4 +1,5 @@
-import { DTYPE_SIZE, decodeUtf8, formatErrors, Phase, type ProblemList, readU64 } from '@binscope/core';
+import { formatErrors, Phase, type ProblemList } from '@binscope/core';
+import { DTYPE_SIZE, decodeUtf8, readU64 } from '@binscope/core/binary';
 import {
   ARGUMENTS_SIZE,
   DESCRIPTOR_SIZE,

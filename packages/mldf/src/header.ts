@@ -1,4 +1,5 @@
-import { Phase, type ProblemList, readU64 } from '@binscope/core';
+import { Phase, type ProblemList } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import {
   FIELD_DESC_PTR,
   FLAG_CHECKSUMMED,

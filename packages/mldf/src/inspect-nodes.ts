@@ -6,9 +6,8 @@ import {
   nodesAt,
   type Problem,
   readExact,
-  readU64,
-  toHex,
 } from '@binscope/core';
+import { readU64, toHex } from '@binscope/core/binary';
 import {
   ALLOC_ENTRY_SIZE,
   DESCRIPTOR_SIZE,

@@ -6,9 +6,9 @@ import {
   node,
   type Problem,
   ProblemList,
-  toHex,
   type ValidateOptions,
 } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { checkContent } from './checks.js';
 import { magicMismatch } from './header.js';
 import {

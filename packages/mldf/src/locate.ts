@@ -1,4 +1,5 @@
-import { type ErrorFactory, readU64 } from '@binscope/core';
+import type { ErrorFactory } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import type { MldfField, MldfHeader, MldfLayout } from './layout.js';
 import type { ValueInfo } from './values.js';
 

@@ -4,7 +4,7 @@ import type { FormatInfo } from '@binscope/core';
 export const MLDF_MAGIC: Uint8Array = Uint8Array.of(0x89, 0x4d, 0x4c, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a);
 
 export const mldfFormat: FormatInfo = {
-  specificationVersion: 'v1',
+  specificationVersion: 2,
   id: 'mldf',
   title: 'MLDF training-set file',
   kind: 'file',

@@ -1,7 +1,7 @@
 import {
   type ByteSource,
   type ErrorCode,
-  isFormatError,
+  isBinscopeError,
   Phase,
   type ProblemList,
   type ReadOptions,
@@ -78,7 +78,7 @@ export async function parseStructure(
       signal: options.signal,
     });
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     // Not a checkpoint yet: a defect in the descriptors that are there ranks before the cut (A2).
     problems.capture(error, { phase: Phase.bounds });
     const whole = Math.floor(Math.min(wanted, inFile) / DESCRIPTOR_SIZE) * DESCRIPTOR_SIZE;
@@ -93,7 +93,7 @@ export async function parseStructure(
   try {
     out.layout = checkLayout(header, out.fields, source.size, problems);
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     problems.capture(error, { phase: PHASE_OF_CODE[error.code] ?? Phase.header });
     problems.checkpoint();
     out.layout = clampedLayout(header, out.fields, source.size);

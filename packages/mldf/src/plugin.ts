@@ -6,10 +6,10 @@ import {
   type RecordOptions,
   type Summary,
   type Target,
-  toHex,
   toJsonValue,
   unparsedResult,
 } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { mldfContentFields, mldfLocateSample } from './content.js';
 import { inspectMldf, inspectMldfTarget } from './inspect.js';
 import { FORMAT_ID } from './layout.js';

@@ -1,7 +1,6 @@
 import {
   type Awaitable,
   type ByteSource,
-  canReadAhead,
   checkRange,
   type ErrorFactory,
   formatErrors,
@@ -9,8 +8,8 @@ import {
   type Problem,
   ProblemList,
   type ReadOptions,
-  ReadAhead,
 } from '@binscope/core';
+import { answersSynchronously, ReadAhead } from '@binscope/core/binary';
 import { verifyOnOpen } from './checksum.js';
 import { FORMAT_ID, type MldfField, type MldfHeader, type MldfLayout } from './layout.js';
 import { matchAllocations, readAllocationEntries } from './alloc-match.js';
@@ -65,8 +64,8 @@ export class MldfReader implements FormatReader {
   readonly rowSize: number;
   private readonly byName = new Map<string, MldfField>();
   private readonly rows: RowCache;
-  /** Positional reads into a caller's buffer (local files), for `reuse`. */
-  private readonly into: ByteSource['readAt'];
+  /** Whether the source answers synchronously (memory, local files): `reuse` and the shared Located need it. */
+  private readonly into: boolean;
   private readonly error: ErrorFactory;
   private readonly bounds: ValueBounds;
   private readonly views = new WindowViews();
@@ -100,7 +99,7 @@ export class MldfReader implements FormatReader {
     this.numSamples = header.numSamples;
     this.rowSize = layout.rowSize;
     this.rows = new RowCache(source, header, layout.rowSize, options.metadataCacheBytes);
-    this.into = source.readAt?.bind(source);
+    this.into = answersSynchronously(source);
     this.error = formatErrors(FORMAT_ID, source.name);
     this.bounds = valueBounds(header, layout, this.error);
   }
@@ -163,7 +162,7 @@ export class MldfReader implements FormatReader {
     // A synchronous source decodes before anything else can run, so it shares one Located; a
     // source that reads asynchronously gets its own, as another call may run while it awaits.
     const lazy = options.decode === 'lazy';
-    const shared = this.source.readSync !== undefined;
+    const shared = this.into;
     const loc = shared
       ? locate(this.bounds, index, sel, row.view, row.pos, this.slotScratch, lazy, this.locScratch)
       : locate(this.bounds, index, sel, row.view, row.pos, undefined, lazy);
@@ -257,7 +256,8 @@ export class MldfReader implements FormatReader {
     const reuse = options.reuse === true && this.into !== undefined;
     // Local files read the next window ahead on the thread pool (below); a reused window is
     // otherwise kept small so it stays in cache while its samples are decoded.
-    const aheadSource = canReadAhead(this.source) ? this.source : undefined;
+    // Every source reads ahead: local files on the thread pool, others as they answer.
+    const aheadSource: ByteSource | undefined = this.source;
     const windowSize = Math.max(
       1,
       options.windowSize ?? (reuse && !aheadSource ? DEFAULT_REUSED_WINDOW : DEFAULT_WINDOW),
@@ -462,7 +462,11 @@ export class MldfReader implements FormatReader {
           : target.subarray(0, length);
       this.reusedView = into;
     }
-    const got = this.into!(into, 0, length, offset);
+    const read = this.source.read(offset, length, { into });
+    // Only synchronous sources take this path (`into` is true for them alone).
+    if (read instanceof Promise)
+      throw new TypeError(`${this.source.name}: a synchronous source answered with a promise`);
+    const got = read.byteLength;
     if (got !== length)
       throw this.error('Truncated', `data ends early: got ${got} of ${length} bytes`, offset);
     return into;

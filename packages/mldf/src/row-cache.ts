@@ -1,11 +1,4 @@
-import {
-  type Awaitable,
-  type ByteSource,
-  checkRange,
-  formatErrors,
-  type ReadOptions,
-  readExact,
-} from '@binscope/core';
+import { type Awaitable, type ByteSource, checkRange, formatErrors, type ReadOptions } from '@binscope/core';
 import { FORMAT_ID, type MldfHeader } from './layout.js';
 
 const METADATA_PAGE_BYTES = 1 << 20;
@@ -74,7 +67,7 @@ export class RowCache {
   }
 }
 
-/** Reads an exact range, synchronously when the source can. */
+/** Reads an exact range, synchronously when the source answers synchronously. */
 export function readRange(
   source: ByteSource,
   offset: number,
@@ -82,11 +75,21 @@ export function readRange(
   options: ReadOptions,
   what = 'data',
 ): Awaitable<Uint8Array> {
-  if (!source.readSync)
-    return readExact(source, offset, length, { format: FORMAT_ID, what, signal: options.signal });
   if (!(Number.isSafeInteger(offset) && offset >= 0 && length >= 0 && offset + length <= source.size))
     checkRange(source, offset, length, { format: FORMAT_ID, what });
-  const out = source.readSync!(offset, length);
+  const out = source.read(offset, length, options);
+  return out instanceof Promise
+    ? out.then((bytes) => exact(source, offset, length, bytes, what))
+    : exact(source, offset, length, out, what);
+}
+
+function exact(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  out: Uint8Array,
+  what: string,
+): Uint8Array {
   if (out.byteLength !== length) {
     throw formatErrors(FORMAT_ID, source.name)(
       'Truncated',

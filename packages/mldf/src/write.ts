@@ -1,4 +1,5 @@
-import { type ByteSink, crc32, MemorySink, type NumericArray } from '@binscope/core';
+import type { ByteSink, NumericArray } from '@binscope/core';
+import { crc32, MemorySink } from '@binscope/core/binary';
 import { stampChecksums } from './checksum.js';
 import {
   ALLOC_ENTRY_SIZE,

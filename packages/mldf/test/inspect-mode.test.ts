@@ -4,7 +4,7 @@ import {
   fileTarget,
   type InspectNode,
   type InspectResult,
-  isFormatError,
+  isBinscopeError,
   MemorySource,
   nodesAt,
   type Problem,
@@ -39,7 +39,7 @@ async function strictRead(bytes: Uint8Array): Promise<{ code: string; offset?: n
     await reader.checkAllocations();
     return undefined;
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return { code: error.code, offset: error.offset };
   }
 }
@@ -50,7 +50,7 @@ async function openError(bytes: Uint8Array): Promise<{ code: string; offset?: nu
     await openMldf(new MemorySource(bytes, 'f.mldf'), { verify: true });
     return undefined;
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return { code: error.code, offset: error.offset };
   }
 }

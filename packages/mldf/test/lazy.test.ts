@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { type ByteSource, isFormatError, MemorySource } from '@binscope/core';
+import { type ByteSource, isBinscopeError, MemorySource } from '@binscope/core';
 import { tempDir } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import {
@@ -37,7 +37,7 @@ function settle(s: MldfSample): MldfSample {
 
 function asyncOnly(bytes: Uint8Array): ByteSource {
   const inner = new MemorySource(bytes, 'async');
-  return { size: inner.size, name: 'async', read: (o, l) => inner.read(o, l) };
+  return { size: inner.size, name: 'async', read: async (o, l) => inner.read(o, l) };
 }
 
 const N = 300;
@@ -128,8 +128,8 @@ describe('text decoding', () => {
       b[2] = 0xff;
     });
     const eager = await reader.sample(0).catch((e: unknown) => e);
-    expect(isFormatError(eager) && eager.code).toBe('InvalidValue');
-    expect(isFormatError(eager) && eager.offset).toBe(ptr);
+    expect(isBinscopeError(eager, 'FormatError') && eager.code).toBe('InvalidValue');
+    expect(isBinscopeError(eager, 'FormatError') && eager.offset).toBe(ptr);
     const lazy = (await reader.sample(0, { decode: 'lazy' })).v as MldfLazyText;
     expect(() => lazy.text()).toThrow(/not valid UTF-8/);
     // a lone continuation byte and a truncated sequence
@@ -152,8 +152,8 @@ describe('text decoding', () => {
     } catch (e) {
       error = e;
     }
-    expect(isFormatError(error) && error.code).toBe('InvalidValue');
-    expect(isFormatError(error) && error.offset).toBe(ptr);
+    expect(isBinscopeError(error, 'FormatError') && error.code).toBe('InvalidValue');
+    expect(isBinscopeError(error, 'FormatError') && error.offset).toBe(ptr);
   });
 
   it('sample() on a synchronous source reports errors as rejections, never synchronous throws', async () => {

@@ -3,7 +3,7 @@ import {
   CountingSource,
   MemorySource,
   type ByteSource,
-  isFormatError,
+  isBinscopeError,
   nodesAt,
   toPlainTree,
 } from '@binscope/core';
@@ -14,7 +14,7 @@ import { readBytes, specsOf, VECTORS_NEEDED, validVectors } from './helpers.js';
 /** A source without readSync: exercises the promise path (Blob/HTTP-like). */
 function asyncOnly(bytes: Uint8Array, name = 'async'): ByteSource {
   const inner = new MemorySource(bytes, name);
-  return { size: inner.size, name, read: (o, l) => inner.read(o, l) };
+  return { size: inner.size, name, read: async (o, l) => inner.read(o, l) };
 }
 
 async function all(bytes: Uint8Array, source: ByteSource = new MemorySource(bytes)): Promise<MldfSample[]> {
@@ -225,7 +225,7 @@ async function defect(bytes: Uint8Array, patch: (view: DataView, bytes: Uint8Arr
   return {
     first: report.errors[0]?.code,
     report,
-    readError: isFormatError(readError) ? readError.code : readError,
+    readError: isBinscopeError(readError, 'FormatError') ? readError.code : readError,
   };
 }
 

@@ -91,7 +91,7 @@ describe('writer refuses what MLDF cannot hold, with a clear error', () => {
     w.add({ b: Uint8Array.of(1), i: 1 });
     expect(() => w.add({ b: Uint8Array.of(2, 2), i: 1.5 })).toThrow();
     w.add({ b: Uint8Array.of(3), i: 3 });
-    const { MemorySink } = await import('@binscope/core');
+    const { MemorySink } = await import('@binscope/core/binary');
     const sink = new MemorySink();
     await w.finish(sink);
     expect(sink.bytes()).toEqual(

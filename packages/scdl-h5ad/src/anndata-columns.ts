@@ -1,4 +1,4 @@
-import { float16ToNumber } from '@binscope/core';
+import { float16ToNumber } from '@binscope/core/binary';
 import { numericColumnType } from './column-types.js';
 import {
   child,

@@ -1,4 +1,4 @@
-import { float16ToNumber, numberToFloat16 } from '@binscope/core';
+import { float16ToNumber, numberToFloat16 } from '@binscope/core/binary';
 import type { ElementType } from './h5.js';
 
 /** The data dtypes upstream accepts for `data.npy` (numpy names, as its CLI takes them). */

@@ -1,4 +1,4 @@
-import { FormatError, isFormatError, isSourceError } from '@binscope/core';
+import { FormatError, isBinscopeError } from '@binscope/core';
 import { condenseHdf5Error } from './h5.js';
 
 /**
@@ -6,7 +6,7 @@ import { condenseHdf5Error } from './h5.js';
  * corrupt `.h5ad` surfaced as a multi-KB HDF5-DIAG stack or a raw wasm `abort()`.
  */
 export function asH5adError(error: unknown, file: string): unknown {
-  if (isFormatError(error) || isSourceError(error)) return error;
+  if (isBinscopeError(error, 'FormatError') || isBinscopeError(error, 'SourceError')) return error;
   const text = error instanceof Error ? error.message : String(error);
   const aborted = /^Aborted\(/.test(text) || error instanceof WebAssembly.RuntimeError;
   if (!aborted && !/HDF5-DIAG|HDF5 error|H5[A-Z]\w*\(\)/.test(text)) return error;

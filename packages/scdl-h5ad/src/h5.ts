@@ -1,4 +1,5 @@
-import { type DType, DTYPE_SIZE, FormatError } from '@binscope/core';
+import { type DType, FormatError } from '@binscope/core';
+import { DTYPE_SIZE } from '@binscope/core/binary';
 import type * as H5 from 'h5wasm';
 
 /** The h5wasm module namespace: its node build in Node, its wasm/ESM build in browsers. */

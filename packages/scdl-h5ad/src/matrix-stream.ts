@@ -1,4 +1,5 @@
-import { float16ToNumber, maxUnsigned, throwIfAborted } from '@binscope/core';
+import { throwIfAborted } from '@binscope/core';
+import { float16ToNumber, maxUnsigned } from '@binscope/core/binary';
 import type { CsrChunk, ScdlIndexDType } from '@binscope/scdl';
 import type { AnnDataFile, DenseMatrix, Matrix, SparseMatrix } from './anndata.js';
 import { OUTPUT_SIZE, type OutputType } from './cast.js';

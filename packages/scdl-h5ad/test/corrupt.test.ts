@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isFormatError, isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { builtFile, tempDir } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertH5adToScdl, describeH5ad } from '../src/node.js';
@@ -106,7 +106,7 @@ async function attempt(outcome: Outcome, label: string, run: () => Promise<unkno
     outcome.ok++;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const typed = isFormatError(error) || isSourceError(error);
+    const typed = isBinscopeError(error, 'FormatError') || isBinscopeError(error, 'SourceError');
     if (!typed || message.includes('\n') || message.length > 400) {
       outcome.bad.push(`${label}: ${typed ? '' : `raw ${(error as Error)?.name} `}${message.slice(0, 200)}`);
       return false;

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isFormatError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { openScdlArchive } from '@binscope/scdl/node';
 import { tempDir } from '@binscope/testkit';
 import fc from 'fast-check';
@@ -458,7 +458,7 @@ describe('neighbors (C13)', () => {
     expect(warnings.some((w) => w.includes("'knn' not found"))).toBe(true);
     const dense = spec({ layout: 'csr', values }, { obsp: { knn: { layout: 'dense', values: graph } } });
     await expect(convert(scratch(), dense, { useX: true, neighbors: 'knn' })).rejects.toSatisfy(
-      (e: unknown) => isFormatError(e, 'InvalidValue'),
+      (e: unknown) => isBinscopeError(e, 'InvalidValue'),
     );
   });
 });
@@ -468,7 +468,7 @@ describe('bad input and atomicity', () => {
     const dir = scratch();
     fs.writeFileSync(path.join(dir, 'x.h5ad'), 'cell,gene\n1,2\n');
     await expect(convertH5adToScdl(path.join(dir, 'x.h5ad'), path.join(dir, 'out'))).rejects.toSatisfy(
-      (e: unknown) => isFormatError(e, 'BadMagic'),
+      (e: unknown) => isBinscopeError(e, 'BadMagic'),
     );
     expect(fs.readdirSync(dir)).toEqual(['x.h5ad']);
   });
@@ -487,7 +487,7 @@ describe('bad input and atomicity', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isFormatError(failure), `cut at ${keep}: ${String(failure)}`).toBe(true);
+      expect(isBinscopeError(failure, 'FormatError'), `cut at ${keep}: ${String(failure)}`).toBe(true);
       expect(fs.readFileSync(path.join(out, 'data.npy')).equals(before)).toBe(true);
       expect(fs.readdirSync(dir).sort()).toEqual(['cut.h5ad', 'good.h5ad', 'out']);
     }
@@ -514,7 +514,7 @@ describe('bad input and atomicity', () => {
     );
     f.close();
     await expect(convertH5adToScdl(file, path.join(dir, 'o1'), { useX: true })).rejects.toSatisfy(
-      (e: unknown) => isFormatError(e, 'OutOfBounds'),
+      (e: unknown) => isBinscopeError(e, 'OutOfBounds'),
     );
     const g = new h5wasm.File(file, 'a');
     (g.get('X/indices') as unknown as { write_slice(r: number[][], d: Int32Array): void }).write_slice(
@@ -523,15 +523,15 @@ describe('bad input and atomicity', () => {
     );
     g.close();
     await expect(convertH5adToScdl(file, path.join(dir, 'o1'), { useX: true })).rejects.toSatisfy(
-      (e: unknown) => isFormatError(e, 'OutOfBounds'),
+      (e: unknown) => isBinscopeError(e, 'OutOfBounds'),
     );
     const mismatch = spec({ layout: 'csr', values: [[1]] }, { obs: { index: names('c', 2) } });
     await expect(convert(scratch(), mismatch, { useX: true })).rejects.toSatisfy((e: unknown) =>
-      isFormatError(e, 'CountMismatch'),
+      isBinscopeError(e, 'CountMismatch'),
     );
     const none: AnnDataSpec = { obs: { index: names('c', 1) }, var: { index: names('g', 1) } };
     await expect(convert(scratch(), none)).rejects.toSatisfy((e: unknown) =>
-      isFormatError(e, 'InvalidValue'),
+      isBinscopeError(e, 'InvalidValue'),
     );
     expect(fs.readdirSync(dir)).toEqual(['bad.h5ad']);
   });
@@ -567,6 +567,6 @@ describe('bad input and atomicity', () => {
   it('an unknown data dtype is rejected before anything is read', async () => {
     await expect(
       convert(scratch(), spec({ layout: 'csr', values: [[1]] }), { dataDtype: 'int8' as never }),
-    ).rejects.toSatisfy((e: unknown) => isFormatError(e, 'InvalidValue'));
+    ).rejects.toSatisfy((e: unknown) => isBinscopeError(e, 'InvalidValue'));
   });
 });

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isFormatError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { tempDir } from '@binscope/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { firstUnfitValue } from '../src/cast-guard.js';
@@ -96,7 +96,7 @@ describe('converting values the data dtype cannot hold (C10)', () => {
       { dataDtype: 'uint32' },
     );
     const failure = await run.catch((e: unknown) => e);
-    expect(isFormatError(failure) && failure.code).toBe('InvalidValue');
+    expect(isBinscopeError(failure, 'FormatError') && failure.code).toBe('InvalidValue');
     expect((failure as Error).message).toContain('row 0, column 1: value 10000000000');
     expect(fs.existsSync(out)).toBe(false);
     expect(fs.readdirSync(dir)).toEqual(['in.h5ad']);
@@ -110,7 +110,7 @@ describe('converting values the data dtype cannot hold (C10)', () => {
       const chunkNnz = layout === 'dense' ? 9 : 5;
       const { run } = await convert({ layout, values, dtype: '<f4' }, { dataDtype: 'uint8', chunkNnz });
       const failure = await run.catch((e: unknown) => e);
-      expect(isFormatError(failure) && failure.code).toBe('InvalidValue');
+      expect(isBinscopeError(failure, 'FormatError') && failure.code).toBe('InvalidValue');
       expect((failure as Error).message).toMatch(
         /row 4, column 1: value 0\.5 cannot be stored as uint8 \(not a whole number\)/,
       );

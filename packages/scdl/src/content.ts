@@ -3,9 +3,9 @@ import {
   type ContentField,
   type JsonValue,
   type ReadOptions,
-  toHex,
   toJsonValue,
 } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import type { FeatureIndex } from './features.js';
 import { HEADER_FILE } from './header.js';
 import type { ScdlReader } from './read.js';

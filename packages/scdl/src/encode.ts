@@ -1,4 +1,5 @@
-import { encodeFloat16, type FormatError, formatErrors, maxUnsigned, numberToFloat16 } from '@binscope/core';
+import { type FormatError, formatErrors } from '@binscope/core';
+import { encodeFloat16, maxUnsigned, numberToFloat16 } from '@binscope/core/binary';
 import { FORMAT, ITEM_SIZE } from './header.js';
 import type {
   FeatureBlock,

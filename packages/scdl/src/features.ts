@@ -3,12 +3,11 @@ import {
   type DirectorySource,
   type FormatError,
   formatErrors,
-  isFormatError,
-  isSourceError,
+  isBinscopeError,
   type ReadOptions,
-  decodeUtf8,
   readExact,
 } from '@binscope/core';
+import { decodeUtf8 } from '@binscope/core/binary';
 import {
   type AsyncBuffer,
   type FileMetaData,
@@ -55,7 +54,8 @@ export async function openRequired(
   try {
     return await dir.open(file);
   } catch (error) {
-    if (isSourceError(error)) throw fail('Truncated', `missing file ${file}: ${error.message}`, 0, file);
+    if (isBinscopeError(error, 'SourceError'))
+      throw fail('Truncated', `missing file ${file}: ${error.message}`, 0, file);
     throw error;
   }
 }
@@ -88,7 +88,7 @@ function asyncBuffer(source: ByteSource, file: string): AsyncBuffer {
 }
 
 function parquetError(file: string, error: unknown): FormatError {
-  if (isFormatError(error)) return error;
+  if (isBinscopeError(error, 'FormatError')) return error;
   const message = error instanceof Error ? error.message : String(error);
   return fail('InvalidValue', `${file} is not a readable parquet table: ${message}`, 0, file);
 }
@@ -432,7 +432,7 @@ export class FeatureIndex {
         labels = npy.values.map(String);
         warnings.push(`${name} uses the older labels.npy`);
       } catch (error) {
-        if (!isFormatError(error)) throw error;
+        if (!isBinscopeError(error, 'FormatError')) throw error;
         warnings.push(`${name}/labels.npy is unreadable: ${error.message}`);
       }
     }

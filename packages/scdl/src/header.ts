@@ -1,4 +1,5 @@
-import { Cursor, type DType, formatErrors, isFormatError, Phase, ProblemList } from '@binscope/core';
+import { type DType, formatErrors, isBinscopeError, Phase, ProblemList } from '@binscope/core';
+import { Cursor } from '@binscope/core/binary';
 
 export const FORMAT = 'scdl';
 export const HEADER_FILE = 'header.sch';
@@ -179,7 +180,8 @@ export function readHeader(bytes: Uint8Array, problems: ProblemList): HeaderPars
     return { header, complete: true };
   } catch (error) {
     // A strict read's checkpoint throws an error it already recorded.
-    if (problems.mode === 'read' && isFormatError(error) && problems.hasErrors()) throw error;
+    if (problems.mode === 'read' && isBinscopeError(error, 'FormatError') && problems.hasErrors())
+      throw error;
     problems.capture(error, { phase: Phase.header });
     problems.checkpoint();
     return { header, complete: false };

@@ -22,7 +22,7 @@ async function headerHead(target: Target, options?: ReadOptions): Promise<Uint8A
 
 /** SCDL archives are folders; detection looks for header.sch starting with "SCDL". */
 export const scdlFormat: FormatInfo = {
-  specificationVersion: 'v1',
+  specificationVersion: 2,
   id: 'scdl',
   title: 'SCDL single-cell archive',
   kind: 'directory',
@@ -49,7 +49,7 @@ export const scdlFormat: FormatInfo = {
  * file signatures): its name's extension makes any damage to the magic a near miss of SCDL.
  */
 export const scdlHeaderFile: FormatInfo = {
-  specificationVersion: 'v1',
+  specificationVersion: 2,
   id: 'scdl',
   title: scdlFormat.title,
   kind: 'file',

@@ -1,4 +1,5 @@
-import { concatBytes, MemoryDirectory } from '@binscope/core';
+import { MemoryDirectory } from '@binscope/core';
+import { concatBytes } from '@binscope/core/binary';
 import type { ArchiveSink, ArchiveStream } from './write-types.js';
 
 /** Keeps an archive in memory; `directory()` gives it to `openScdl` without touching a disk. */

@@ -1,4 +1,5 @@
-import { decodeUtf8, formatErrors, float16ToNumber } from '@binscope/core';
+import { formatErrors } from '@binscope/core';
+import { decodeUtf8, float16ToNumber } from '@binscope/core/binary';
 import { FORMAT } from './header.js';
 
 /**

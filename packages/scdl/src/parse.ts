@@ -3,9 +3,8 @@ import {
   type DirectorySource,
   type ErrorCode,
   type FormatError,
-  isFormatError,
+  isBinscopeError,
   formatErrors,
-  isSourceError,
   Phase,
   type ProblemList,
   type ReadOptions,
@@ -298,7 +297,7 @@ async function loadFeatureIndices(
       });
       for (const w of state.varIndex.warnings) problems.warn('FeatureIndex', w, { file: 'features/' });
     } catch (error) {
-      if (!(isFormatError(error) || isSourceError(error))) throw error;
+      if (!(isBinscopeError(error, 'FormatError') || isBinscopeError(error, 'SourceError'))) throw error;
       problems.warn('FeatureIndex', `features/ is unreadable: ${error.message}`, { file: 'features/' });
     }
   }

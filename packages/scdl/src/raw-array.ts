@@ -5,18 +5,11 @@ import {
   type NumericArray,
   type ReadOptions,
   readExact,
-  toTypedArray,
 } from '@binscope/core';
+import { answersSynchronously, toTypedArray } from '@binscope/core/binary';
 import { type ArrayDescriptor, CORE_DTYPE, FORMAT, ITEM_SIZE, type ScdlNumericDType } from './header.js';
 
 const fail = formatErrors(FORMAT);
-
-/** A positional source: fills our own aligned buffers straight from a file (no copy, no view per read). */
-type PositionalSource = ByteSource & { readAt: NonNullable<ByteSource['readAt']> };
-
-function isPositional(source: ByteSource): source is PositionalSource {
-  return source.readAt !== undefined;
-}
 
 export const TYPED: Record<ScdlNumericDType, new (n: number) => NumericArray> = {
   uint8: Uint8Array,
@@ -72,8 +65,10 @@ type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => Num
 /** One raw little-endian array file (C4), read positionally. */
 export class RawArray {
   readonly itemSize: number;
-  /** Positional reads into our own memory, when the source offers them and no f16 decoding is needed. */
-  private readonly positional: PositionalSource | undefined;
+  /** Whether the source answers synchronously (memory, local files): `sliceSync` reads through it. */
+  private readonly sync: boolean;
+  /** Reads into our own memory, when the source answers synchronously and no f16 decoding is needed. */
+  private readonly positional: ByteSource | undefined;
   private readonly View: ViewCtor;
   constructor(
     readonly descriptor: ArrayDescriptor,
@@ -83,15 +78,16 @@ export class RawArray {
     private readonly slab: Slab = new Slab(),
   ) {
     this.itemSize = ITEM_SIZE[dtype];
-    this.positional = dtype !== 'float16' && isPositional(source) ? source : undefined;
+    this.sync = answersSynchronously(source);
+    this.positional = dtype !== 'float16' && this.sync ? source : undefined;
     this.View = TYPED[dtype] as unknown as ViewCtor;
   }
   get length(): number {
     return this.descriptor.length;
   }
-  /** Whether `sliceSync` can read (the source offers `readInto` or `readSync`). */
+  /** Whether `sliceSync` can read (the source answers synchronously). */
   get canReadSync(): boolean {
-    return this.positional !== undefined || typeof this.source.readSync === 'function';
+    return this.sync;
   }
 
   private checkSlice(start: number, end: number): void {
@@ -139,7 +135,8 @@ export class RawArray {
       buffer = this.slab.buffer;
       view = this.slab.bytes;
     }
-    if (bytes > 0 && source.readAt(view, at, bytes, offset) !== bytes) {
+    const got = bytes > 0 ? source.read(offset, bytes, { into: view.subarray(at, at + bytes) }) : undefined;
+    if (got !== undefined && (got instanceof Promise || got.byteLength !== bytes)) {
       throw fail(
         'Truncated',
         `${this.file} ended while reading ${bytes} bytes at ${offset}`,
@@ -150,14 +147,17 @@ export class RawArray {
     return new this.View(buffer, at, n);
   }
 
-  /** sliceSync for sources with `readSync` but no `readInto`: the checks and copy of `slice`. */
+  /** sliceSync for f16 arrays of synchronous sources: the checks and copy of `slice`. */
   private readSyncSlice(start: number, end: number): NumericArray | undefined {
-    if (typeof this.source.readSync !== 'function') return undefined;
+    if (!this.sync) return undefined;
     this.checkSlice(start, end);
     const offset = start * this.itemSize;
     const bytes = (end - start) * this.itemSize;
     checkRange(this.source, offset, bytes, { format: FORMAT, what: this.file });
-    const raw = bytes === 0 ? new Uint8Array(0) : this.source.readSync(offset, bytes);
+    const read = bytes === 0 ? new Uint8Array(0) : this.source.read(offset, bytes);
+    if (read instanceof Promise)
+      throw new TypeError(`${this.file}: a synchronous source answered with a promise`);
+    const raw = read;
     if (raw.byteLength !== bytes) {
       // readExact's message, so sync and async reads fail alike.
       throw fail(

@@ -1,7 +1,7 @@
 import {
   type DirectorySource,
   formatErrors,
-  isSourceError,
+  isBinscopeError,
   type ParseMode,
   ProblemList,
   type Target,
@@ -39,7 +39,8 @@ export async function checkArchive(
     state = await parseArchive(archiveDirectory(target), problems, options);
     await deepChecks(state, problems, options);
   } catch (error) {
-    if (isSourceError(error)) problems.error('Truncated', error.message, { file: error.path });
+    if (isBinscopeError(error, 'SourceError'))
+      problems.error('Truncated', error.message, { file: error.path });
     else problems.capture(error);
   }
   return { problems, state };

@@ -1,4 +1,4 @@
-import { isFormatError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { type FeatureColumn, openScdl, writeScdlToMemory } from '../src/index.js';
 
@@ -52,7 +52,7 @@ describe('feature column types (C11)', () => {
     ];
     for (const column of cases) {
       const failure = await roundTrip([column]).catch((e: unknown) => e);
-      expect(isFormatError(failure) && failure.code, column.name).toBe('InvalidValue');
+      expect(isBinscopeError(failure, 'FormatError') && failure.code, column.name).toBe('InvalidValue');
       expect(String((failure as Error).message), column.name).toContain(`"${column.name}"`);
     }
   });

@@ -5,7 +5,7 @@ import {
   type FormatError,
   type InspectNode,
   type InspectResult,
-  isFormatError,
+  isBinscopeError,
   type MemoryDirectory,
   type PlainInspectNode,
   type Target,
@@ -32,7 +32,7 @@ async function threeModes(target: Target): Promise<Modes> {
   try {
     await (await scdlPlugin.open(target)).close?.();
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     strict = error;
   }
   const report = await scdlPlugin.validate(target);

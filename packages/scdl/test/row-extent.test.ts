@@ -1,4 +1,4 @@
-import { isFormatError, type MemoryDirectory } from '@binscope/core';
+import { isBinscopeError, type MemoryDirectory } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { openScdl, writeScdlToMemory } from '../src/index.js';
 import { withChanges } from './helpers.js';
@@ -40,7 +40,7 @@ describe('row_ptr past nnz (reader)', () => {
       const reader = await openScdl(directory, options);
       for (const read of [() => reader.row(0), () => reader.rows(0, 1), () => reader.rowExtent(0)]) {
         const error = await failure(read);
-        expect(isFormatError(error, 'OutOfBounds'), String(error)).toBe(true);
+        expect(isBinscopeError(error, 'OutOfBounds'), String(error)).toBe(true);
         expect(error).toMatchObject({ file: 'row_ptr.npy', offset: reader.rowPtr.itemSize, format: 'scdl' });
       }
     });

@@ -72,7 +72,7 @@ function asyncOnly(directory: DirectorySource): DirectorySource {
   return Object.assign(Object.create(directory) as DirectorySource, {
     open: async (p: string): Promise<ByteSource> => {
       const inner = await directory.open(p);
-      return { size: inner.size, name: inner.name, read: (o, l, opt) => inner.read(o, l, opt) };
+      return { size: inner.size, name: inner.name, read: async (o, l, opt) => inner.read(o, l, opt) };
     },
   });
 }

@@ -3,7 +3,7 @@ import {
   CountingSource,
   type DirectorySource,
   directoryTarget,
-  isFormatError,
+  isBinscopeError,
   type MemoryDirectory,
   type ProgressEvent,
 } from '@binscope/core';
@@ -184,7 +184,7 @@ describe('validate: one defect each, reported first with its class', () => {
       expect(report.errors[0].file).toBeTypeOf('string');
       const error = await readEverything(dir);
       if (error !== undefined) {
-        expect(isFormatError(error), String(error)).toBe(true);
+        expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
         // Readers defer feature checks the header does not force (counts across files) to validate.
         if (
           ![

@@ -1,4 +1,5 @@
-import { isFormatError, numberToFloat16 } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
+import { numberToFloat16 } from '@binscope/core/binary';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type CsrChunk, openScdl, writeScdlToMemory } from '../src/index.js';
@@ -10,7 +11,7 @@ function oneRow(indices: CsrChunk['indices'], numCols?: number, maxIndex?: numbe
   return writeScdlToMemory({ indptr: [0, indices.length], indices, data, maxIndex }, { numCols });
 }
 
-const outOfBounds = (e: unknown) => isFormatError(e, 'OutOfBounds');
+const outOfBounds = (e: unknown) => isBinscopeError(e, 'OutOfBounds');
 
 describe('column index checks (one typed pass, or none when the type cannot exceed numCols)', () => {
   it('accepts in-range indices of every integer array type and stores them', async () => {

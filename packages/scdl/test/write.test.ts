@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isFormatError, type MemoryDirectory, toHex } from '@binscope/core';
+import { isBinscopeError, type MemoryDirectory } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import { NodeDirectory } from '@binscope/core/node';
 import { runUnprivileged, describeWith } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -193,13 +194,13 @@ describe('writer choices', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isFormatError(error), String(error)).toBe(true);
+      expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
     }
     const blocksWrong = await writeScdlToMemory(
       { indptr: [0, 1, 1], indices: [0], data: [1] },
       { obs: [{ label: 'a', rows: 1, columns: [{ name: 'x', values: ['a'] }] }] },
     ).catch((e: unknown) => e);
-    expect(isFormatError(blocksWrong, 'CountMismatch')).toBe(true);
+    expect(isBinscopeError(blocksWrong, 'CountMismatch')).toBe(true);
   });
 
   it('stores feature tables of each column type and reads them back', async () => {

@@ -4,7 +4,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryDirectory, MemorySink } from '@binscope/core';
+import { MemoryDirectory } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import { builtFile, describeWith, IN_CI, type Prerequisite } from '@binscope/testkit';
 import { build, type Metafile } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemoryDirectory, MemorySink, MemorySource, type ProgressEvent } from '@binscope/core';
+import { MemoryDirectory, MemorySource, type ProgressEvent } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import { openMldf, validateMldf } from '@binscope/mldf';
 import { indexShards, openTaridx } from '@binscope/taridx';
 import { expectProgressToEnd, tempDir } from '@binscope/testkit';

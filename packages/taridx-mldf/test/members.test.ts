@@ -1,4 +1,4 @@
-import { isFormatError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { encode as encodePng } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, memberValue, npyLayout, planField } from '../src/index.js';
@@ -49,7 +49,7 @@ describe('member values', () => {
     const png = encodePng({ width: 1, height: 1, data: new Uint8Array(3), channels: 3, depth: 8 });
     new DataView(png.buffer, png.byteOffset).setUint32(16, 70_000);
     const error = errorOf(() => decodeImage(png, place));
-    expect(isFormatError(error) && error.code).toBe('InvalidValue');
+    expect(isBinscopeError(error, 'FormatError') && error.code).toBe('InvalidValue');
     expect((error as Error).message).toMatch(/PNG of 70000×1 pixels is larger than an MLDF image can be/);
     expect(error).toMatchObject({ file: 's_0.tar', offset: 1536 });
   });

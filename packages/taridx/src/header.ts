@@ -1,4 +1,5 @@
-import { Phase, type ProblemList, readU64, readU64Big } from '@binscope/core';
+import { Phase, type ProblemList } from '@binscope/core';
+import { readU64, readU64Big } from '@binscope/core/binary';
 import {
   FLAG_CONTIGUOUS,
   H,

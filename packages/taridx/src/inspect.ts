@@ -6,9 +6,8 @@ import {
   type Problem,
   type ReadOptions,
   readExact,
-  readU64,
-  toHex,
 } from '@binscope/core';
+import { readU64, toHex } from '@binscope/core/binary';
 import type { RowRegion } from './header.js';
 import { FORMAT, H, HEADER_SIZE, R, ROW_SIZE, type TaridxHeader } from './layout.js';
 import { readTextBlock, type TextBlock } from './parse.js';

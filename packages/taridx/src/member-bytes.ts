@@ -4,9 +4,8 @@ import {
   checkRange,
   type FormatError,
   type ReadOptions,
-  readIntoAwaitable,
-  readU64,
 } from '@binscope/core';
+import { answersSynchronously, readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { hashKey } from './hash.js';
 import { FORMAT, fail, joinHash, R, ROW_SIZE, TAR_BLOCK, type TaridxRow } from './layout.js';
@@ -33,7 +32,7 @@ export interface MemberRead {
 
 /** Whether readOwned/readReused complete without an await on this source. */
 export function readsSync(source: ByteSource): boolean {
-  return typeof source.readAt === 'function' || typeof source.readSync === 'function';
+  return answersSynchronously(source);
 }
 
 export function rowAt(view: DataView, i: number): TaridxRow {
@@ -77,14 +76,14 @@ export function readOwned(
   return readFilled(source, offset, take(length), options);
 }
 
-/** `target` filled from `offset` through the fastest read the source declares, or Truncated if fewer came. */
+/** `target` filled from `offset` (the source reads into it), or Truncated if fewer came. */
 export function readFilled(
   source: ByteSource,
   offset: number,
   target: Uint8Array,
   options: ReadOptions,
 ): Awaitable<Uint8Array> {
-  const got = readIntoAwaitable(source, target, offset, options);
+  const got = source.read(offset, target.byteLength, { into: target, signal: options.signal });
   return got instanceof Promise
     ? got.then((bytes) => filled(source, offset, target.byteLength, bytes, target))
     : filled(source, offset, target.byteLength, got, target);

@@ -1,4 +1,4 @@
-import { type ByteSource, readExact } from '@binscope/core';
+import { type Awaitable, type ByteSource, readExact } from '@binscope/core';
 import { FORMAT, TAR_BLOCK, fail } from './layout.js';
 import { nameEnd, splitName, typeflagOf } from './tar.js';
 
@@ -41,7 +41,7 @@ const MAX_PSEUDO_HEADERS = 4;
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The member's 512-byte header block. */
-export function readHeaderBlock(source: ByteSource, m: HeaderLocation): Promise<Uint8Array> {
+export function readHeaderBlock(source: ByteSource, m: HeaderLocation): Awaitable<Uint8Array> {
   return readExact(source, m.offset, TAR_BLOCK, {
     format: FORMAT,
     what: `tar header of row ${m.row} (shard ${source.name})`,
@@ -108,7 +108,7 @@ export async function resolvePath(
   return isDir ? path.replace(/\/+$/, '') : path;
 }
 
-function readPseudoPayload(source: ByteSource, prev: HeaderLocation, type: string): Promise<Uint8Array> {
+function readPseudoPayload(source: ByteSource, prev: HeaderLocation, type: string): Awaitable<Uint8Array> {
   const what = type === 'L' ? 'GNU long-name' : 'PAX';
   if (prev.size > PSEUDO_PAYLOAD_LIMIT) {
     throw fail(

@@ -5,9 +5,9 @@ import {
   type Problem,
   ProblemList,
   type ReadOptions,
-  readU64,
   SourceError,
 } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
 import { hashKeyHalves, loadHasher } from './hash.js';

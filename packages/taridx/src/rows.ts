@@ -6,8 +6,8 @@ import {
   type ProblemList,
   type ReadOptions,
   readExact,
-  readU64,
 } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows, type RowGroups } from './groups.js';
 import { hashKey } from './hash.js';

@@ -1,13 +1,6 @@
-import {
-  type ByteSource,
-  isSourceError,
-  Phase,
-  ProblemList,
-  type ReadOptions,
-  readAwaitable,
-  readU64,
-  RequestPool,
-} from '@binscope/core';
+import { type ByteSource, isBinscopeError, Phase, ProblemList, type ReadOptions } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
+import { RequestPool } from '@binscope/core/http';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { hashKey } from './hash.js';
 import { FORMAT, R, ROW_SIZE, TAR_BLOCK } from './layout.js';
@@ -114,7 +107,7 @@ async function checkShard(
     source = await check.shards.open(fid);
     await checkMembers(check, source, rowIds, view, found, scope, rowDone);
   } catch (error) {
-    if (!isSourceError(error)) throw error;
+    if (!isBinscopeError(error, 'SourceError')) throw error;
     // A shard no row points into is not needed: failing to open it is not the index's defect.
     if (!source && rowIds.length === 0) return found;
     const what = source ? `cannot read shard ${name}` : `row ${rowIds[0] ?? '-'}: cannot open shard ${name}`;
@@ -257,7 +250,7 @@ async function checkAppended(
   found: ProblemList,
 ): Promise<void> {
   if (end + TAR_BLOCK > source.size) return;
-  const after = await readAwaitable(source, end, TAR_BLOCK);
+  const after = await source.read(end, TAR_BLOCK);
   if (isZeroBlock(after, 0)) return;
   found.warn(
     'UnindexedMembers',
@@ -286,7 +279,7 @@ async function precedingPaxSize(
     return undefined;
   }
   if (prevOffset + TAR_BLOCK + prevSize > source.size || prevSize > 16 << 20) return undefined;
-  const bytes = await readAwaitable(source, prevOffset, TAR_BLOCK + prevSize);
+  const bytes = await source.read(prevOffset, TAR_BLOCK + prevSize);
   if (typeflagOf(bytes, 0) !== 'x') return undefined;
   try {
     return paxSize(bytes.subarray(TAR_BLOCK), { file: source.name, offset: prevOffset });

@@ -1,4 +1,5 @@
 import type { ByteSource, ReadOptions } from '@binscope/core';
+import { answersSynchronously } from '@binscope/core/binary';
 import { TAR_BLOCK } from './layout.js';
 
 /** Headers closer than this (the payloads between them) are fetched in one request from a remote shard. */
@@ -26,22 +27,20 @@ export async function visitHeaders(
   visit: (row: number, block: Uint8Array) => Promise<void> | void,
   options: ReadOptions = {},
 ): Promise<void> {
-  if (source.readAt || source.readSync) {
+  if (answersSynchronously(source)) {
     const block = new Uint8Array(TAR_BLOCK);
+    // One request object for every header: the hot loop allocates nothing per row.
+    const request = { into: block };
     for (const row of rows) {
       options.signal?.throwIfAborted();
-      const offset = offsetOf(row);
-      const got = source.readAt
-        ? source.readAt(block, 0, TAR_BLOCK, offset) === TAR_BLOCK
-          ? block
-          : undefined
-        : source.readSync!(offset, TAR_BLOCK);
-      await visit(row, got && got.byteLength === TAR_BLOCK ? got : new Uint8Array(TAR_BLOCK));
+      const got = source.read(offsetOf(row), TAR_BLOCK, request);
+      const bytes = got instanceof Promise ? await got : got;
+      await visit(row, bytes.byteLength === TAR_BLOCK ? bytes : new Uint8Array(TAR_BLOCK));
     }
     return;
   }
   const spans = planSpans(rows, offsetOf);
-  const fetch = (span: Span) => source.read(span.start, span.end - span.start, options);
+  const fetch = (span: Span) => Promise.resolve(source.read(span.start, span.end - span.start, options));
   let next = spans.length > 0 ? fetch(spans[0]) : undefined;
   for (let k = 0; k < spans.length; k++) {
     const bytes = await next!;

@@ -1,4 +1,5 @@
 import { type ByteSource, type FormatError, type ReadOptions, throwIfAborted } from '@binscope/core';
+import { answersSynchronously } from '@binscope/core/binary';
 import { TAR_BLOCK, fail } from './layout.js';
 
 /**
@@ -265,11 +266,11 @@ type Reader = (offset: number, length: number) => Uint8Array | Promise<Uint8Arra
  * payload, stopping at the first all-zero block or a short read. A member whose payload
  * runs past the end of the shard is a half-copied shard: `Truncated`.
  *
- * Local files (sources with `readAt`) get one 512-byte positional read per header into a
- * reused block, so payload bytes are never read: on network file systems and cold disks the
- * payloads are what costs. In-memory sources are viewed without copying. Sources where each
- * read is a round trip (Blob, HTTP) read 64 KiB windows instead: a request per header would
- * cost far more than the payload bytes the windows carry along.
+ * Sources that answer synchronously (local files, memory) get one 512-byte read per header into
+ * a reused block, so payload bytes are never read: on network file systems and cold disks the
+ * payloads are what costs. Sources where each read is a round trip (Blob, HTTP) read 64 KiB
+ * windows instead: a request per header would cost far more than the payload bytes the
+ * windows carry along.
  */
 export async function walkTar(
   source: ByteSource,
@@ -278,13 +279,12 @@ export async function walkTar(
 ): Promise<number> {
   const size = source.size;
   const file = source.name;
-  const readAt = source.readAt?.bind(source);
-  const block = new Uint8Array(readAt ? TAR_BLOCK : 0);
-  const sync = source.readSync?.bind(source);
-  const windowSize = sync ? 1 << 20 : REMOTE_WINDOW;
-  const read: Reader = sync
-    ? (offset, length) => sync(offset, length)
-    : (offset, length) => source.read(offset, length, options);
+  const sync = answersSynchronously(source);
+  const block = new Uint8Array(sync ? TAR_BLOCK : 0);
+  // One request object for every header: the hot loop allocates nothing per header.
+  const intoBlock = { into: block };
+  const windowSize = REMOTE_WINDOW;
+  const read: Reader = (offset, length) => source.read(offset, length, options);
 
   let window: Uint8Array = block;
   let windowStart = 0;
@@ -296,9 +296,11 @@ export async function walkTar(
 
   while (offset + TAR_BLOCK <= size) {
     let at = 0;
-    if (readAt) {
+    if (sync) {
       // One block per header, straight into the reused block: no payload byte is read.
-      if (readAt(block, 0, TAR_BLOCK, offset) < TAR_BLOCK) break;
+      const got = source.read(offset, TAR_BLOCK, intoBlock);
+      window = got instanceof Promise ? await got : got;
+      if (window.byteLength < TAR_BLOCK) break;
       windowStart = offset;
     } else {
       if (offset < windowStart || offset + TAR_BLOCK > windowStart + window.byteLength) {
@@ -371,7 +373,7 @@ async function readPaxSize(
     payload = window.subarray(start - windowStart, start - windowStart + size);
   } else {
     // A fresh read, so the walk's reused 512-byte buffer is not clobbered.
-    payload = (source.readSync ? source.readSync(start, size) : await source.read(start, size)).slice();
+    payload = (await source.read(start, size)).slice();
   }
   return paxSize(payload, where);
 }

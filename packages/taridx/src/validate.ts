@@ -1,8 +1,7 @@
 import {
   type ByteSource,
   type DirectorySource,
-  isFormatError,
-  isSourceError,
+  isBinscopeError,
   percentProgress,
   Phase,
   ProblemList,
@@ -85,8 +84,8 @@ export async function parseTaridx(
           options,
         });
     } catch (error) {
-      if (isFormatError(error)) problems.capture(error);
-      else if (isSourceError(error))
+      if (isBinscopeError(error, 'FormatError')) problems.capture(error);
+      else if (isBinscopeError(error, 'SourceError'))
         errors.error('OutOfBounds', `cannot read the shards: ${(error as Error).message}`, {});
       else throw error;
     }

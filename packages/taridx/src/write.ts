@@ -1,4 +1,5 @@
-import { type FormatError, readU64 } from '@binscope/core';
+import type { FormatError } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows } from './groups.js';
 import { splitName } from './tar.js';

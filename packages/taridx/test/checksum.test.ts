@@ -1,4 +1,4 @@
-import { fileTarget, isFormatError, MemoryDirectory, MemorySource } from '@binscope/core';
+import { fileTarget, isBinscopeError, MemoryDirectory, MemorySource } from '@binscope/core';
 import { tarBytes } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { indexShards, validateTaridx } from '../src/index.js';
@@ -28,7 +28,7 @@ describe('tar header checksums: one rule for index and validate --deep', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isFormatError(error), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
     expect(error).toMatchObject({ code: 'InvalidValue', file: 'f_0.tar', offset: 1536 + 148 });
     expect(String((error as Error).message)).toMatch(
       /tar header at 1536: bad header checksum: stored \d+, the header sums to \d+/,

@@ -1,4 +1,4 @@
-import { CountingSource, isFormatError, MemoryDirectory, MemorySource } from '@binscope/core';
+import { CountingSource, isBinscopeError, MemoryDirectory, MemorySource } from '@binscope/core';
 import { paxRecords, tarBytes, tarHeader } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { indexShards, openTaridx } from '../src/index.js';
@@ -62,7 +62,7 @@ describe('key lookup and member headers read headers, not payloads', () => {
     const reader = await openTaridx(new MemorySource(bytes, 'f.taridx'), { shards: [counted] });
     const last = reader.rowCount - 1;
     const error = await reader.memberHeader(last).catch((e: unknown) => e);
-    expect(isFormatError(error, 'UnsupportedFeature'), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'UnsupportedFeature'), String(error)).toBe(true);
     expect(counted.bytesRead).toBeLessThanOrEqual(1024);
     // The key needs only the member's own header.
     const sample = await reader.sample((await reader.sampleCount()) - 1);

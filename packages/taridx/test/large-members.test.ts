@@ -1,5 +1,5 @@
 import type { ByteSource } from '@binscope/core';
-import { isFormatError, MemorySource } from '@binscope/core';
+import { isBinscopeError, MemorySource } from '@binscope/core';
 import { tarHeader } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { indexShards, MAX_MEMBER_BYTES, openTaridx } from '../src/index.js';
@@ -77,7 +77,7 @@ describe('members over 4 GiB', () => {
       () => reader.get('a', { ext: 'bin' }),
     ]) {
       const error = await attempt().catch((e: unknown) => e);
-      expect(isFormatError(error, 'UnsupportedFeature'), String(error)).toBe(true);
+      expect(isBinscopeError(error, 'UnsupportedFeature'), String(error)).toBe(true);
       expect(String(error)).toMatch(/streamMember/);
     }
     expect(() => reader.readSampleSync(sample)).toThrow(/streamMember/);
@@ -103,7 +103,7 @@ describe('members over 4 GiB', () => {
     const other = (await reader.find('b'))!;
     const wrong = reader.streamMember(big, { sample: other })[Symbol.asyncIterator]();
     const error = await wrong.next().catch((e: unknown) => e);
-    expect(isFormatError(error, 'InvalidValue'), String(error)).toBe(true);
+    expect(isBinscopeError(error, 'InvalidValue'), String(error)).toBe(true);
   });
 
   it('streams a small member to exactly its bytes', async () => {

@@ -4,7 +4,7 @@ import {
   fileTarget,
   type InspectNode,
   type InspectResult,
-  isFormatError,
+  isBinscopeError,
   MemoryDirectory,
   MemorySource,
   type Target,
@@ -51,7 +51,7 @@ async function strictError(target: Target): Promise<{ code: string; offset?: num
     await reader.load();
     return undefined;
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return { code: error.code, offset: error.offset };
   }
 }

@@ -20,7 +20,7 @@ it('exports exactly these names, entry by entry', async () => {
       'taridxPlugin',
       'validateTaridx',
     ],
-    './magic': ['taridxFormat'],
+    './magic': ['tarShardFormat', 'taridxFormat'],
     './node': ['indexFold', 'openTaridxFile', 'writeTaridxFile'],
   });
 });

@@ -1,4 +1,4 @@
-import { MemoryDirectory, MemorySource, isFormatError } from '@binscope/core';
+import { MemoryDirectory, MemorySource, isBinscopeError } from '@binscope/core';
 import { expectProgressToEnd, tarBytes } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -39,10 +39,10 @@ async function rejectCode(index: Uint8Array): Promise<string | undefined> {
   if (reader instanceof TaridxReader) {
     readCode = await reader.sampleCount().then(
       () => undefined,
-      (e: unknown) => (isFormatError(e) ? e.code : 'not a FormatError'),
+      (e: unknown) => (isBinscopeError(e, 'FormatError') ? e.code : 'not a FormatError'),
     );
   } else {
-    readCode = isFormatError(reader) ? reader.code : 'not a FormatError';
+    readCode = isBinscopeError(reader, 'FormatError') ? reader.code : 'not a FormatError';
   }
   expect(readCode).toBe(report.errors[0]?.code);
   return report.errors[0]?.code;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isFormatError, isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { openPath } from '@binscope/core/node';
 import { builtFile, describeWith, tarBytes, tempDir } from '@binscope/testkit';
 import fc from 'fast-check';
@@ -53,7 +53,7 @@ describe('missing and changed shards', () => {
     expect(report.errors[0].message).toMatch(/d_0003\.tar/);
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
     const error = await reader.get('k00017').catch((e: unknown) => e);
-    expect(isFormatError(error, 'OutOfBounds')).toBe(true);
+    expect(isBinscopeError(error, 'OutOfBounds')).toBe(true);
     expect(String(error)).toMatch(/d_0003\.tar is probably missing/);
     await reader.close();
   });
@@ -82,7 +82,7 @@ describe('missing and changed shards', () => {
     expect(report.errors[0]).toMatchObject({ code: 'CountMismatch', file: 'd_0001.tar' });
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
     const error = await reader.get('k00007').catch((e: unknown) => e);
-    expect(isFormatError(error)).toBe(true);
+    expect(isBinscopeError(error, 'FormatError')).toBe(true);
     expect(String(error)).toMatch(/changed after indexing/);
     expect((await reader.get('k00002'))?.[0].data.byteLength).toBe(602);
     await reader.close();
@@ -143,7 +143,7 @@ describeWith(builtFile(dist), 'an indexer killed mid-write', () => {
     const error = await indexFold(dir, 'd', { output: path.join(dir, 'no-such-folder', 'd.taridx') }).catch(
       (e: unknown) => e,
     );
-    expect(isSourceError(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError')).toBe(true);
     expect(String(error)).toMatch(/cannot write .*no such file or directory/);
     expect(fs.readFileSync(target).equals(before)).toBe(true);
     expect(fs.readdirSync(dir).filter((n) => n.includes('binscope-tmp'))).toEqual([]);

@@ -1,4 +1,4 @@
-import { isFormatError, MemoryDirectory, MemorySource } from '@binscope/core';
+import { isBinscopeError, MemoryDirectory, MemorySource } from '@binscope/core';
 import { tarBytes } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -33,7 +33,9 @@ async function readAfterEdit(edit: (tar: Uint8Array) => void, sample = 0) {
         : await reader.readSample(await reader.sample(sample));
       outcomes.push(`ok ${got.map((m) => m.data.byteLength).join(',')}`);
     } catch (error) {
-      outcomes.push(isFormatError(error) ? `${error.code}: ${error.message}` : `raw ${String(error)}`);
+      outcomes.push(
+        isBinscopeError(error, 'FormatError') ? `${error.code}: ${error.message}` : `raw ${String(error)}`,
+      );
     }
   }
   // The sync and awaited paths must agree on every edit.

@@ -1,7 +1,7 @@
 import {
   type ByteSource,
   type FormatError,
-  isFormatError,
+  isBinscopeError,
   type ParseMode,
   type ProblemList,
   percentProgress,
@@ -97,7 +97,7 @@ export async function checkUdf(
     });
     for await (const _ of walk);
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     problems.capture(error);
   }
   progress(source.size);

@@ -1,12 +1,13 @@
 import {
-  decodeUtf8,
+  type ByteSource,
   type FormatError,
   Phase,
   type ProblemList,
+  type ReadExactOptions,
   readExact,
   toFormatError,
-  readExactSync,
 } from '@binscope/core';
+import { decodeUtf8 } from '@binscope/core/binary';
 import {
   DATASET_CHECK,
   DESCRIPTOR_SIZE,
@@ -55,8 +56,8 @@ export async function loadDataset(
   issues: ProblemList,
 ): Promise<UdfDataset | undefined> {
   const { source } = reader;
-  // Sources with readSync (local files, memory) load without a single promise hop.
-  if (source.readSync) return loadDatasetSync(reader, ref, issues);
+  // Sources that answer synchronously (local files, memory) load without a single promise hop.
+  if (reader.sync) return loadDatasetSync(reader, ref, issues);
   const { at } = ref;
   if (!checkFileOffset(at, ref.from, source.size, issues)) return undefined;
   const base = at.offset;
@@ -78,7 +79,22 @@ export async function loadDataset(
   return parseDataset(reader, at, head, undefined, issues);
 }
 
-/** loadDataset for sources with readSync: the same reads and checks, synchronously. */
+/** readExact of a source that answers synchronously (`UdfReader.sync`): the bytes, never a promise. */
+export function readExactSync(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  options: Omit<ReadExactOptions, 'signal'>,
+): Uint8Array {
+  const bytes = readExact(source, offset, length, options);
+  if (bytes instanceof Promise) {
+    bytes.catch(() => undefined);
+    throw new TypeError(`${source.name}: a synchronous read answered with a promise`);
+  }
+  return bytes;
+}
+
+/** loadDataset for sources that answer synchronously: the same reads and checks, synchronously. */
 export function loadDatasetSync(
   reader: UdfReader,
   ref: DatasetRef,

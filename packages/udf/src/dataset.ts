@@ -4,13 +4,12 @@ import {
   type NumericArray,
   type ReadOptions,
   readExact,
-  toTypedArray,
-  readExactSync,
 } from '@binscope/core';
+import { toTypedArray } from '@binscope/core/binary';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { sliceValues } from './stored.js';
 
-import type { DatasetHeader, NameEntry } from './dataset-header.js';
+import { type DatasetHeader, type NameEntry, readExactSync } from './dataset-header.js';
 import { type UdfTable, decodeFileOffsets, decodeTable, pushRefs, tableLabel } from './decode.js';
 import type { TableInfo } from './descriptor.js';
 import { FORMAT_ID } from './problems.js';
@@ -115,7 +114,7 @@ export class UdfDataset {
 
   /** The datasets this one references through its DATASET tables, in U7 order. */
   async children(options: ReadOptions = {}): Promise<DatasetRef[]> {
-    if (this.whole || this.reader.source.readSync) return this.childrenSync();
+    if (this.whole || this.reader.sync) return this.childrenSync();
     const out: DatasetRef[] = [];
     for (const info of this.tables) {
       if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
@@ -125,7 +124,7 @@ export class UdfDataset {
     return out;
   }
 
-  /** @internal children() for datasets read whole or sources with readSync. */
+  /** @internal children() for datasets read whole or sources that answer synchronously. */
   childrenSync(): DatasetRef[] {
     const out: DatasetRef[] = [];
     for (const info of this.tables) {

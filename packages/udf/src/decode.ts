@@ -1,4 +1,5 @@
-import { type NumericArray, readU64, toTypedArray } from '@binscope/core';
+import type { NumericArray } from '@binscope/core';
+import { readU64, toTypedArray } from '@binscope/core/binary';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { decodeStored } from './stored.js';
 import { asciiName } from './ascii.js';

@@ -1,4 +1,5 @@
-import { type ByteSource, Phase, type ProblemList, type ReadOptions, readU64 } from '@binscope/core';
+import { type ByteSource, Phase, type ProblemList, type ReadOptions } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import { decodeId, FILE_HEADER_SIZE, type FileOffset, STATIC_HEADER_SIZE } from './types.js';
 import { DATASET_SCOPE } from './problems.js';
 

@@ -1,4 +1,5 @@
-import { type FormatError, type InspectNode, node, type ReadOptions, readU64 } from '@binscope/core';
+import { type FormatError, type InspectNode, node, type ReadOptions } from '@binscope/core';
+import { readU64 } from '@binscope/core/binary';
 import { UdfDataset } from './dataset.js';
 import type { TableInfo } from './descriptor.js';
 import type { UdfReader, UnloadedDataset } from './read.js';

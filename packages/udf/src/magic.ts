@@ -5,7 +5,7 @@ import { DETECTION_SCORE, type FormatInfo } from '@binscope/core';
  * which the reader reports as UnsupportedVersion), so a file starting "UDF" + digit is UDF.
  */
 export const udfFormat: FormatInfo = {
-  specificationVersion: 'v1',
+  specificationVersion: 2,
   id: 'udf',
   title: 'UDF (Untitled Data Format)',
   kind: 'file',

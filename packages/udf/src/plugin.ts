@@ -1,7 +1,7 @@
 import {
   definePlugin,
   FormatError,
-  isFormatError,
+  isBinscopeError,
   type JsonRecord,
   type JsonValue,
   type RecordOptions,
@@ -86,7 +86,7 @@ async function tableRecordOrError(dataset: UdfDataset, info: TableInfo): Promise
   try {
     return await tableRecord(dataset, info);
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return {
       dataset: dataset.fileOffset.offset,
       dataset_id: dataset.id,

@@ -3,11 +3,12 @@ import {
   type FormatError,
   type FormatReader,
   type Problem,
-  isFormatError,
+  isBinscopeError,
   type ReadOptions,
   type ErrorFactory,
   formatErrors,
 } from '@binscope/core';
+import { answersSynchronously } from '@binscope/core/binary';
 import { type FileOffset, fileOffsetKey } from './types.js';
 import type { UdfDataset } from './dataset.js';
 import { loadDataset, loadDatasetSync } from './dataset-header.js';
@@ -33,6 +34,8 @@ const DATASET_CACHE = 256;
 export class UdfReader implements FormatReader {
   readonly format = FORMAT_ID;
   readonly wholeDatasetBelow: number;
+  /** Whether the source answers synchronously (local files, memory): walks then need no promise. */
+  readonly sync: boolean;
   /** The format's one error factory, for this file. */
   readonly fail: ErrorFactory;
   private readonly datasets = new Map<string, Promise<UdfDataset>>();
@@ -44,6 +47,7 @@ export class UdfReader implements FormatReader {
     readonly options: UdfOpenOptions,
   ) {
     this.wholeDatasetBelow = options.wholeDatasetBelow ?? DEFAULT_WHOLE_DATASET_BELOW;
+    this.sync = answersSynchronously(source);
     this.fail = formatErrors(FORMAT_ID, source.name);
   }
 
@@ -94,7 +98,7 @@ export class UdfReader implements FormatReader {
    * order, DATASET elements in order, each (offset, size) once, (0, 0) skipped, cycles survived.
    */
   async *walk(): AsyncGenerator<UdfDataset> {
-    if (this.source.readSync) {
+    if (this.sync) {
       // Local files and memory: the whole walk runs synchronously between yields.
       for (const dataset of this.walkSync()) yield dataset;
       return;
@@ -108,12 +112,13 @@ export class UdfReader implements FormatReader {
   }
 
   /**
-   * The walk of `walk()` without promises, for sources with `readSync` (core's NodeFileSource
-   * and MemorySource): the fastest way through many datasets. Throws TypeError for other sources.
+   * The walk of `walk()` without promises, for sources that answer synchronously (core's
+   * NodeFileSource and MemorySource): the fastest way through many datasets. Throws TypeError
+   * for other sources.
    */
   *walkSync(): Generator<UdfDataset> {
-    if (!this.source.readSync)
-      throw new TypeError(`${this.source.name}: walkSync needs a source with readSync`);
+    if (!this.sync)
+      throw new TypeError(`${this.source.name}: walkSync needs a source that answers synchronously`);
     yield* walkRefsSync(this.header.root, (r) => {
       const dataset = this.loadSync(r);
       return { value: dataset, children: dataset.childrenSync() };
@@ -136,13 +141,14 @@ export class UdfReader implements FormatReader {
       const loaded = await this.load(ref).then(
         (dataset) => ({ dataset }),
         // The root's own failure is the file's: it still throws.
-        (error: unknown) => (isFormatError(error) && ref.from !== 0x10 ? { error } : Promise.reject(error)),
+        (error: unknown) =>
+          isBinscopeError(error, 'FormatError') && ref.from !== 0x10 ? { error } : Promise.reject(error),
       );
       if (!('dataset' in loaded)) return { value: { ref, error: loaded.error }, children: [] };
       // A DATASET table that does not decode is reported when read; its children are not walked.
       const children = await loaded.dataset
         .children()
-        .catch((e: unknown) => (isFormatError(e) ? [] : Promise.reject(e)));
+        .catch((e: unknown) => (isBinscopeError(e, 'FormatError') ? [] : Promise.reject(e)));
       return { value: loaded.dataset, children };
     });
   }

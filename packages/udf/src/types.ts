@@ -1,4 +1,4 @@
-import { DTYPE_SIZE } from '@binscope/core';
+import { DTYPE_SIZE } from '@binscope/core/binary';
 
 /** The UDF layout constants and the type_info / data_shape model shared by reader, validator and writer. */
 

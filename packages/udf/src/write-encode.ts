@@ -1,4 +1,5 @@
-import { type ByteSink, type NumericArray, TYPED_ARRAY } from '@binscope/core';
+import type { ByteSink, NumericArray } from '@binscope/core';
+import { TYPED_ARRAY } from '@binscope/core/binary';
 import {
   DATASET_CHECK,
   DESCRIPTOR_SIZE,

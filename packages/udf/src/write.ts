@@ -1,4 +1,5 @@
-import { alignUp, type ByteSink, type NumericArray, typedArrayBytes } from '@binscope/core';
+import type { ByteSink, NumericArray } from '@binscope/core';
+import { alignUp, typedArrayBytes } from '@binscope/core/binary';
 import { type CompressOption, compressOptionId, encodeCompressed } from './compress-encode.js';
 import { ghostsAllowed, HINT_GHOST_RANGE, minGhosts } from './shape-rules.js';
 import {

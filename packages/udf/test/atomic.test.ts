@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 import { openFile } from '@binscope/core/node';
 import { runUnprivileged, tempDir } from '@binscope/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,11 +62,11 @@ describe('atomic writes', () => {
     const error = await writeUdfFile(path.join(dir, 'no', 'such', 'out.udf'), small(1)).catch(
       (e: unknown) => e,
     );
-    expect(isSourceError(error)).toBe(true);
+    expect(isBinscopeError(error, 'SourceError')).toBe(true);
     expect(String((error as Error).message)).toMatch(/no such file or directory/);
     fs.mkdirSync(path.join(dir, 'taken.udf'));
     const clash = await writeUdfFile(path.join(dir, 'taken.udf'), small(1)).catch((e: unknown) => e);
-    expect(isSourceError(clash)).toBe(true);
+    expect(isBinscopeError(clash, 'SourceError')).toBe(true);
     expect(fs.statSync(path.join(dir, 'taken.udf')).isDirectory()).toBe(true);
     expect(temps(dir)).toEqual([]);
   });

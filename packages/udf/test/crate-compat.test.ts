@@ -1,4 +1,4 @@
-import { isFormatError, MemorySource, walk } from '@binscope/core';
+import { isBinscopeError, MemorySource, walk } from '@binscope/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decompress, SIMPLE_F32, SIMPLE_U16, SIMPLE_U32 } from '../src/compress.js';
@@ -304,7 +304,7 @@ describe("tables compressed with the crate's schemes (U12)", () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isFormatError(error) && error.code).toBe(code);
+      expect(isBinscopeError(error, 'FormatError') && error.code).toBe(code);
       expect(arr((await root.read('zeros')).values)).toEqual(new Array(100).fill(0));
     });
   }
@@ -366,7 +366,10 @@ describe('one bad table never hides the others (U15)', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(isFormatError(error) && [error.code, error.offset]).toEqual(['ReservedNonZero', desc + 4]);
+    expect(isBinscopeError(error, 'FormatError') && [error.code, error.offset]).toEqual([
+      'ReservedNonZero',
+      desc + 4,
+    ]);
 
     const records = [];
     for await (const r of udfPlugin.records(reader)) records.push(r);

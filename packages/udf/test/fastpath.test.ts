@@ -7,7 +7,7 @@ import { decodeShape, HINT_GHOSTS, type Hint } from '../src/types.js';
 /** The same bytes without readSync: forces the promise-based paths. */
 function asyncOnly(bytes: Uint8Array): ByteSource {
   const inner = new MemorySource(bytes);
-  return { size: inner.size, name: inner.name, read: (offset, length) => inner.read(offset, length) };
+  return { size: inner.size, name: inner.name, read: async (offset, length) => inner.read(offset, length) };
 }
 
 function tree(n: number): Uint8Array {

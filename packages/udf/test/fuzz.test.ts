@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { fileTarget, isFormatError, MemorySource, walk } from '@binscope/core';
+import { fileTarget, isBinscopeError, MemorySource, walk } from '@binscope/core';
 import { describeWith, fuzzMutations, onlyTruncates } from '@binscope/testkit';
 import { describe, it } from 'vitest';
 import { UdfBuilder, type UdfReader, udfPlugin, validateUdf } from '../src/index.js';
@@ -85,7 +85,7 @@ async function readEverything(bytes: Uint8Array): Promise<void> {
   // The reader and validate agree: a file reads cleanly exactly when validate finds no error.
   if (failure === undefined && !report.valid)
     throw new Error(`read fine but validate says ${JSON.stringify(report.errors)}`);
-  if (failure !== undefined && report.valid && isFormatError(failure))
+  if (failure !== undefined && report.valid && isBinscopeError(failure, 'FormatError'))
     throw new Error(`validate says valid but reading failed: ${failure}`);
   if (failure !== undefined) throw failure;
 }

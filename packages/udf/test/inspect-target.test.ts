@@ -5,7 +5,7 @@ import {
   fileTarget,
   type InspectNode,
   type InspectResult,
-  isFormatError,
+  isBinscopeError,
   MemorySource,
   toPlainTree,
 } from '@binscope/core';
@@ -34,7 +34,7 @@ async function strictError(bytes: Uint8Array): Promise<{ code: string; offset?: 
     for await (const _ of walk);
     return undefined;
   } catch (error) {
-    if (!isFormatError(error)) throw error;
+    if (!isBinscopeError(error, 'FormatError')) throw error;
     return { code: error.code, offset: error.offset };
   }
 }
@@ -191,7 +191,11 @@ describe('inspect mode over broken files of our writer', () => {
     const bytes = valid.slice();
     bytes[findBytes(bytes, new TextEncoder().encode('{"n":1}'))] = 0x5b;
     const memory = new MemorySource(bytes, 'f.udf');
-    const asyncOnly: ByteSource = { name: 'f.udf', size: memory.size, read: (o, n) => memory.read(o, n) };
+    const asyncOnly: ByteSource = {
+      name: 'f.udf',
+      size: memory.size,
+      read: async (o, n) => memory.read(o, n),
+    };
     const viaSync = await udfPlugin.inspectTarget(fileTarget(memory));
     const viaAsync = await udfPlugin.inspectTarget(fileTarget(asyncOnly));
     expect(viaAsync.errors.length).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
-import { MemorySink, MemorySource, type NumericArray, TYPED_ARRAY, typedArrayBytes } from '@binscope/core';
+import { MemorySource, type NumericArray } from '@binscope/core';
+import { MemorySink, TYPED_ARRAY, typedArrayBytes } from '@binscope/core/binary';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arr } from './helpers.js';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { describeWith } from '@binscope/testkit';
-import { MemorySink, MemorySource } from '@binscope/core';
+import { MemorySource } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import { describe, expect, it } from 'vitest';
 import { hashName, UdfBuilder, UdfReader } from '../src/index.js';
 import { rebuild, VECTORS_NEEDED, validVectors } from './helpers.js';

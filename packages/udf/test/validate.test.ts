@@ -1,4 +1,4 @@
-import { isFormatError, MemorySource, type ProgressEvent } from '@binscope/core';
+import { isBinscopeError, MemorySource, type ProgressEvent } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { expectProgressToEnd } from '@binscope/testkit';
 import { arr } from './helpers.js';
@@ -309,7 +309,7 @@ describe('validate and the strict reader agree on every rule', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(isFormatError(error), String(error)).toBe(true);
+      expect(isBinscopeError(error, 'FormatError'), String(error)).toBe(true);
       expect((error as { code: string }).code).toBe(code);
     });
   }

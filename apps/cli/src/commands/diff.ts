@@ -1,11 +1,12 @@
-import type {
-  AnyFormatPlugin,
-  ByteLocation,
-  ContentField,
-  FormatReader,
-  JsonRecord,
-  JsonValue,
-  Summary,
+import {
+  type AnyFormatPlugin,
+  type ByteLocation,
+  type ContentField,
+  type FormatReader,
+  type JsonRecord,
+  type JsonValue,
+  recordToJson,
+  type Summary,
 } from '@binscope/core';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
@@ -171,8 +172,14 @@ async function compareRecords(
   options: DiffOptions,
   differences: Difference[],
 ): Promise<{ compared: number; truncated: boolean }> {
-  const itA = a.plugin.records(a.reader)[Symbol.asyncIterator]();
-  const itB = b.plugin.records(b.reader)[Symbol.asyncIterator]();
+  // Records compare as they print: through core's recordToJson, by each reader's schema.
+  const asJson = (side: typeof a): AsyncGenerator<JsonRecord, void> =>
+    (async function* () {
+      for await (const record of side.plugin.records(side.reader))
+        yield await recordToJson(side.reader.schema, record);
+    })();
+  const itA = asJson(a)[Symbol.asyncIterator]();
+  const itB = asJson(b)[Symbol.asyncIterator]();
   let index = 0;
   let differing = 0;
   try {
@@ -197,8 +204,8 @@ async function compareRecords(
         });
         return { compared: index, truncated: false };
       }
-      const va = ra.value as JsonRecord;
-      const vb = rb.value as JsonRecord;
+      const va = ra.value;
+      const vb = rb.value;
       if (JSON.stringify(va) !== JSON.stringify(vb)) {
         const paths: Segment[][] = [];
         // Records of different shape differ as wholes; records of one shape, field by field.

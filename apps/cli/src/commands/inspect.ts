@@ -1,12 +1,12 @@
 import {
   type AnyFormatPlugin,
   type ByteSource,
-  hexDump,
   type InspectNode,
   type InspectResult,
   readExact,
   type Target,
 } from '@binscope/core';
+import { hexDump } from '@binscope/core/binary';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { borrowTarget } from '../borrowed-target.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';

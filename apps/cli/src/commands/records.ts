@@ -1,4 +1,4 @@
-import { ERROR_CODES, type JsonRecord, type Problem } from '@binscope/core';
+import { ERROR_CODES, type JsonRecord, recordToJson } from '@binscope/core';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import { type JsonErrorEntry, jsonError } from '../json-errors.js';
@@ -39,9 +39,10 @@ export async function recordsCommand(
       withReader(filePath, { as: options.as }, async (input, reader) => {
         if (options.limit === 0) return;
         const window = { offset: options.offset, limit: options.limit, columns: options.columns };
-        if (options.where === undefined && format === 'csv' && input.plugin.csv) {
+        const csv = input.plugin.capabilities?.csv;
+        if (options.where === undefined && format === 'csv' && csv) {
           // The format's own CSV dialect, from the code path its converter uses (SCBF: S8).
-          for await (const chunk of input.plugin.csv(reader, window)) {
+          for await (const chunk of csv(reader, window)) {
             await ctx.out.write(chunk);
             if (ctx.out.closed) break;
           }
@@ -49,9 +50,11 @@ export async function recordsCommand(
           const records =
             options.where === undefined
               ? input.plugin.records(reader, window)
-              : await whereRecords(ctx, input.detection.format, reader, options.where, window);
+              : await whereRecords(ctx, input.plugin, reader, options.where, window);
           let count = 0;
-          for await (const record of records as AsyncIterable<JsonRecord>) {
+          for await (const data of records) {
+            // Printed through core's one rendering of records, by the reader's schema.
+            const record = await recordToJson(reader.schema, data);
             await writer.write(record);
             count++;
             const defect = recordDefect(record);
@@ -63,8 +66,7 @@ export async function recordsCommand(
           }
         }
         // What the reader noticed while reading (SCBF S4: an upstream str_uncomp_size), on stderr.
-        for (const w of (reader as { warnings?: readonly Problem[] }).warnings ?? [])
-          ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
+        for (const w of reader.warnings) ctx.messages.line(`binscope: warning: ${w.code}: ${w.message}`);
       }),
     );
   } catch (error) {

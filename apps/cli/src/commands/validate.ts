@@ -1,4 +1,5 @@
-import { isFormatError, type Problem, TAR_SHARD, type ValidationReport } from '@binscope/core';
+import { isBinscopeError, type Problem, type ValidationReport } from '@binscope/core';
+import { tarShardFormat } from '@binscope/taridx/magic';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
 import { type Input, openInput, pluginOrNearMiss } from '../open.js';
@@ -38,7 +39,7 @@ function toJsonProblem(problem: Problem, defaultFile: string | null): JsonProble
 /** What a path no plugin reads fails with: there is no format whose rules it meets. */
 function unrecognised(input: Input): ValidationReport {
   const file = input.target.kind === 'file' ? input.target.source.name : undefined;
-  if (input.detection.format === TAR_SHARD.id) {
+  if (input.detection.format === tarShardFormat.id) {
     return {
       valid: false,
       errors: [
@@ -77,7 +78,7 @@ async function validateOne(filePath: string, options: ValidateCommandOptions): P
       } catch (error) {
         // validate() reports bad input rather than throwing; if a FormatError escapes anyway
         // it is still a finding about the file, not a crash.
-        if (!isFormatError(error)) throw error;
+        if (!isBinscopeError(error, 'FormatError')) throw error;
         report = { valid: false, errors: [error.toProblem()], warnings: [] };
       }
     }

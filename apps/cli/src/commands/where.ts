@@ -1,27 +1,58 @@
-import type { JsonRecord } from '@binscope/core';
+import {
+  type AnyFormatPlugin,
+  type DataRecord,
+  type FormatReader,
+  isBinscopeError,
+  parseWhere,
+  type RowFilter,
+} from '@binscope/core';
 import type { Context } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
 
-/** `cat --where`: SCBF rows filtered by a predicate, skipping what the file's statistics exclude. */
+/**
+ * `cat --where`: records filtered by a predicate (core's language, over the reader's schema).
+ * A plugin that declares capabilities.filter takes the filter itself (SCBF skips the column
+ * blocks its statistics exclude); for any other, records are filtered here.
+ */
 export async function whereRecords(
   ctx: Context,
-  format: string | null | undefined,
-  reader: unknown,
+  plugin: AnyFormatPlugin,
+  reader: FormatReader,
   where: string,
   window: { offset?: number; limit?: number; columns?: string[] },
-): Promise<AsyncIterable<JsonRecord>> {
-  if (format !== 'scbf')
-    throw new CliError(`--where works on SCBF files (this is ${format ?? 'unknown'})`, EXIT.usage);
-  const { parseWhere, scbfWhereRecords, WhereSyntaxError } = await import('@binscope/scbf');
-  let conditions: ReturnType<typeof parseWhere>;
+): Promise<AsyncIterable<DataRecord>> {
+  let filter: RowFilter;
   try {
-    conditions = parseWhere(where);
+    filter = parseWhere(where, reader.schema);
   } catch (error) {
-    if (error instanceof WhereSyntaxError) throw new CliError(error.message, EXIT.usage);
+    if (isBinscopeError(error, 'WhereSyntaxError')) throw new CliError(error.message, EXIT.usage);
     throw error;
   }
-  return scbfWhereRecords(reader as Parameters<typeof scbfWhereRecords>[0], conditions, {
-    ...window,
-    onSkip: ({ reason }) => ctx.messages.line(`binscope: no column block read: ${reason}`),
-  });
+  if (plugin.capabilities?.filter)
+    return plugin.records(reader, {
+      ...window,
+      where: filter,
+      onSkip: ({ reason }) => ctx.messages.line(`binscope: no column block read: ${reason}`),
+    });
+  return filtered(plugin.records(reader, { columns: undefined }), filter, window);
+}
+
+async function* filtered(
+  records: AsyncIterable<DataRecord>,
+  filter: RowFilter,
+  window: { offset?: number; limit?: number; columns?: string[] },
+): AsyncGenerator<DataRecord> {
+  let skip = Math.max(0, window.offset ?? 0);
+  let left = window.limit ?? Number.POSITIVE_INFINITY;
+  if (left <= 0) return;
+  for await (const record of records) {
+    if (!filter.matches(record)) continue;
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
+    if (!window.columns) yield record;
+    else yield { ...record, values: Object.fromEntries(window.columns.map((c) => [c, record.values[c]])) };
+    if (--left <= 0) return;
+  }
 }

@@ -1,4 +1,4 @@
-import type { ByteSource, DirectorySource, ReadOptions } from '@binscope/core';
+import type { Awaitable, ByteSource, DirectorySource, ReadRequest } from '@binscope/core';
 
 /**
  * The distinct bytes read so far, as merged [start, end) intervals. Core's CountingSource
@@ -37,32 +37,29 @@ export class Coverage {
   }
 }
 
-/** A byte source that records which bytes were read (see Coverage). */
+/**
+ * A byte source that records which bytes were read (see Coverage). One method forwards every
+ * request as made, so the inner source's fast paths (a synchronous answer, `into`) are kept.
+ */
 export class CoverageSource implements ByteSource {
-  readonly readSync?: (offset: number, length: number) => Uint8Array;
   constructor(
     readonly inner: ByteSource,
     readonly coverage = new Coverage(),
-  ) {
-    const innerSync = inner.readSync?.bind(inner);
-    if (innerSync) {
-      this.readSync = (offset, length) => {
-        const out = innerSync(offset, length);
-        this.coverage.add(offset, offset + out.byteLength);
-        return out;
-      };
-    }
-  }
+  ) {}
   get size(): number {
     return this.inner.size;
   }
   get name(): string {
     return this.inner.name;
   }
-  async read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
-    const out = await this.inner.read(offset, length, options);
-    this.coverage.add(offset, offset + out.byteLength);
-    return out;
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
+    const out = this.inner.read(offset, length, request);
+    if (out instanceof Promise) return out.then((bytes) => this.covered(offset, bytes));
+    return this.covered(offset, out);
+  }
+  private covered(offset: number, bytes: Uint8Array): Uint8Array {
+    this.coverage.add(offset, offset + bytes.byteLength);
+    return bytes;
   }
   close(): Promise<void> {
     return this.inner.close?.() ?? Promise.resolve();

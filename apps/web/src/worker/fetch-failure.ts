@@ -1,4 +1,4 @@
-import { isSourceError } from '@binscope/core';
+import { isBinscopeError } from '@binscope/core';
 
 /**
  * fetch() rejects with a bare TypeError both when the network fails and when CORS blocks
@@ -6,7 +6,7 @@ import { isSourceError } from '@binscope/core';
  * another origin must send for this page to read it in ranges.
  */
 export function explainFetchFailure(url: string, error: unknown): unknown {
-  const cause = isSourceError(error) ? (error as { cause?: unknown }).cause : error;
+  const cause = isBinscopeError(error, 'SourceError') ? (error as { cause?: unknown }).cause : error;
   if (!(cause instanceof TypeError)) return error;
   let crossOrigin = true;
   let origin = '';

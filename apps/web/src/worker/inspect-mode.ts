@@ -19,8 +19,10 @@ export interface InspectedTree {
 
 /** The format that reads the file, else the format whose signature it nearly has. */
 export function inspectedFormat(detection: Detection, registry: Registry): FormatInfo | undefined {
-  if (detection.info) return detection.info;
-  return detection.nearMiss ? registry.info(detection.nearMiss.id) : undefined;
+  // A detection-only entry (a tar shard) has no plugin: the page shows it as such.
+  if (detection.info) return detection.role === 'format' ? detection.info : undefined;
+  const near = detection.nearMiss ? registry.info(detection.nearMiss.id) : undefined;
+  return near?.role === 'format' ? near : undefined;
 }
 
 const keyOf = (p: Problem) => `${p.code}\u0000${p.message}\u0000${p.offset ?? ''}\u0000${p.file ?? ''}`;

@@ -6,12 +6,12 @@ import {
   directoryTarget,
   FileListDirectory,
   fileTarget,
-  type HttpSource,
   SubDirectory,
   type Target,
   basename,
   dirname,
 } from '@binscope/core';
+import type { HttpSource } from '@binscope/core/http';
 import type { InputFile } from '../protocol';
 import { CoverageDirectory, CoverageSource } from './counting';
 import { registry } from './plugins';
@@ -83,7 +83,7 @@ export async function openFiles(
     const head = detection.head;
     const format = detection.format ?? (isHdf5(head) ? 'h5ad' : null);
     fileFormats.set(f.path, format);
-    const rank = detection.info ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
+    const rank = detection.role === 'format' ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
   }
   if (folderNearMiss && (best?.rank ?? 0) < 3) return folderNearMiss;

@@ -5,6 +5,7 @@
  * it detected.
  */
 import { type AnyFormatPlugin, createRegistry } from '@binscope/core';
+import { tarShardFormat } from '@binscope/taridx/magic';
 import { FORMAT_INFOS } from '../format-list';
 
 const LOADERS: Record<string, () => Promise<AnyFormatPlugin>> = {
@@ -15,10 +16,12 @@ const LOADERS: Record<string, () => Promise<AnyFormatPlugin>> = {
   scdl: async () => (await import('@binscope/scdl')).scdlPlugin,
 };
 
-export const registry = createRegistry(
-  FORMAT_INFOS.map((info) => {
+export const registry = createRegistry([
+  ...FORMAT_INFOS.map((info) => {
     const load = LOADERS[info.id];
     if (!load) throw new Error(`no parser loader for the ${info.id} format`);
     return { ...info, load };
   }),
-);
+  // Detected only: a tar shard is read through its index.
+  tarShardFormat,
+]);

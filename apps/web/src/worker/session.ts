@@ -6,12 +6,11 @@ import {
   directoryTarget,
   type FormatReader,
   fileTarget,
-  HttpSource,
   type InspectNode,
-  isFormatError,
+  isBinscopeError,
   type LocatedProblem,
-  isSourceError,
   type JsonRecord,
+  recordToJson,
   nodesAt,
   type ProgressCallback,
   type Summary,
@@ -19,8 +18,9 @@ import {
   type ValidationReport,
   basename,
   dirname,
-  toHex,
 } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
+import { HttpSource } from '@binscope/core/http';
 import type {
   ByteStats,
   DataViewKind,
@@ -41,7 +41,7 @@ import { registry } from './plugins';
 const LAZY_PAGE = 256;
 
 export function serializeError(error: unknown): SerializedError {
-  if (isFormatError(error)) {
+  if (isBinscopeError(error, 'FormatError')) {
     return {
       name: 'FormatError',
       message: error.detail,
@@ -50,7 +50,8 @@ export function serializeError(error: unknown): SerializedError {
       file: error.file,
     };
   }
-  if (isSourceError(error)) return { name: 'SourceError', message: error.message, file: error.path };
+  if (isBinscopeError(error, 'SourceError'))
+    return { name: 'SourceError', message: error.message, file: error.path };
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: 'Error', message: String(error) };
 }
@@ -497,7 +498,7 @@ export class Session {
     if (!this.plugin || !this.reader) return [];
     const out: JsonRecord[] = [];
     for await (const record of this.plugin.records(this.reader, { offset, limit, columns, signal })) {
-      out.push(record);
+      out.push(await recordToJson(this.reader.schema, record));
       if (out.length >= limit) break;
     }
     return out;

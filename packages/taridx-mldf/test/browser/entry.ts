@@ -1,5 +1,6 @@
 // Bundled for the page by browser.test.ts: the built browser entry, as an app would import it.
-import { MemoryDirectory, MemorySink } from '@binscope/core';
+import { MemoryDirectory } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
 import { convertTaridxToMldf } from '../../dist/index.js';
 
 function fromBase64(text: string): Uint8Array {

@@ -1,4 +1,5 @@
-import { type JsonValue, toHex, toJsonValue } from '@binscope/core';
+import { type JsonValue, toJsonValue } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 
 /** A page request's bounds, clamped to what exists. */
 export function pageOf(

@@ -1,4 +1,4 @@
-import { toHex } from '@binscope/core';
+import { toHex } from '@binscope/core/binary';
 import type { TaridxReader } from '@binscope/taridx';
 import type { ViewResult } from '../../protocol';
 import type { ViewProvider } from '../views';
