@@ -57,11 +57,16 @@ describe('lazy registry', () => {
         kind: 'directory',
         detect: async (target) =>
           target.kind === 'directory' && (await target.directory.has('marker')) ? 1 : 0,
+        expectedFiles: async () => ['marker', 'data.bin'],
       }),
     );
     const registry = createRegistry([dir.entry]);
-    const d = await registry.detect(directoryTarget(new MemoryDirectory({ marker: new Uint8Array(1) })));
+    const folder = new MemoryDirectory({ marker: new Uint8Array(1) });
+    const d = await registry.detect(directoryTarget(folder));
     expect(d.format).toBe('dir');
+    expect(d.role).toBe('format');
+    // The files a folder format expects are metadata too: an app asks before any parser loads.
+    expect(await registry.info('dir')?.expectedFiles?.(folder)).toEqual(['marker', 'data.bin']);
     expect(dir.calls.count).toBe(0);
   });
 

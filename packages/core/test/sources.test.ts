@@ -88,6 +88,7 @@ describe('file and blob sources', () => {
     expect(() => source.read(0, 8, { into: new Uint8Array(4) })).toThrow(RangeError);
     await source.close();
     expect(() => source.read(0, 1, { into: target })).toThrow(/read after close/);
+    expect(() => source.read(0, 4, { into: reused })).toThrow(/read after close/);
   });
 
   it('NodeFileSource with defer reads on the thread pool; close waits for reads in flight', async () => {

@@ -75,9 +75,14 @@ function* pieces(file: ScratchFile, offset: number, length: number, max: number)
   }
 }
 
-/** Copies [offset, offset + length) of a scratch file to the output through one reused buffer. */
-async function copyRange(file: ScratchFile, offset: number, length: number, out: ByteSink): Promise<void> {
-  const buffer = new Uint8Array(Math.min(COPY_CHUNK, length));
+/** Copies [offset, offset + length) of a scratch file to the output through `buffer`, reused. */
+async function copyRange(
+  file: ScratchFile,
+  offset: number,
+  length: number,
+  out: ByteSink,
+  buffer: Uint8Array = new Uint8Array(Math.min(COPY_CHUNK, length)),
+): Promise<void> {
   for (let done = 0; done < length; ) {
     const n = Math.min(buffer.byteLength, length - done);
     await out.write(file.read(offset + done, n, { into: buffer.subarray(0, n) }) as Uint8Array);
@@ -211,6 +216,8 @@ class Extents {
 
 /** An append-only scratch file holding every column's extents. */
 class ExtentFile {
+  /** The copy buffer every block's extents go through (thousands of small extents: one allocation). */
+  private copyBuffer: Uint8Array | undefined;
   constructor(readonly file: ScratchFile) {}
   append(bytes: Uint8Array, extents: Extents): void {
     if (bytes.byteLength === 0) return;
@@ -222,8 +229,18 @@ class ExtentFile {
   *read(extents: Extents, max: number): Generator<Uint8Array> {
     for (const [offset, length] of extents.pieces()) yield* pieces(this.file, offset, length, max);
   }
+  /** Reads a stream's bytes into `into` (which holds exactly them). */
+  readAll(extents: Extents, into: Uint8Array): void {
+    let at = 0;
+    for (const [offset, length] of extents.pieces()) {
+      this.file.read(offset, length, { into: into.subarray(at, at + length) });
+      at += length;
+    }
+  }
   async copy(extents: Extents, out: ByteSink): Promise<void> {
-    for (const [offset, length] of extents.pieces()) await copyRange(this.file, offset, length, out);
+    this.copyBuffer ??= new Uint8Array(COPY_CHUNK);
+    for (const [offset, length] of extents.pieces())
+      await copyRange(this.file, offset, length, out, this.copyBuffer);
   }
 }
 
@@ -248,11 +265,7 @@ class ExtentBlock implements BlockSpill {
   async end(): Promise<void> {
     if (this.raw.size <= ONE_SHOT) {
       const whole = new Uint8Array(this.raw.size);
-      let at = 0;
-      for (const piece of this.file.read(this.raw, MAX_CHUNK)) {
-        whole.set(piece, at);
-        at += piece.byteLength;
-      }
+      this.file.readAll(this.raw, whole);
       const level = this.settings.level ?? DEFAULT_LEVEL;
       const compressed = this.settings.pythonZlib ? deflatePython(whole, level) : deflateBlock(whole, level);
       this.file.append(compressed, this.compressed);

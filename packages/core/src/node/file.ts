@@ -31,9 +31,20 @@ export class NodeFileSource implements ByteSource {
   }
 
   read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
+    const into = request?.into;
+    // The hot case (a reused buffer of the read's size, inside the file): straight to the read.
+    if (
+      into !== undefined &&
+      into.byteLength === length &&
+      offset >= 0 &&
+      offset + length <= this.size &&
+      !request?.defer
+    ) {
+      const filled = this.fill(into, length, offset);
+      return filled === length ? into : into.subarray(0, filled);
+    }
     const start = Math.min(Math.max(0, offset), this.size);
     const want = Math.max(0, Math.min(length, this.size - start));
-    const into = request?.into;
     if (into !== undefined && into.byteLength < want)
       throw new RangeError(`read into a ${into.byteLength}-byte buffer of ${want} bytes`);
     const target = into ?? Buffer.allocUnsafe(want);
