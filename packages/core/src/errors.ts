@@ -105,6 +105,9 @@ export function withLocation(error: unknown, location: ProblemLocation): unknown
  * early, `timeout` no byte for the idle timeout, `aborted` the caller's signal, `range-ignored`
  * a server that ignores Range for a file too large to keep, `changed` the file changed between
  * requests, `bad-response` a reply that contradicts the request (206 without Content-Range).
+ * Writes add: `credentials` the store rejected the keys (wrong, expired), `denied` it refused
+ * the request (permissions, a bucket policy), `missing` the place to write does not exist (a
+ * bucket), `exists` the output exists and replacing it was not asked for.
  */
 export type SourceErrorReason =
   | 'http'
@@ -113,7 +116,11 @@ export type SourceErrorReason =
   | 'aborted'
   | 'range-ignored'
   | 'changed'
-  | 'bad-response';
+  | 'bad-response'
+  | 'credentials'
+  | 'denied'
+  | 'missing'
+  | 'exists';
 
 export interface SourceErrorDetails {
   cause?: unknown;

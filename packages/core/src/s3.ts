@@ -3,6 +3,7 @@ import type { ByteSource } from './bytes.js';
 import { SourceError } from './errors.js';
 import { RequestPool, remoteReads } from './coalesce.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
+import { describeS3Error, xmlAll, xmlText } from './s3-xml.js';
 
 /**
  * How to reach S3 (or an S3-compatible store). Browser-safe: the caller supplies the values;
@@ -45,35 +46,6 @@ export function isHttpUrl(url: string): boolean {
 
 function encodeKey(key: string): string {
   return key.split('/').map(encodeURIComponent).join('/');
-}
-
-/** The one line S3 puts in an error body: `NoSuchKey: The specified key does not exist.` */
-function describeS3Error(xml: string): string | undefined {
-  const code = xmlText(xml, 'Code');
-  if (!code) return undefined;
-  const message = xmlText(xml, 'Message');
-  return message ? `${code}: ${message}` : code;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeXml(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, entity: string) => {
-    if (entity[0] !== '#') return ENTITIES[entity.toLowerCase()] ?? '';
-    const codePoint =
-      entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : Number(entity.slice(1));
-    return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : '';
-  });
-}
-
-/** S3's responses are flat enough that a tag scan reads them without an XML parser. */
-function xmlText(xml: string, tag: string): string | undefined {
-  const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml);
-  return match ? decodeXml(match[1]) : undefined;
-}
-
-function xmlAll(xml: string, tag: string): string[] {
-  return [...xml.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => m[1]);
 }
 
 /** The largest error body read to name the S3 error code; the rest is discarded. */
