@@ -107,7 +107,12 @@ export class S3DirectorySink {
   }
 
   private requests(): WriteRequestOptions {
-    return { retries: this.options.retries, timeout: this.options.timeout, signal: this.controller.signal };
+    return {
+      retries: this.options.retries,
+      timeout: this.options.timeout,
+      streamBodies: this.options.streamBodies,
+      signal: this.controller.signal,
+    };
   }
 
   /** Writes one file (bytes, or a function streaming into a sink); the marker is held until commit. */

@@ -15,6 +15,13 @@ export interface WriteRequestOptions {
   retries?: number;
   /** Milliseconds one attempt may take before it counts as dropped (default 300 s). */
   timeout?: number;
+  /**
+   * Send request bodies as a stream with their Content-Length. Node's fetch copies a byte
+   * array body (a part's worth of garbage per request, freed only when the collector runs);
+   * a stream is sent as is. Browsers cannot stream request bodies over HTTP/1.1: leave it off
+   * there. `@binscope/core/node`'s outputs turn it on.
+   */
+  streamBodies?: boolean;
 }
 
 /** Codes that mean "these keys are wrong", not "these keys may not do this". */
@@ -104,9 +111,7 @@ export async function sendWrite(
     const timer = setTimeout(stop, timeout);
     try {
       const response = await client.fetch(target, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body as BodyInit | undefined,
+        ...requestBody(init, options),
         signal: controller.signal,
       });
       if (!RETRYABLE_STATUS.has(response.status) || attempt >= retries) return response;
@@ -126,6 +131,28 @@ export async function sendWrite(
     // Full jitter over the upper half, so writers that failed together spread out.
     await sleep(Math.min(MAX_BACKOFF, 250 * 2 ** attempt) * (0.5 + Math.random() / 2), options.signal);
   }
+}
+
+/** The method, headers and body of one attempt (a stream is read once, so each attempt gets its own). */
+function requestBody(
+  init: { method: string; headers?: Record<string, string>; body?: Uint8Array | string },
+  options: WriteRequestOptions,
+): RequestInit & { duplex?: 'half' } {
+  const { method, headers, body } = init;
+  if (!(body instanceof Uint8Array) || !options.streamBodies)
+    return { method, headers, body: body as BodyInit };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (body.byteLength > 0) controller.enqueue(body);
+      controller.close();
+    },
+  });
+  return {
+    method,
+    headers: { ...headers, 'Content-Length': String(body.byteLength) },
+    body: stream as BodyInit,
+    duplex: 'half',
+  };
 }
 
 async function drain(response: Response): Promise<void> {

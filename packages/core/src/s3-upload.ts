@@ -92,12 +92,18 @@ export class S3Upload implements ByteSink {
   /** Part size of the next part (grows only past the size hint). */
   partSize: number;
   private state: State = 'open';
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
   private filled = 0;
   private dispatched = 0;
   private partCount = 0;
   private readonly parts: UploadedPart[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Buffers of sent parts, reused for the next ones: a new 8 MiB buffer per part would be
+   * garbage the collector frees only in its own time, and the process would hold far more
+   * than the parts in flight.
+   */
+  private spare: Uint8Array[] = [];
   private starting: Promise<string> | undefined;
   private failure: unknown;
   private aborting: Promise<void> | undefined;
@@ -110,7 +116,12 @@ export class S3Upload implements ByteSink {
     private readonly options: S3UploadOptions,
   ) {
     this.partSize = options.partSize ?? choosePartSize(options.expectedSize);
-    this.requests = { retries: options.retries, timeout: options.timeout, signal: this.controller.signal };
+    this.requests = {
+      retries: options.retries,
+      timeout: options.timeout,
+      streamBodies: options.streamBodies,
+      signal: this.controller.signal,
+    };
     options.signal?.addEventListener('abort', () => void this.abort(), { once: true });
   }
 
@@ -181,6 +192,10 @@ export class S3Upload implements ByteSink {
    * itself; once a part has gone, the output is large and each buffer is a whole part.
    */
   private grow(need: number): void {
+    if (this.partCount > 0 && this.filled === 0) {
+      this.buffer = this.spare.pop() ?? new Uint8Array(this.partSize);
+      return;
+    }
     let size = this.partCount > 0 ? this.partSize : Math.max(FIRST_BUFFER, this.buffer.byteLength);
     while (size < need) size *= 2;
     const bigger = new Uint8Array(Math.min(size, this.partSize));
@@ -216,8 +231,14 @@ export class S3Upload implements ByteSink {
       },
     );
     this.inFlight.add(task);
-    void task.finally(() => this.inFlight.delete(task));
+    void task.finally(() => {
+      this.inFlight.delete(task);
+      // The part is sent (or failed for good): its buffer can take a later part.
+      if (body.buffer.byteLength === this.partSize && this.state === 'open')
+        this.spare.push(new Uint8Array(body.buffer));
+    });
     this.partSize = nextPartSize(this.partSize, partNumber, this.dispatched, this.options.expectedSize);
+    if (this.partSize !== body.buffer.byteLength) this.spare.length = 0;
   }
 
   private start(): Promise<string> {

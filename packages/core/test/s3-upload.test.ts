@@ -62,7 +62,7 @@ async function writeChunks(upload: S3Upload, bytes: Uint8Array): Promise<void> {
 }
 
 async function unfinished(prefix = ''): Promise<string[]> {
-  const uploads = await listMultipartUploads(s3.client, BUCKET, prefix);
+  const uploads = await listMultipartUploads(client, BUCKET, prefix);
   return (uploads ?? []).map((u) => u.key);
 }
 

@@ -189,6 +189,7 @@ async function s3Output(url: string, options: OutputOptions): Promise<Output> {
   await reportUnfinished(client, url, options);
   const upload = await S3Upload.create(client, url, {
     ...options.upload,
+    streamBodies: true,
     expectedSize: options.expectedSize,
     force: options.force,
     signal: options.signal,
@@ -287,6 +288,7 @@ export async function openDirectoryOutput(
       signal: options.signal,
       retries: options.upload?.retries,
       timeout: options.upload?.timeout,
+      streamBodies: true,
       onWarning: options.onWarning,
       upload: {
         ...options.upload,

@@ -67,8 +67,8 @@ export function forgetUpload(client: S3Client, uploadId: string, dir = journalDi
   fs.rmSync(entryFile(dir, storeOf(client), uploadId), { force: true });
 }
 
-/** Journal entries for this store whose process on this machine is gone. */
-export function staleUploads(client: S3Client, dir = journalDir()): JournalEntry[] {
+/** Journal entries (with their file) for this store whose process on this machine is gone. */
+export function staleUploads(client: S3Client, dir = journalDir()): Array<JournalEntry & { file: string }> {
   let names: string[];
   try {
     names = fs.readdirSync(dir).filter((name) => name.endsWith('.json'));
@@ -77,17 +77,18 @@ export function staleUploads(client: S3Client, dir = journalDir()): JournalEntry
   }
   const store = storeOf(client);
   const host = os.hostname();
-  const out: JournalEntry[] = [];
+  const out: Array<JournalEntry & { file: string }> = [];
   for (const name of names) {
+    const file = path.join(dir, name);
     let entry: JournalEntry;
     try {
-      entry = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as JournalEntry;
+      entry = JSON.parse(fs.readFileSync(file, 'utf8')) as JournalEntry;
     } catch {
       continue;
     }
     if (entry.store !== store || entry.host !== host) continue;
     if (entry.pid === process.pid || pidAlive(entry.pid)) continue;
-    out.push(entry);
+    out.push({ ...entry, file });
   }
   return out;
 }
@@ -106,7 +107,7 @@ export async function abortStaleUploads(
   for (const entry of staleUploads(client, dir)) {
     try {
       await abortMultipartUpload(client, entry.url, entry.uploadId, { signal: options.signal, retries: 1 });
-      fs.rmSync(entryFile(dir, entry.store, entry.uploadId), { force: true });
+      fs.rmSync(entry.file, { force: true });
       cleaned.push(entry.url);
     } catch (error) {
       options.onWarning?.(
