@@ -16,5 +16,14 @@ export {
 } from './read.js';
 export { MAX_MEMBER_BYTES, STREAM_CHUNK } from './member-stream.js';
 export { listShards, ShardSet } from './shards.js';
+export {
+  indexShardRange,
+  type MergeResult,
+  mergeIndexes,
+  type PartialIndexResult,
+  type PartialRange,
+  parseShardRange,
+  type ShardRange,
+} from './partial.js';
 export { validateTaridx } from './validate.js';
 export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';
