@@ -58,6 +58,7 @@ export class S3DirectorySink {
   private oldMarkerGone = false;
   private aborting: Promise<void> | undefined;
   private readonly controller = new AbortController();
+  private readonly onSignal = () => void this.abort();
 
   private constructor(
     readonly client: S3Client,
@@ -67,7 +68,7 @@ export class S3DirectorySink {
     private readonly existing: ReadonlySet<string>,
     private readonly options: S3DirectorySinkOptions,
   ) {
-    options.signal?.addEventListener('abort', () => void this.abort(), { once: true });
+    options.signal?.addEventListener('abort', this.onSignal, { once: true });
   }
 
   /**
@@ -172,6 +173,7 @@ export class S3DirectorySink {
       await this.deleteAll(stale);
       await putObject(this.client, `${this.url}${this.options.marker}`, this.markerContent, this.requests());
       this.state = 'committed';
+      this.options.signal?.removeEventListener('abort', this.onSignal);
     } catch (error) {
       await this.abort();
       throw error;
@@ -199,6 +201,7 @@ export class S3DirectorySink {
 
   private async runAbort(): Promise<void> {
     this.state = 'aborted';
+    this.options.signal?.removeEventListener('abort', this.onSignal);
     this.controller.abort();
     await Promise.all([...this.uploads].map((u) => u.abort()));
     const doomed = new Set(this.written);

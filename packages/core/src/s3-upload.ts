@@ -108,6 +108,8 @@ export class S3Upload implements ByteSink {
   private failure: unknown;
   private aborting: Promise<void> | undefined;
   private readonly controller = new AbortController();
+  /** Taken off the caller's signal when the upload ends: one signal may outlive many uploads. */
+  private readonly onSignal = () => void this.abort();
   private readonly requests: WriteRequestOptions;
 
   private constructor(
@@ -122,7 +124,7 @@ export class S3Upload implements ByteSink {
       streamBodies: options.streamBodies,
       signal: this.controller.signal,
     };
-    options.signal?.addEventListener('abort', () => void this.abort(), { once: true });
+    options.signal?.addEventListener('abort', this.onSignal, { once: true });
   }
 
   /** Starts an upload to `url` (s3://bucket/key); fails at once if the key is taken (without force). */
@@ -289,6 +291,8 @@ export class S3Upload implements ByteSink {
       }
       this.state = 'committed';
       this.buffer = new Uint8Array(0);
+      this.spare = [];
+      this.options.signal?.removeEventListener('abort', this.onSignal);
     } catch (error) {
       this.state = 'open';
       this.failure ??= error;
@@ -321,8 +325,10 @@ export class S3Upload implements ByteSink {
 
   private async runAbort(): Promise<void> {
     this.state = 'aborted';
+    this.options.signal?.removeEventListener('abort', this.onSignal);
     this.controller.abort();
     this.buffer = new Uint8Array(0);
+    this.spare = [];
     await Promise.allSettled([...this.inFlight]);
     const uploadId = this.starting ? await this.starting.catch(() => undefined) : undefined;
     if (!uploadId) return;

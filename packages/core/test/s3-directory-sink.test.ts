@@ -82,6 +82,27 @@ describe('S3DirectorySink', () => {
     expect(puts.at(-1)).toBe('/archives/a/header.sch');
   });
 
+  it('writes many files under one signal without piling listeners on it', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const controller = new AbortController();
+      const sink = await S3DirectorySink.create(client, `s3://${BUCKET}/many/`, {
+        marker: 'header.sch',
+        signal: controller.signal,
+      });
+      for (let i = 0; i < 25; i++) await sink.write(`f${i}.npy`, enc.encode(String(i)));
+      await sink.write('header.sch', enc.encode('SCDL'));
+      await sink.commit();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await keys('many/')).length).toBe(26);
+      expect(warnings.map((w) => w.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('streams a large file in parts without holding it', async () => {
     const url = `s3://${BUCKET}/big/`;
     const sink = await S3DirectorySink.create(client, url, {
