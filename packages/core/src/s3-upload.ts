@@ -89,6 +89,8 @@ export class S3Upload implements ByteSink {
   position = 0;
   /** Whether the final write was conditional: true, false (the store does not support it), undefined (force, or not yet). */
   conditional: boolean | undefined;
+  /** Bytes the store has acknowledged (parts uploaded, or the one PutObject): for progress. */
+  uploaded = 0;
   /** Part size of the next part (grows only past the size hint). */
   partSize: number;
   private state: State = 'open';
@@ -227,6 +229,7 @@ export class S3Upload implements ByteSink {
     ).then(
       (etag) => {
         this.parts.push({ partNumber, etag });
+        this.uploaded += body.byteLength;
       },
       (error) => {
         this.failure ??= error;
@@ -272,6 +275,7 @@ export class S3Upload implements ByteSink {
           this.noConditionalWrites();
           await put();
         } else if (conditional) this.conditional = true;
+        this.uploaded = body.byteLength;
       } else {
         if (this.filled > 0) await this.sendPart();
         while (this.inFlight.size > 0) await Promise.all(this.inFlight);

@@ -132,7 +132,9 @@ describe('S3Upload', () => {
     const upload = await S3Upload.create(client, url);
     await writeChunks(upload, bytes);
     expect(await getObject(s3, url)).toBeUndefined();
+    expect(upload.uploaded).toBe(0);
     await upload.commit();
+    expect(upload.uploaded).toBe(bytes.byteLength);
     expect(upload.conditional).toBe(true);
     expect(sha256((await getObject(s3, url))!)).toBe(sha256(bytes));
     const log = await s3.log();
@@ -149,7 +151,9 @@ describe('S3Upload', () => {
     });
     await writeChunks(upload, bytes);
     expect(await getObject(s3, url)).toBeUndefined();
+    expect(upload.uploaded).toBeLessThan(bytes.byteLength);
     await upload.commit();
+    expect(upload.uploaded).toBe(bytes.byteLength);
     expect(await hashObject(s3, url)).toEqual({ sha256: sha256(bytes), size: bytes.byteLength });
     const log = await s3.log();
     const parts = log.filter((r) => r.query.includes('partNumber'));
