@@ -32,6 +32,16 @@ export {
   vectorFormats,
 } from './vectors.js';
 export { runUnprivileged } from './unprivileged.js';
-export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
+export {
+  builtFile,
+  command,
+  describeWith,
+  gnuTar,
+  IN_CI,
+  type Prerequisite,
+  pythonModules,
+  vectorsFolder,
+} from './prerequisites.js';
+export { gnuTarShard, pythonTarShard, type ToolTarEntry } from './tar-tools.js';
 export { expectProgressToEnd } from './progress.js';
 export { publicApi } from './public-api.js';

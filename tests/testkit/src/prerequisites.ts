@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { describe, it } from 'vitest';
 
@@ -32,6 +33,33 @@ export function vectorsFolder(folder: string): Prerequisite {
 /** A built file, e.g. a package's `dist/node.js` that a child process imports. */
 export function builtFile(file: string): Prerequisite {
   return prerequisite(fs.existsSync(file), `${file} is not built (run \`pnpm build\` first)`);
+}
+
+/**
+ * A command that must run and succeed (exit 0): e.g. GNU tar, or python3 importing a module.
+ * `how` says how to get it when it is missing.
+ */
+export function command(file: string, args: readonly string[], what: string, how: string): Prerequisite {
+  const run = spawnSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const ok = run.error === undefined && run.status === 0;
+  return prerequisite(ok, `${what} is not available (\`${[file, ...args].join(' ')}\` failed; ${how})`);
+}
+
+/** GNU tar (not bsdtar): `tar --version` names it. */
+export function gnuTar(): Prerequisite {
+  const run = spawnSync('tar', ['--version'], { encoding: 'utf8' });
+  const ok = run.status === 0 && /GNU tar/.test(run.stdout ?? '');
+  return prerequisite(ok, 'GNU tar is not on PATH (apt-get install tar)');
+}
+
+/** python3 with these modules importable (`pip install` names the packages). */
+export function pythonModules(modules: readonly string[], pip: readonly string[] = modules): Prerequisite {
+  return command(
+    'python3',
+    ['-c', modules.map((m) => `import ${m}`).join('; ')],
+    `python3 with ${modules.join(', ')}`,
+    `python3 -m pip install ${pip.join(' ')}`,
+  );
 }
 
 /** `describe`, or, when a prerequisite is missing, one skipped test that names it. */
