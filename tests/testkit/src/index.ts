@@ -10,6 +10,7 @@ export {
   type Mutation,
   mutationArbitrary,
 } from './fuzz.js';
+export { type JpegOptions, jpegBytes } from './jpeg.js';
 export { npyBytes } from './npy.js';
 export { tempDir } from './temp.js';
 export {
