@@ -119,16 +119,19 @@ export async function convertInto(
 
 /**
  * Every member extension of the fold in order of first appearance, and for .npy fields the
- * array layout if every value shares it. Reads each member's tar header (an extended header,
- * PAX or GNU long name, is no member and makes no field) and only .npy payloads.
+ * array layout if every value shares it. Reads only .npy payloads, and tar headers until each
+ * extension is seen on a member: rows that are tar extended headers (PAX, GNU long names;
+ * `././@PaxHeader` has extension "") make no field, so an extension only they have is none.
  */
 async function surveyFold(reader: TaridxReader, signal?: AbortSignal) {
   const exts: string[] = [];
   const npy = new Map<string, NpyLayout | undefined | 'mixed'>();
   for await (const sample of reader.samples({ signal })) {
     throwIfAborted(signal);
-    for (const member of await reader.listMembers(sample, { signal }))
-      if (!exts.includes(member.ext)) exts.push(member.ext);
+    for (const member of sample.members) {
+      if (exts.includes(member.ext)) continue;
+      if ((await reader.listMembers(sample, { ext: member.ext, signal })).length > 0) exts.push(member.ext);
+    }
     for (const data of await reader.readSample(sample, {
       ext: exts.filter((e) => kindOf(e) === 'npy'),
       signal,

@@ -280,7 +280,8 @@ export class TaridxReader implements FormatReader {
     sample: TaridxSample,
     options: ReadOptions & { ext?: string | readonly string[] } = {},
   ): Promise<TaridxMember[]> {
-    return this.kinds.members(this.members(sample, options.ext), (fid) => this.shard(fid), options);
+    const shard = (fid: number) => this.openShard(fid) ?? this.shard(fid);
+    return this.kinds.members(this.members(sample, options.ext), shard, options);
   }
 
   /** The shards in fid order, or undefined when none are reachable. */

@@ -5,7 +5,7 @@
  * GNU tar `--format=gnu` puts `././@LongLink` (`L`) before long names. The index records each
  * of those as a row (as upstream's indexer does); readers never hand one out as a member.
  */
-import { MemoryDirectory, MemorySource } from '@binscope/core';
+import { BlobSource, CountingSource, MemoryDirectory, MemorySource } from '@binscope/core';
 import { describeWith, gnuTar, gnuTarShard, pythonModules, pythonTarShard } from '@binscope/testkit';
 import { expect, it } from 'vitest';
 import { indexShards, openTaridx, type TaridxReader, taridxPlugin } from '../src/index.js';
@@ -57,7 +57,7 @@ describeWith(gnuTar(), 'GNU tar --format=posix', () => {
     const pax = reader.members(sample)[0];
     await expect(reader.readMember(pax)).rejects.toThrow(/extended header/);
     expect(text(await reader.readMember(pax, { extendedHeaders: true }))).toMatch(/^\d+ path=ü\.cls\n/);
-    const chunks = [];
+    const chunks: Uint8Array[] = [];
     await expect(
       (async () => {
         for await (const c of reader.streamMember(pax, { sample })) chunks.push(c);
@@ -68,6 +68,22 @@ describeWith(gnuTar(), 'GNU tar --format=posix', () => {
     await sync.load();
     await sync.openShards();
     expect(sync.readSampleSync(sync.sampleSync(0)).map((m) => m.row)).toEqual([1, 3]);
+  });
+
+  it('over sources where each read is a round trip, the headers of a sample come in one read', async () => {
+    const bytes = shard();
+    const { bytes: index } = await indexShards([new MemorySource(bytes, 'f_0.tar')]);
+    const counted = new CountingSource(new BlobSource(new Blob([bytes]), 'f_0.tar'));
+    const reader = await openTaridx(new MemorySource(index, 'f.taridx'), { shards: [counted] });
+    const sample = (await reader.find('ü'))!;
+    expect((await reader.listMembers(sample)).map((m) => [m.row, m.ext])).toEqual([
+      [1, 'cls'],
+      [3, 'json'],
+    ]);
+    expect(counted.reads).toBe(1);
+    // Known rows are not read again.
+    await reader.listMembers(sample, { ext: 'json' });
+    expect(counted.reads).toBe(1);
   });
 
   it('records (head, cat, diff) list members without the PAX headers', async () => {
