@@ -25,6 +25,12 @@ type Factory = (options: Record<string, unknown>) => Promise<JpegCodec>;
  * 32-bit memory, so the size is checked from the frame header before it allocates them.
  */
 const MAX_PIXELS = Math.floor((512 << 20) / 3);
+/**
+ * Most scans a JPEG may have (a progressive one has about ten). Each scan is a pass over the
+ * image, so a small file with many scans would keep the decoder busy for minutes, and work in
+ * WebAssembly cannot be interrupted; libjpeg-turbo's own tools stop at the same number.
+ */
+const MAX_SCANS = 500;
 /** A decoder whose memory grew past this (one huge image) is dropped after use, not kept. */
 const KEEP_MEMORY = 256 << 20;
 
@@ -133,9 +139,20 @@ function checkFrame(frame: JpegFrame, place: MemberPlace): number {
   return components === 1 ? 1 : 3;
 }
 
+/** Start-of-scan markers: in entropy-coded data 0xFF is always followed by 0x00 or RSTn. */
+function scanCount(bytes: Uint8Array): number {
+  let scans = 0;
+  for (let i = bytes.indexOf(0xff); i >= 0 && i + 1 < bytes.length; i = bytes.indexOf(0xff, i + 1))
+    if (bytes[i + 1] === 0xda) scans++;
+  return scans;
+}
+
 /** JPEG → 8-bit HWC pixels, grey (1 channel) or RGB (3). */
 export async function decodeJpeg(bytes: Uint8Array, place: MemberPlace) {
   const channels = checkFrame(readFrame(bytes, place), place);
+  const scans = scanCount(bytes);
+  if (scans > MAX_SCANS)
+    throw badMember(place, `JPEG has ${scans} scans; more than ${MAX_SCANS} is refused (each one is a pass over the image)`);
   let codecNow: JpegCodec;
   try {
     codecNow = await load();

@@ -3,7 +3,7 @@ import type { MldfLazyText } from '@binscope/mldf';
 import { encode as encodePng } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, memberValue, npyLayout, planField } from '../src/index.js';
-import { npyBytes } from '@binscope/testkit';
+import { jpegBytes, npyBytes } from '@binscope/testkit';
 
 const place = { file: 's_0.tar', offset: 1536, key: 'k', ext: 'png' };
 const enc = new TextEncoder();
@@ -60,6 +60,47 @@ describe('member values', () => {
     const error = await errorOf(() => decodeImage(png.subarray(0, 40), place));
     expect(error).toMatchObject({ name: 'FormatError', code: 'InvalidValue', file: 's_0.tar', offset: 1536 });
     expect((error as Error).message).toMatch(/sample "k" member \.png: cannot decode the image/);
+  });
+
+  it('JPEGs this decoder cannot match Pillow on, or that would keep it busy, are refused before decoding', async () => {
+    const jpeg = { ...place, ext: 'jpg' };
+    const segment = (marker: number, body: number[]) => [0xff, marker, 0, body.length + 2, ...body];
+    const frame = (marker: number, precision: number, components: number) =>
+      segment(marker, [precision, 0, 8, 0, 8, components, ...Array(components * 3).fill(1)]);
+    const file = (...parts: number[][]) => Uint8Array.from([0xff, 0xd8, ...parts.flat()]);
+    const refused = async (bytes: Uint8Array, why: RegExp) => {
+      const error = await errorOf(() => decodeImage(bytes, jpeg));
+      expect(isFormatError(error) && error.code, String(error)).toBe('InvalidValue');
+      expect((error as Error).message).toMatch(why);
+    };
+    await refused(file(frame(0xc0, 8, 4)), /CMYK\/YCCK JPEG/);
+    await refused(file(frame(0xc9, 8, 3)), /arithmetic-coded JPEG/);
+    await refused(file(frame(0xc3, 8, 3)), /lossless or hierarchical JPEG/);
+    await refused(file(frame(0xc1, 12, 3)), /12-bit JPEG/);
+    await refused(file(frame(0xc0, 8, 2)), /2 components/);
+    await refused(file(segment(0xe0, [0x4a, 0x46]), segment(0xda, [1])), /no frame header/);
+    const manyScans = Array.from({ length: 501 }, () => segment(0xda, [1, 1, 0, 0, 63, 0]));
+    await refused(file(frame(0xc2, 8, 1), ...manyScans), /501 scans/);
+    // A big frame is refused from its header, before the decoder allocates it.
+    const huge = file(segment(0xc0, [8, 0xff, 0xff, 0xff, 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]));
+    await refused(huge, /65535×65535 pixels is larger than this converter decodes/);
+  });
+
+  it('a damaged or cut JPEG is an InvalidValue with the reason libjpeg-turbo gives; the next JPEG decodes', async () => {
+    const jpeg = { ...place, ext: 'jpg' };
+    const rgba = new Uint8Array(64 * 48 * 4).map((_, i) => (i * 37) & 0xff);
+    const good = await jpegBytes({ width: 64, height: 48, rgba }, { quality: 90 });
+    // Cut inside the scan: libjpeg would pad the rest grey; Pillow calls it truncated.
+    const cut = await errorOf(() => decodeImage(good.subarray(0, good.length - 200), jpeg));
+    expect((cut as Error).message).toMatch(/JPEG data ends early \(libjpeg-turbo: Premature end of JPEG file\)/);
+    // A Huffman table that libjpeg rejects: its error exits the wasm program.
+    const dht = good.findIndex((b, i) => b === 0xff && good[i + 1] === 0xc4);
+    const bad = good.slice();
+    bad.fill(0xff, dht + 5, dht + 21);
+    const broken = await errorOf(() => decodeImage(bad, jpeg));
+    expect(isFormatError(broken) && broken.code).toBe('InvalidValue');
+    expect((broken as Error).message).toMatch(/cannot decode the JPEG \(libjpeg-turbo: .+\)/);
+    expect(await decodeImage(good, jpeg)).toMatchObject({ width: 64, height: 48, channels: 3 });
   });
 
   it('.cls must be a 64-bit decimal integer; .txt and .json must be UTF-8', async () => {
