@@ -34,4 +34,5 @@ export {
 export { runUnprivileged } from './unprivileged.js';
 export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
 export { expectProgressToEnd } from './progress.js';
+export { PYTHON, pythonModules, runPython } from './python.js';
 export { publicApi } from './public-api.js';

@@ -16,7 +16,7 @@ export interface Prerequisite {
 
 export const IN_CI = ['1', 'true'].includes((process.env.CI ?? '').toLowerCase());
 
-function prerequisite(present: boolean, missing: string): Prerequisite {
+export function prerequisite(present: boolean, missing: string): Prerequisite {
   if (present) return { present, missing: '' };
   if (IN_CI) throw new Error(`CI: ${missing}`);
   console.warn(`skipped: ${missing}`);
