@@ -338,8 +338,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .option('--use-x', '.h5ad → SCDL: read X instead of raw.X')
       .option(
         '--lossy-cast',
-        '.h5ad → SCDL: cast values the data dtype cannot hold (NaN, ±inf, fractions, out of range) as ' +
-          'numpy does, instead of refusing them',
+        '.h5ad → SCDL: cast values the data dtype cannot hold (NaN, ±inf, fractions, out of range) one ' +
+          "by one as numpy's scalar cast does on x86-64, instead of refusing them",
       )
       .option('--neighbors <key>', '.h5ad → SCDL: write neighbor files from obsp[KEY]')
       .option(
