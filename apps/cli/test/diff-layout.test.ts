@@ -194,4 +194,14 @@ describeWith(VECTORS_NEEDED, 'diff: content by default, layout with --layout (UD
       `record records[${target!.record}].values`,
     ]);
   });
+
+  it('--layout on a format that lists no layout fields is refused (exit 2), not reported equal', () => {
+    const scbf = validVectors('scbf')[0];
+    expect(scbf, 'an SCBF vector').toBeDefined();
+    const r = cli(['diff', scbf.target, scbf.target, '--layout']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('diff --layout: scbf files do not describe their layout');
+    expect(cli(['diff', scbf.target, scbf.target]).code).toBe(0);
+  });
 });

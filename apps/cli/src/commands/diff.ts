@@ -133,51 +133,36 @@ function valueAt(value: JsonValue | undefined, segments: readonly Segment[]): Js
   return v;
 }
 
-/** Where a value is stored, as a comparable value (a difference's value in layout mode). */
-function placeOf(loc: ByteLocation | undefined): JsonValue {
-  if (!loc) return null;
-  const place: { [k: string]: JsonValue } = { offset: loc.offset };
-  if (loc.length !== undefined) place.length = loc.length;
-  if (loc.file !== undefined) place.file = loc.file;
-  return place;
-}
-
 /**
- * Header, structure and count differences, each located in both files where possible. With
- * `layout`, also the plugin's layout fields (offsets, sizes); a plugin that lists none gets
- * where each value both files hold equally is stored compared instead.
+ * Header, structure and count differences, each located in both files where possible; with
+ * `layout`, the plugin's layout fields (offsets, sizes, compression) too. `describesLayout`
+ * says whether the plugin lists any layout field here.
  */
-async function compareContent(a: Side, b: Side, limit: number, layout: boolean): Promise<Difference[]> {
+async function compareContent(
+  a: Side,
+  b: Side,
+  limit: number,
+  layout: boolean,
+): Promise<{ differences: Difference[]; describesLayout: boolean }> {
   const differences: Difference[] = [];
   const [fa, fb] = await Promise.all([a.plugin.contentFields(a.reader), b.plugin.contentFields(b.reader)]);
   const mapA = new Map<string, ContentField>(fa.map((f) => [f.path, f]));
   const mapB = new Map<string, ContentField>(fb.map((f) => [f.path, f]));
-  const locationsAsLayout = layout && !fa.some((f) => f.layout) && !fb.some((f) => f.layout);
   for (const path of new Set([...mapA.keys(), ...mapB.keys()])) {
     const x = mapA.get(path);
     const y = mapB.get(path);
     const isLayout = Boolean(x?.layout || y?.layout);
     if (isLayout && !layout) continue;
-    if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) {
-      const [px, py] = [placeOf(x.location), placeOf(y.location)];
-      if (!locationsAsLayout || JSON.stringify(px) === JSON.stringify(py)) continue;
-      differences.push({
-        kind: 'layout',
-        path,
-        a: { value: px, present: true, location: byteLocation(x.location) },
-        b: { value: py, present: true, location: byteLocation(y.location) },
-      });
-    } else {
-      differences.push({
-        kind: isLayout ? 'layout' : kindOf(path),
-        path,
-        a: { value: x?.value ?? null, present: Boolean(x), location: byteLocation(x?.location) },
-        b: { value: y?.value ?? null, present: Boolean(y), location: byteLocation(y?.location) },
-      });
-    }
+    if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
+    differences.push({
+      kind: isLayout ? 'layout' : kindOf(path),
+      path,
+      a: { value: x?.value ?? null, present: Boolean(x), location: byteLocation(x?.location) },
+      b: { value: y?.value ?? null, present: Boolean(y), location: byteLocation(y?.location) },
+    });
     if (differences.length >= limit) break;
   }
-  return differences;
+  return { differences, describesLayout: fa.some((f) => f.layout) || fb.some((f) => f.layout) };
 }
 
 /** A record's content and its layout fields (the plugin's layoutFields), as two records. */
@@ -340,6 +325,7 @@ export async function diffCommand(
     }
     const [a, b] = sides;
     const differences: Difference[] = [];
+    let describesLayout = false;
     report = {
       equal: true,
       a: { path: pathA, format: a.plugin.id },
@@ -358,10 +344,19 @@ export async function diffCommand(
       });
     } else {
       try {
-        differences.push(...(await compareContent(a, b, MAX_CONTENT_DIFFERENCES, Boolean(options.layout))));
+        const content = await compareContent(a, b, MAX_CONTENT_DIFFERENCES, Boolean(options.layout));
+        differences.push(...content.differences);
+        describesLayout = content.describesLayout || (a.plugin.layoutFields ?? []).length > 0;
       } catch (error) {
         throw new CliError(describeError(error, `${pathA} vs ${pathB}`), EXIT.usage, { cause: error });
       }
+      // Saying "equal in layout" for a format that lists no layout would claim what was not compared.
+      if (options.layout && !describesLayout)
+        throw new CliError(
+          `diff --layout: ${a.plugin.id} files do not describe their layout (offsets, sizes) to compare; ` +
+            'leave out --layout to compare their content',
+          EXIT.usage,
+        );
       if (options.records) {
         try {
           const { compared, truncated } = await compareRecords(a, b, options, differences);
