@@ -18,7 +18,7 @@ const place = (at: FileOffset | null): JsonValue => (at ? { offset: at.offset, s
  * What `binscope diff` compares in a UDF file: magic and id, the counts, and per dataset (in
  * walk order, U7) its id, table count and each table's name, type, shape and the names it
  * refers to, located at their bytes. Where datasets sit, their sizes, name hashes,
- * checksums (opaque, U4) and mem_start/mem_end are left out: they follow from the layout
+ * checksums (opaque, U4) and mem_start/mem_end are not content: they follow from the layout
  * a writer chose. Table data is compared as records.
  *
  * A DATASET table's data is file offsets, which are layout; what it says is which datasets
@@ -84,7 +84,8 @@ export async function udfContentFields(reader: UdfReader): Promise<ContentField[
           layout: true,
         },
       );
-      if (t.hint === 'dataset') {
+      // A DATASET table whose descriptor is broken is not walked either; its record says why.
+      if (t.hint === 'dataset' && !d.broken.has(t.index)) {
         const field: ContentField = {
           path: `${tb}.refs`,
           value: null,
