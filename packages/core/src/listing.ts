@@ -47,7 +47,7 @@ export class ListingGuard {
   }
 
   fail(reason: SourceErrorReason, message: string): SourceError {
-    return new SourceError(`${this.where}: cannot list: ${message}`, this.where, { reason });
+    return new SourceError(`${this.where} (listing): ${message}`, this.where, { reason });
   }
 
   /** Before each page's request; returns its number (1-based). */
