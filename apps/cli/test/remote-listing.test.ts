@@ -253,13 +253,15 @@ describe('index over a listing that cannot be trusted writes nothing', { timeout
   });
 
   it('an HTTP folder whose index page stalls or keeps failing', async () => {
-    for (const which of ['stall', 'down']) {
+    const cases: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
+      ['stall', { BINSCOPE_HTTP_IDLE_TIMEOUT: '0.5' }, /idleTimeout/],
+      ['down', {}, /HTTP 503/],
+    ];
+    for (const [which, extra, message] of cases) {
       const url = `${endpoint}/web/${which}/`;
       const out = path.join(scratch.dir, `web-${which}.taridx`);
-      const run = await cliAsync(['index', url, '--fold', 'train', '-o', out], {
-        env: { ...env, BINSCOPE_HTTP_IDLE_TIMEOUT: '0.5' },
-      });
-      expect(oneLine(run, url), which).toMatch(which === 'stall' ? /idleTimeout/ : /HTTP 503/);
+      const run = await cliAsync(['index', url, '--fold', 'train', '-o', out], { env: { ...env, ...extra } });
+      expect(oneLine(run, url), which).toMatch(message);
       expect(fs.existsSync(out)).toBe(false);
     }
   });

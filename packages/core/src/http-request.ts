@@ -39,7 +39,7 @@ export interface RequestOptions {
 }
 
 /** Defaults of RequestOptions, documented on HttpSourceOptions and in SECURITY.md. */
-export const REQUEST_DEFAULTS = { idleTimeout: 30_000, deadline: 120_000, retries: 3, retryDelay: 250 };
+const REQUEST_DEFAULTS = { idleTimeout: 30_000, deadline: 120_000, retries: 3, retryDelay: 250 };
 
 export function requestPolicy(options: RequestOptions): RequestPolicy {
   return {

@@ -17,7 +17,7 @@ export interface ListingLimits {
   maxNamesLength?: number;
 }
 
-export const LISTING_LIMITS: Readonly<Required<ListingLimits>> = {
+const LISTING_LIMITS: Readonly<Required<ListingLimits>> = {
   maxEntries: 1_000_000,
   maxPages: 10_000,
   maxNamesLength: 128 * 1024 * 1024,

@@ -247,7 +247,6 @@ describe('S3 listings (ListObjectsV2) against a hostile server', { timeout: 20_0
     const error = await failure(client().list('huge-page', 'p/', fast));
     expect(error.reason).toBe('limit');
     expect(error.message).toMatch(/larger than 16777216 bytes/);
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sent.get('huge-page')).toBeLessThan(48 << 20);
   });
 
@@ -333,7 +332,6 @@ describe('HTTP folder listings against a hostile server', { timeout: 20_000 }, (
   it('refuses an endless index page at 16 MiB', async () => {
     const error = await failure(folder('endless').list());
     expect(error.reason).toBe('limit');
-    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sent.get('web-endless')).toBeLessThan(48 << 20);
   });
 
