@@ -53,7 +53,7 @@ describeWith(gnuTar(), 'a GNU tar --format=posix fold', () => {
   });
 });
 
-describeWith(pythonModules([]), 'a Python tarfile PAX fold', () => {
+describeWith(pythonModules(['tarfile']), 'a Python tarfile PAX fold', () => {
   it('head, cat and diff show no @PaxHeader record; get @PaxHeader finds nothing', () => {
     const entries = [
       { name: 'a_é.cls', data: '1' },

@@ -152,7 +152,10 @@ export async function decodeJpeg(bytes: Uint8Array, place: MemberPlace) {
   const channels = checkFrame(readFrame(bytes, place), place);
   const scans = scanCount(bytes);
   if (scans > MAX_SCANS)
-    throw badMember(place, `JPEG has ${scans} scans; more than ${MAX_SCANS} is refused (each one is a pass over the image)`);
+    throw badMember(
+      place,
+      `JPEG has ${scans} scans; more than ${MAX_SCANS} is refused (each one is a pass over the image)`,
+    );
   let codecNow: JpegCodec;
   try {
     codecNow = await load();

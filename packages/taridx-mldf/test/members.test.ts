@@ -92,7 +92,9 @@ describe('member values', () => {
     const good = await jpegBytes({ width: 64, height: 48, rgba }, { quality: 90 });
     // Cut inside the scan: libjpeg would pad the rest grey; Pillow calls it truncated.
     const cut = await errorOf(() => decodeImage(good.subarray(0, good.length - 200), jpeg));
-    expect((cut as Error).message).toMatch(/JPEG data ends early \(libjpeg-turbo: Premature end of JPEG file\)/);
+    expect((cut as Error).message).toMatch(
+      /JPEG data ends early \(libjpeg-turbo: Premature end of JPEG file\)/,
+    );
     // A Huffman table that libjpeg rejects: its error exits the wasm program.
     const dht = good.findIndex((b, i) => b === 0xff && good[i + 1] === 0xc4);
     const bad = good.slice();

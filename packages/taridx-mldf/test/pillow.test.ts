@@ -2,11 +2,12 @@
  * JPEG pixels must be what training code sees: Pillow's default decode (`Image.open(f)`,
  * libjpeg-turbo, mode RGB or L). Pillow writes baseline and progressive JPEGs at 4:4:4, 4:2:2,
  * 4:2:0 and greyscale, decodes them, and reports a hash of its pixels; the converter's decoder
- * must give the same hash for each. Needs python3 with Pillow (`.ci/run` installs it).
+ * must give the same hash for each. Needs Python with Pillow (tests/python-requirements.txt,
+ * which `.ci/run` installs).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { describeWith, pythonModules } from '@binscope/testkit';
+import { describeWith, PYTHON, pythonModules } from '@binscope/testkit';
 import { expect, it } from 'vitest';
 import { decodeImage } from '../src/index.js';
 
@@ -68,9 +69,9 @@ const place = { file: 'pillow.tar', offset: 0, key: 'k', ext: 'jpg' };
 /** Pillow's get_sampling: -1 for greyscale, 0 for 4:4:4, 1 for 4:2:2, 2 for 4:2:0. */
 const SAMPLING: Record<string, number> = { grey: -1, '444': 0, '422': 1, '420': 2 };
 
-describeWith(pythonModules(['PIL'], ['pillow']), 'JPEG decode against Pillow', () => {
+describeWith(pythonModules(['PIL']), 'JPEG decode against Pillow', () => {
   const cases = (): PillowCase[] =>
-    JSON.parse(execFileSync('python3', ['-c', SCRIPT], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    JSON.parse(execFileSync(PYTHON, ['-c', SCRIPT], { encoding: 'utf8', maxBuffer: 64 << 20 }));
 
   it('gives Pillow-identical pixels for baseline and progressive 4:4:4, 4:2:2, 4:2:0 and greyscale JPEGs', async () => {
     const all = cases();

@@ -72,7 +72,7 @@ describeWith(gnuTar(), 'GNU tar --format=posix shards', () => {
   });
 });
 
-describeWith(pythonModules([]), 'Python tarfile PAX shards', () => {
+describeWith(pythonModules(['tarfile']), 'Python tarfile PAX shards', () => {
   it('convert: no @PaxHeader sample, no empty-named field', async () => {
     // tarfile writes `././@PaxHeader` (x) before non-ASCII names and a global (g) header first;
     // the 100-byte name field holds `?` for each non-ASCII character, which is the key (T2).

@@ -40,9 +40,9 @@ export {
   gnuTar,
   IN_CI,
   type Prerequisite,
-  pythonModules,
   vectorsFolder,
 } from './prerequisites.js';
 export { gnuTarShard, pythonTarShard, type ToolTarEntry } from './tar-tools.js';
 export { expectProgressToEnd } from './progress.js';
+export { PYTHON, pythonModules, runPython } from './python.js';
 export { publicApi } from './public-api.js';

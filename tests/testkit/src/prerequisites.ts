@@ -17,7 +17,7 @@ export interface Prerequisite {
 
 export const IN_CI = ['1', 'true'].includes((process.env.CI ?? '').toLowerCase());
 
-function prerequisite(present: boolean, missing: string): Prerequisite {
+export function prerequisite(present: boolean, missing: string): Prerequisite {
   if (present) return { present, missing: '' };
   if (IN_CI) throw new Error(`CI: ${missing}`);
   console.warn(`skipped: ${missing}`);
@@ -50,16 +50,6 @@ export function gnuTar(): Prerequisite {
   const run = spawnSync('tar', ['--version'], { encoding: 'utf8' });
   const ok = run.status === 0 && /GNU tar/.test(run.stdout ?? '');
   return prerequisite(ok, 'GNU tar is not on PATH (apt-get install tar)');
-}
-
-/** python3 with these modules importable (`pip install` names the packages). */
-export function pythonModules(modules: readonly string[], pip: readonly string[] = modules): Prerequisite {
-  return command(
-    'python3',
-    ['-c', modules.map((m) => `import ${m}`).join('; ')],
-    `python3 with ${modules.join(', ')}`,
-    `python3 -m pip install ${pip.join(' ')}`,
-  );
 }
 
 /** `describe`, or, when a prerequisite is missing, one skipped test that names it. */

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PYTHON } from './python.js';
 import { tempDir } from './temp.js';
 
 /**
  * Tar shards written by the real tools, as users make them: GNU tar and Python's `tarfile`.
  * Their extended headers (PAX `x`/`g`, GNU `L`/`K`) are what the readers must see past; the
- * suites that use these check `gnuTar()` / `pythonModules([])` first.
+ * suites that use these check `gnuTar()` / `pythonModules(['tarfile'])` first.
  */
 
 export interface ToolTarEntry {
@@ -71,5 +72,5 @@ sys.stdout.buffer.write(out.getvalue())
     global: globalHeaders,
     entries: entries.map((e) => [e.name, Buffer.from(e.data).toString('hex')]),
   };
-  return new Uint8Array(execFileSync('python3', ['-c', script], { input: JSON.stringify(spec) }));
+  return new Uint8Array(execFileSync(PYTHON, ['-c', script], { input: JSON.stringify(spec) }));
 }
