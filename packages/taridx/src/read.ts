@@ -36,6 +36,7 @@ import { notAMember, RowKinds } from './member-kinds.js';
 import { MemberVerifier } from './member-verify.js';
 import { openIndex } from './parse.js';
 import type {
+  ListMembersOptions,
   MemberData,
   OpenTaridxOptions,
   ReadMemberOptions,
@@ -51,6 +52,7 @@ import { isExtendedHeader, typeflagOf } from './tar.js';
 
 export type { TarMemberInfo } from './member-header.js';
 export type {
+  ListMembersOptions,
   MemberData,
   OpenTaridxOptions,
   ReadMemberOptions,
@@ -276,10 +278,7 @@ export class TaridxReader implements FormatReader {
    * `members` without the tar extended headers (PAX, GNU long names) the index records as
    * rows, from each row's 512-byte header (read once). Empty for `@PaxHeader`-like "samples".
    */
-  async listMembers(
-    sample: TaridxSample,
-    options: ReadOptions & { ext?: string | readonly string[] } = {},
-  ): Promise<TaridxMember[]> {
+  async listMembers(sample: TaridxSample, options: ListMembersOptions = {}): Promise<TaridxMember[]> {
     const shard = (fid: number) => this.openShard(fid) ?? this.shard(fid);
     return this.kinds.members(this.members(sample, options.ext), shard, options);
   }

@@ -43,6 +43,11 @@ export interface StreamMemberOptions extends StreamChunkOptions {
   extendedHeaders?: boolean;
 }
 
+export interface ListMembersOptions extends ReadOptions {
+  /** Only these extensions. */
+  ext?: string | readonly string[];
+}
+
 export interface MemberData extends TaridxMember {
   data: Uint8Array;
 }
