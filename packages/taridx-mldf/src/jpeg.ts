@@ -28,7 +28,7 @@ const MAX_PIXELS = Math.floor((512 << 20) / 3);
 /**
  * Most scans a JPEG may have (a progressive one has about ten). Each scan is a pass over the
  * image, so a small file with many scans would keep the decoder busy for minutes, and work in
- * WebAssembly cannot be interrupted; libjpeg-turbo's own tools stop at the same number.
+ * WebAssembly cannot be interrupted. TurboJPEG's scan limit (TJFLAG_LIMITSCANS) is the same number.
  */
 const MAX_SCANS = 500;
 /** A decoder whose memory grew past this (one huge image) is dropped after use, not kept. */
