@@ -1,6 +1,7 @@
 import {
   DETECTION_SCORE,
   type FormatInfo,
+  isSourceError,
   type NearMiss,
   nearMisses,
   nearMissScore,
@@ -39,7 +40,10 @@ export const scdlFormat: FormatInfo = {
         String.fromCharCode(...head.subarray(0, 4)) === SIGNATURE
         ? DETECTION_SCORE.magicAndStructure
         : 0;
-    } catch {
+    } catch (error) {
+      // A header.sch that cannot be read (a store refusing or failing) is that failure, not
+      // a folder of no known format.
+      if (isSourceError(error)) throw error;
       return 0;
     }
   },
@@ -68,7 +72,8 @@ export async function scdlNearMiss(target: Target, options?: ReadOptions): Promi
   try {
     const head = await headerHead(target, options);
     return head && nearMisses([scdlHeaderFile], head, 'header.sch')[0];
-  } catch {
+  } catch (error) {
+    if (isSourceError(error)) throw error;
     return undefined;
   }
 }
@@ -87,7 +92,9 @@ async function incompleteArchive(target: Target): Promise<NearMiss | undefined> 
   let files: string[];
   try {
     files = await target.directory.list();
-  } catch {
+  } catch (error) {
+    // A listing the store refuses or fails is that failure, as for header.sch itself.
+    if (isSourceError(error)) throw error;
     return undefined;
   }
   if (files.includes('header.sch')) return undefined;

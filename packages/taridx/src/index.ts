@@ -4,6 +4,7 @@ export type { TaridxHeader, TaridxRow } from './layout.js';
 export { taridxFormat } from './magic.js';
 export { taridxPlugin } from './plugin.js';
 export {
+  type ListMembersOptions,
   type MemberData,
   type OpenTaridxOptions,
   openTaridx,
