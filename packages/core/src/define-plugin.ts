@@ -63,6 +63,7 @@ export interface PluginDefinition<Parsed, R extends FormatReader, K extends Targ
   records(reader: R, options?: RecordOptions): AsyncIterable<DataRecord>;
   contentFields(reader: R, options?: ReadOptions): Promise<ContentField[]>;
   locateRecord(reader: R, index: number, options?: ReadOptions & { table?: string }): Promise<ByteLocation[]>;
+  readonly layoutFields?: readonly string[];
   readonly capabilities?: PluginCapabilities<R>;
 }
 

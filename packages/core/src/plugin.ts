@@ -158,6 +158,11 @@ export interface ContentField {
   path: string;
   value: JsonValue;
   location?: ByteLocation;
+  /**
+   * A field that says where or how something is stored (an offset, a size, a compression)
+   * rather than what: `diff` compares it only when asked for layout (`--layout`).
+   */
+  layout?: boolean;
 }
 
 /** Optional abilities a plugin declares; apps use them only when declared, never by duck typing. */
@@ -199,12 +204,19 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   records(reader: R, options?: RecordOptions): AsyncIterable<DataRecord>;
   /**
    * For `diff`: the content as comparable fields (header fields, schema, fields, tables,
-   * arrays, counts) with their locations. Leave out what only reflects the encoding
-   * (compressed sizes, block offsets, padding) so files of equal content compare equal.
+   * arrays, counts) with their locations. What only reflects the encoding (compressed sizes,
+   * block offsets, padding) is left out, or marked `layout` for `diff --layout`, so files of
+   * equal content compare equal.
    */
   contentFields(reader: R, options?: ReadOptions): Promise<ContentField[]>;
   /** Where record `index` (numbered as records() yields them) is stored. */
   locateRecord(reader: R, index: number, options?: ReadOptions & { table?: string }): Promise<ByteLocation[]>;
+  /**
+   * Optional, for `diff`: record fields whose values say where something is stored (offsets,
+   * sizes) rather than what is stored. `diff` leaves them out of the record comparison and
+   * compares them only when asked for layout (`--layout`), like contentFields' layout fields.
+   */
+  readonly layoutFields?: readonly string[];
   readonly capabilities?: PluginCapabilities<R>;
 }
 

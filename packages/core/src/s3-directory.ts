@@ -1,6 +1,7 @@
 import type { ByteSource } from './bytes.js';
 import type { DirectorySource } from './directory.js';
 import type { HttpSourceOptions } from './http-source.js';
+import type { ListingLimits } from './listing.js';
 import { parseS3Url, type S3Client } from './s3-client.js';
 
 function normalize(path: string): string {
@@ -12,8 +13,9 @@ function withSlash(url: string): string {
 }
 
 /**
- * The objects under an `s3://bucket/prefix/`, as a folder: listed once with ListObjectsV2,
- * each opened on demand. Serves SCDL archives and the shards beside a TARIDX index.
+ * The objects under an `s3://bucket/prefix/`, as a folder: listed once with ListObjectsV2
+ * (within `ListingLimits`, with the objects' timeouts and retries), each opened on demand.
+ * Serves SCDL archives and the shards beside a TARIDX index.
  */
 export class S3Directory implements DirectorySource {
   readonly name: string;
@@ -24,7 +26,7 @@ export class S3Directory implements DirectorySource {
   constructor(
     private readonly client: S3Client,
     url: string,
-    private readonly sourceOptions: Omit<HttpSourceOptions, 'fetch'> = {},
+    private readonly sourceOptions: Omit<HttpSourceOptions, 'fetch'> & ListingLimits = {},
   ) {
     this.name = withSlash(url);
     const { bucket, key } = parseS3Url(this.name);
@@ -33,7 +35,7 @@ export class S3Directory implements DirectorySource {
   }
 
   list(): Promise<string[]> {
-    this.listing ??= this.client.list(this.bucket, this.prefix).then((objects) =>
+    this.listing ??= this.client.list(this.bucket, this.prefix, this.sourceOptions).then((objects) =>
       objects
         .map((o) => o.key.slice(this.prefix.length))
         // Zero-byte "folder" markers that consoles create are not files.

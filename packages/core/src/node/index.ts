@@ -13,4 +13,19 @@ export { describeFsError, NodeFileSource, openFile, openRegularFile } from './fi
 export { openPath } from './open.js';
 export { fileScratch, folderSink } from './sinks.js';
 export { lockTarget, recoverInterruptedReplace } from './replace.js';
-export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';
+export {
+  type DirectoryOutput,
+  type Output,
+  type OutputOptions,
+  openDirectoryOutput,
+  openOutput,
+} from './output.js';
+export {
+  removeTempsOnSignals,
+  removeTrackedTemps,
+  runTrackedCleanups,
+  trackCleanup,
+  trackTemp,
+  untrackTemp,
+} from './temps.js';
+export { abortStaleUploads, journalDir } from './upload-journal.js';
