@@ -183,6 +183,23 @@ export interface PluginCapabilities<R extends FormatReader = FormatReader> {
    * SCBF sample was made from, are written but not listed).
    */
   sample?(out: DirectorySink, options?: ReadOptions): Promise<string[]>;
+  /**
+   * The position of the record whose `schema.key` field equals `key` (in `options.table`'s
+   * records when given), found without scanning every record where the format can (TARIDX
+   * hashes the key); undefined when there is none. What `get FILE KEY` uses.
+   */
+  lookup?(reader: R, key: string, options?: ReadOptions & { table?: string }): Promise<number | undefined>;
+  /**
+   * The stored bytes of one bytes-typed value (record `index`, field `field`), as a source the
+   * caller reads in pieces and closes: values of any size (a 4 GiB tar member) stream without
+   * being held in memory. Undefined when the record has no such value.
+   */
+  valueSource?(
+    reader: R,
+    index: number,
+    field: string,
+    options?: ReadOptions & { table?: string },
+  ): Promise<ByteSource | undefined>;
 }
 
 /** One format, implemented by one package. Writers are the packages' own exports. */
