@@ -1,0 +1,48 @@
+import {
+  type AnyFormatPlugin,
+  type ConverterInfo,
+  createRegistry,
+  type LazyFormat,
+  type Registry,
+  type RegistryEntry,
+} from '@binscope/core';
+import { mldfFormat } from '@binscope/mldf/magic';
+import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
+import { scdlFormat } from '@binscope/scdl/magic';
+import { tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
+import { udfFormat } from '@binscope/udf/magic';
+
+/**
+ * Migration shim (removed when every package's `/magic` exports its lazy entry): an entry
+ * that already carries `load` is used as it is.
+ */
+function lazy(info: LazyFormat, load: () => Promise<AnyFormatPlugin>): LazyFormat {
+  return info.load ? info : { ...info, load };
+}
+
+/**
+ * Every format binscope knows, in the order that breaks detection ties: the five formats,
+ * then the entries only detected (a tar shard is read through its index, an `.h5ad` is
+ * converted). Each is its package's `/magic` entry: metadata now, the parser on first use.
+ */
+export const formats: readonly LazyFormat[] = [
+  scbfFormat,
+  lazy(udfFormat, async () => (await import('@binscope/udf')).udfPlugin),
+  lazy(mldfFormat, async () => (await import('@binscope/mldf')).mldfPlugin),
+  lazy(taridxFormat, async () => (await import('@binscope/taridx')).taridxPlugin),
+  lazy(scdlFormat, async () => (await import('@binscope/scdl')).scdlPlugin),
+  tarShardFormat,
+];
+
+/** Every conversion the packages provide, declared by the package that provides it. */
+export const converters: readonly ConverterInfo[] = [...scbfConverters];
+
+/**
+ * A registry of every format and converter, plus any given (third-party plugins, tests),
+ * which come first so they can claim what the built-in formats do not.
+ */
+export function createFormatRegistry(
+  extra: { formats?: readonly RegistryEntry[]; converters?: readonly ConverterInfo[] } = {},
+): Registry {
+  return createRegistry([...(extra.formats ?? []), ...formats], [...(extra.converters ?? []), ...converters]);
+}
