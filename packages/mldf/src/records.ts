@@ -72,7 +72,7 @@ export function mldfSchema(fields: readonly MldfField[]): Schema {
  * integers, `-0.0`, repeated keys), TEXT_RAW decoded, a missing JSON/NDARRAY/IMAGE_RAW value
  * as null. Decoding errors are the eager read's (`InvalidValue` at the value's offset).
  */
-function recordValue(f: MldfField, value: MldfValue | undefined): Value {
+function asValue(f: MldfField, value: MldfValue | undefined): Value {
   if (value === undefined) return null;
   if (value instanceof MldfLazyText) return value.value() as Value;
   if (f.type === 'NDARRAY') {
@@ -112,7 +112,7 @@ export async function* mldfRecords(
   for await (const batch of batches) {
     for (const sample of batch) {
       const values: Record<string, Value> = { sample: index };
-      for (const f of selected) values[f.name] = recordValue(f, sample[f.name]);
+      for (const f of selected) values[f.name] = asValue(f, sample[f.name]);
       const locations = options.locations ? await sampleLocations(reader, index, fields, options) : undefined;
       yield { index: index++, values, ...(locations ? { locations } : {}) };
     }
