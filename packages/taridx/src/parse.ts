@@ -1,11 +1,4 @@
-import {
-  type ByteSource,
-  Phase,
-  type Problem,
-  ProblemList,
-  type ReadOptions,
-  readExact,
-} from '@binscope/core';
+import { type ByteSource, Phase, type Problem, type ProblemList, type ReadOptions, readExact } from '@binscope/core';
 import { checkHeaderFields, checkMagic, checkRegions, decodeHeader, type RowRegion } from './header.js';
 import { FORMAT, H, HEADER_SIZE, MAJOR, type TaridxHeader } from './layout.js';
 
@@ -100,16 +93,6 @@ export function parsedIndex(parse: IndexParse, problems: ProblemList): ParsedInd
     crashStems: parse.crashStems.texts,
     warnings: [...problems.warnings],
   };
-}
-
-/** Strict read (`read` mode): the parsed index, or the first error in A2 order thrown. */
-export async function openIndex(source: ByteSource, options: ReadOptions = {}): Promise<ParsedIndex> {
-  const problems = new ProblemList(FORMAT, { mode: 'read', file: source.name });
-  const parse = await parseIndex(source, problems, options);
-  problems.checkpoint();
-  const parsed = parsedIndex(parse, problems);
-  if (!parsed) throw new Error('unreachable: a parse without errors decodes the whole index');
-  return parsed;
 }
 
 export async function readTextBlock(

@@ -52,7 +52,7 @@ describe('missing and changed shards', () => {
     expect(report.errors[0].code).toBe('OutOfBounds');
     expect(report.errors[0].message).toMatch(/d_0003\.tar/);
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
-    const error = await reader.get('k00017').catch((e: unknown) => e);
+    const error = await (async () => reader.get('k00017'))().catch((e: unknown) => e);
     expect(isBinscopeError(error, 'OutOfBounds')).toBe(true);
     expect(String(error)).toMatch(/d_0003\.tar is probably missing/);
     await reader.close();
@@ -81,7 +81,7 @@ describe('missing and changed shards', () => {
     expect(report.valid).toBe(false);
     expect(report.errors[0]).toMatchObject({ code: 'CountMismatch', file: 'd_0001.tar' });
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
-    const error = await reader.get('k00007').catch((e: unknown) => e);
+    const error = await (async () => reader.get('k00007'))().catch((e: unknown) => e);
     expect(isBinscopeError(error, 'FormatError')).toBe(true);
     expect(String(error)).toMatch(/changed after indexing/);
     expect((await reader.get('k00002'))?.[0].data.byteLength).toBe(602);
