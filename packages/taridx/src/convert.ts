@@ -27,7 +27,8 @@ function fileSink(output: ConvertOutput): ByteSink {
 function stringValue(values: OptionValues, name: string): string | undefined {
   const value = values[name];
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string') throw new RangeError(`--${kebab(name)} takes text, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'string')
+    throw new RangeError(`--${kebab(name)} takes text, not ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -39,7 +40,9 @@ function kebab(name: string): string {
 function foldValue(values: OptionValues): string | undefined {
   const fold = stringValue(values, 'fold');
   if (fold !== undefined && (fold.includes('/') || fold.includes('\\')))
-    throw new RangeError(`--fold ${JSON.stringify(fold)}: give the fold name only (shards are DIR/NAME_*.tar)`);
+    throw new RangeError(
+      `--fold ${JSON.stringify(fold)}: give the fold name only (shards are DIR/NAME_*.tar)`,
+    );
   return fold;
 }
 
@@ -95,7 +98,9 @@ async function shardInput(
   }
   const fold = foldValue(values);
   if (!fold)
-    throw new RangeError(`${input.directory.name} is a folder: say which fold of shards to index with --fold NAME`);
+    throw new RangeError(
+      `${input.directory.name} is a folder: say which fold of shards to index with --fold NAME`,
+    );
   // An index of nothing is almost certainly a typo in --fold: say so, and write nothing.
   if ((await listShards(input.directory, fold)).length === 0)
     throw new SourceError(`${input.directory.name}: no shards named ${fold}_*.tar`, input.directory.name, {

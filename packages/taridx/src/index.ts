@@ -1,5 +1,4 @@
 /** @binscope/taridx: random access to tar-shard samples through a .taridx index. Browser-safe. */
-export { convertTarToTaridx } from './convert.js';
 export { type IndexOptions, type IndexResult, indexShards, type ShardInput } from './indexer.js';
 export type { TaridxHeader, TaridxRow } from './layout.js';
 export { taridxConverters, tarShardFormat, tarToTaridxConverter, taridxFormat } from './magic.js';

@@ -1,4 +1,11 @@
-import { type ByteSource, Phase, type Problem, type ProblemList, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type ByteSource,
+  Phase,
+  type Problem,
+  type ProblemList,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { checkHeaderFields, checkMagic, checkRegions, decodeHeader, type RowRegion } from './header.js';
 import { FORMAT, H, HEADER_SIZE, MAJOR, type TaridxHeader } from './layout.js';
 

@@ -225,7 +225,9 @@ export async function mergeIndexes(
     const reader = await taridxPlugin.open(fileTarget(source), options);
     const { header, extensions, crashStems } = reader;
     await reader.close();
-    partials.push(partialOf(source, { header, extensions: [...extensions], crashStems: [...crashStems], warnings: [] }));
+    partials.push(
+      partialOf(source, { header, extensions: [...extensions], crashStems: [...crashStems], warnings: [] }),
+    );
   }
   const ordered = inOrder(partials);
 

@@ -61,7 +61,11 @@ async function summarize(reader: TaridxReader): Promise<Summary> {
 }
 
 /** The reader over a clean parse: shards from `options.shards`, else the folder the index sits in. */
-async function reader(parse: TaridxParse, input: Extract<Target, { kind: 'file' }>, options: OpenTaridxOptions) {
+async function reader(
+  parse: TaridxParse,
+  input: Extract<Target, { kind: 'file' }>,
+  options: OpenTaridxOptions,
+) {
   if (!parse.parsed) throw new Error('unreachable: a parse without errors decodes the whole index');
   const shards = options.shards ?? input.siblings;
   return new TaridxReader(input.source, parse.parsed, parse.problems, await loadHasher(), options, shards);

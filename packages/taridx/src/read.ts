@@ -1,13 +1,13 @@
-import {
-  type Awaitable,
-  type ByteSource,
-  type FormatReader,
-  type Problem,
-  type ProblemList,
-  type ReadOptions,
-  type Schema,
-  type SourceError,
-  type TableInfo,
+import type {
+  Awaitable,
+  ByteSource,
+  FormatReader,
+  Problem,
+  ProblemList,
+  ReadOptions,
+  Schema,
+  SourceError,
+  TableInfo,
 } from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
@@ -141,7 +141,12 @@ export class TaridxReader implements FormatReader {
     if (this.loaded) return this.loaded;
     this.loading ??= (async () => {
       const rows = await readRows(this.source, this.header, this.header.nRows, options);
-      const parsed = { header: this.header, extensions: [...this.extensions], crashStems: [...this.crashStems], warnings: [] };
+      const parsed = {
+        header: this.header,
+        extensions: [...this.extensions],
+        crashStems: [...this.crashStems],
+        warnings: [],
+      };
       // The same row checks as validate, continuing the strict read that opened the index:
       // the first error in A2 order is thrown.
       const groups = checkRows(parsed, rows, this.hasher, new CappedErrors(this.problems));
@@ -186,7 +191,9 @@ export class TaridxReader implements FormatReader {
     return this.sampleOf(loaded, i);
   }
 
-  async *samples(options: ReadOptions & { offset?: number; limit?: number } = {}): AsyncGenerator<TaridxSample> {
+  async *samples(
+    options: ReadOptions & { offset?: number; limit?: number } = {},
+  ): AsyncGenerator<TaridxSample> {
     const loaded = await this.ensure(options);
     const start = Math.max(0, options.offset ?? 0);
     const end = Math.min(loaded.groups.count, start + (options.limit ?? Number.POSITIVE_INFINITY));
@@ -311,7 +318,11 @@ export class TaridxReader implements FormatReader {
    * Checks a member's tar header against its row (and `sample`'s key): the check of every
    * payload read. An extended header is refused unless `extendedHeaders`.
    */
-  async verifyMember(member: TaridxMember, source: ByteSource, options: StreamMemberOptions = {}): Promise<void> {
+  async verifyMember(
+    member: TaridxMember,
+    source: ByteSource,
+    options: StreamMemberOptions = {},
+  ): Promise<void> {
     const block = await readHeaderBlock(source, member, options);
     this.reads.verifyHeader(block, member, source.name, options.sample);
     if (!options.extendedHeaders && isExtendedHeader(block, 0))

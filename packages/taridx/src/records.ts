@@ -1,11 +1,11 @@
-import {
-  type ByteLocation,
-  type ByteSource,
-  type DataRecord,
-  type ReadOptions,
-  type RecordOptions,
-  type Schema,
-  type Value,
+import type {
+  ByteLocation,
+  ByteSource,
+  DataRecord,
+  ReadOptions,
+  RecordOptions,
+  Schema,
+  Value,
 } from '@binscope/core';
 import { taridxLocateSample } from './content.js';
 import { MemberSource } from './member-stream.js';
@@ -98,7 +98,10 @@ async function indexRecord(
 }
 
 /** The first member of each extension (as WebDataset loaders take them), extended headers left out. */
-function firstByExt(members: readonly TaridxMember[], wanted: ReadonlySet<string>): Map<string, TaridxMember> {
+function firstByExt(
+  members: readonly TaridxMember[],
+  wanted: ReadonlySet<string>,
+): Map<string, TaridxMember> {
   const first = new Map<string, TaridxMember>();
   for (const m of members) if (wanted.has(m.ext) && !first.has(m.ext)) first.set(m.ext, m);
   return first;
@@ -144,7 +147,12 @@ async function locateSamplePayloads(
   const set = await reader.shards();
   const out = (await taridxLocateSample(reader, sample.index)).filter((l) => l.field === 'key');
   for (const [ext, m] of firstByExt(members, new Set(exts)))
-    out.push({ offset: m.offset + 512, length: m.size, file: set?.names[m.fid] ?? `shard ${m.fid}`, field: ext });
+    out.push({
+      offset: m.offset + 512,
+      length: m.size,
+      file: set?.names[m.fid] ?? `shard ${m.fid}`,
+      field: ext,
+    });
   return out;
 }
 

@@ -17,7 +17,12 @@ const member: LogicalType = {
   kind: 'struct',
   fields: [
     { name: 'ext', type: { kind: 'string' }, description: 'the extension, lower-cased (T2)' },
-    { name: 'fid', type: u16, description: "the shard's position in the fold (T4)", metadata: { type: 'u16' } },
+    {
+      name: 'fid',
+      type: u16,
+      description: "the shard's position in the fold (T4)",
+      metadata: { type: 'u16' },
+    },
     {
       name: 'offset',
       type: u64,
@@ -78,9 +83,7 @@ export function mediaTypeOf(ext: string): string | undefined {
  * extension table (each once, in table order), null where a sample has no such member.
  */
 export function samplesSchema(extensions: readonly string[]): Schema {
-  const fields: Field[] = [
-    { name: 'key', type: { kind: 'string' }, description: "the sample's key (stem)" },
-  ];
+  const fields: Field[] = [{ name: 'key', type: { kind: 'string' }, description: "the sample's key (stem)" }];
   for (const ext of new Set(extensions)) {
     // An extension named like the key field would shadow it: such members stay in the main records.
     if (ext === 'key') continue;

@@ -21,7 +21,9 @@ import { indexShards, SAMPLES_TABLE, type TaridxReader, taridxPlugin } from '../
 const root = path.resolve(import.meta.dirname, '../../..');
 const vectors = path.resolve(root, process.env.BINSCOPE_VECTORS ?? '../shared/vectors', 'taridx');
 const needed = vectorsFolder(vectors);
-const LINES = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'fixtures/vector-records.json'), 'utf8'));
+const LINES = JSON.parse(
+  fs.readFileSync(path.join(import.meta.dirname, 'fixtures/vector-records.json'), 'utf8'),
+);
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const enc = new TextEncoder();
 const lookup = taridxPlugin.capabilities!.lookup!;
@@ -42,7 +44,8 @@ async function recordsOf(reader: TaridxReader, options = {}): Promise<DataRecord
 /** A source's bytes read in pieces of `chunk`, as an app copies a value out. */
 async function drain(source: ByteSource, chunk = 1000): Promise<Uint8Array> {
   const out = new Uint8Array(source.size);
-  for (let at = 0; at < source.size; at += chunk) out.set(await readExact(source, at, Math.min(chunk, source.size - at)), at);
+  for (let at = 0; at < source.size; at += chunk)
+    out.set(await readExact(source, at, Math.min(chunk, source.size - at)), at);
   return out;
 }
 
@@ -67,14 +70,20 @@ describeWith(needed, 'records as the apps print them, over the vectors', () => {
       const target = openPath(vectorIndex(name));
       const reader = await taridxPlugin.open(target);
       const lines = async (options = {}) =>
-        Promise.all((await recordsOf(reader, options)).map(async (r) => JSON.stringify(await recordToJson(reader.schema, r))));
+        Promise.all(
+          (await recordsOf(reader, options)).map(async (r) =>
+            JSON.stringify(await recordToJson(reader.schema, r)),
+          ),
+        );
       expect(await lines()).toEqual(LINES[name]);
       expect(await lines({ locations: true })).toEqual(LINES[name]);
       // Locations are locateRecord's, field by field (the rows are the members').
       for (const r of await recordsOf(reader, { locations: true, limit: 3 })) {
         const where = await taridxPlugin.locateRecord(reader, r.index);
         expect(r.locations!.members).toEqual(where.filter((l) => l.field === undefined));
-        expect(r.locations!.key).toEqual(where.filter((l) => l.field === 'key').map(({ field: _, ...l }) => l));
+        expect(r.locations!.key).toEqual(
+          where.filter((l) => l.field === 'key').map(({ field: _, ...l }) => l),
+        );
       }
       await reader.close();
       await (target as Extract<Target, { kind: 'file' }>).source.close?.();
@@ -197,7 +206,9 @@ describe('schema, lookup and values', () => {
     const jpg = await valueSource(reader, b, 'jpg', samples);
     expect(Array.from(await drain(jpg!))).toEqual([2, 2, 2]);
     const c = (await lookup(reader, 'c', samples))!;
-    expect(Array.from(await drain((await valueSource(reader, c, '.JPG', samples))!))).toEqual(new Array(9).fill(4));
+    expect(Array.from(await drain((await valueSource(reader, c, '.JPG', samples))!))).toEqual(
+      new Array(9).fill(4),
+    );
     expect(await valueSource(reader, c, 'json', samples)).toBeUndefined();
     expect(await valueSource(reader, c, 'nosuchext', samples)).toBeUndefined();
     // The main records have no bytes fields.
@@ -220,6 +231,28 @@ describe('schema, lookup and values', () => {
     // Without the shards only the hash can answer.
     const blind = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx')));
     expect(await lookup(blind, other)).toBe(0);
+  });
+
+  it('checks a payload’s stem as text, not only its hash: a colliding stem written over it is refused', async () => {
+    const [canonical, other] = [
+      'pRgQWX3XAK584M2Y05QJFQBHuAh9sMTVjJMsvZsOiVkCvajNOfl_6wS4yJeyByOk',
+      'Qhj49cgEUibe8MNkM8clL1EwoaWfHReWuPOgEYrnMHP3qh-g3KLpd8ry9ZHdnKOQ',
+    ];
+    const tar = tarBytes([
+      { name: `${canonical}.cls`, data: enc.encode('1') },
+      { name: `${canonical}.json`, data: enc.encode('{}') },
+    ]);
+    const { index } = await fold({ 'f_0.tar': tar });
+    // After indexing, the .json member is renamed to the colliding stem: same hash, same length.
+    const edited = tar.slice();
+    edited.set(enc.encode(other), 1024);
+    const dir = new MemoryDirectory({ 'f_0.tar': edited });
+    const reader = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx'), dir));
+    const k = (await lookup(reader, canonical, samples))!;
+    expect(await drain((await valueSource(reader, k, 'cls', samples))!)).toEqual(enc.encode('1'));
+    const error = await valueSource(reader, k, 'json', samples).catch((e: unknown) => e);
+    expect(isBinscopeError(error, 'InvalidValue'), String(error)).toBe(true);
+    expect(String(error)).toMatch(/is not the sample's key/);
   });
 
   it('refuses a member whose shard was rewritten after indexing, naming the stem', async () => {
@@ -252,7 +285,7 @@ describe('schema, lookup and values', () => {
     const { index, dir } = await fold({ 'f_0.tar': tar });
     const reader = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx'), dir));
     const k = (await lookup(reader, 'k', samples))!;
-    expect(reader.members((await reader.sample(k)), 'cls')).toHaveLength(2);
+    expect(reader.members(await reader.sample(k), 'cls')).toHaveLength(2);
     expect(new TextDecoder().decode(await drain((await valueSource(reader, k, 'cls', samples))!))).toBe('5');
     const [record] = await recordsOf(reader, samples);
     expect(new TextDecoder().decode(record.values.cls as Uint8Array)).toBe('5');
@@ -272,7 +305,9 @@ describe('schema, lookup and values', () => {
       expect(String(error)).toMatch(/f_\*\.tar/);
     }
     // An empty folder is as good as none.
-    const empty = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx'), new MemoryDirectory()));
+    const empty = await taridxPlugin.open(
+      fileTarget(new MemorySource(index, 'f.taridx'), new MemoryDirectory()),
+    );
     const error = await recordsOf(empty, samples).catch((e: unknown) => e);
     expect(isBinscopeError(error, 'missing'), String(error)).toBe(true);
     expect(String(error)).toMatch(/holds no f_\*\.tar/);

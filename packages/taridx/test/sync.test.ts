@@ -86,7 +86,8 @@ async function compareAll(open: () => Promise<TaridxReader>, sync = true): Promi
   await syncReader.load();
   const count = await asyncReader.sampleCount();
   // A first read of each sample opens the shards it needs (a folder's shards open on first use).
-  for (let i = 0; i < count; i++) await outcomeAsync(() => syncReader.readSample(syncReader.sample(i) as TaridxSample));
+  for (let i = 0; i < count; i++)
+    await outcomeAsync(() => syncReader.readSample(syncReader.sample(i) as TaridxSample));
   let failures = 0;
   for (let i = 0; i < count; i++) {
     const sample = syncReader.sample(i);
@@ -95,9 +96,15 @@ async function compareAll(open: () => Promise<TaridxReader>, sync = true): Promi
     for (const options of OPTIONS) {
       const label = `sample ${i} ${JSON.stringify(options)}`;
       const now = outcome(() => syncReader.readSample(sample as TaridxSample, options));
-      const later = await outcomeAsync(async () => asyncReader.readSample(await asyncReader.sample(i), options));
+      const later = await outcomeAsync(async () =>
+        asyncReader.readSample(await asyncReader.sample(i), options),
+      );
       if (sync) expect(now, label).toEqual(later);
-      else expect(await outcomeAsync(() => syncReader.readSample(sample as TaridxSample, options)), label).toEqual(later);
+      else
+        expect(
+          await outcomeAsync(() => syncReader.readSample(sample as TaridxSample, options)),
+          label,
+        ).toEqual(later);
       if (!Array.isArray(later)) failures++;
     }
   }

@@ -25,7 +25,11 @@ async function readAfterEdit(edit: (tar: Uint8Array) => void, sample = 0) {
   for (const sync of [false, true]) {
     const shard = new MemorySource(edited, 'f_0.tar');
     // The same bytes answered at once, or only later (the awaited path of the one method).
-    const later: ByteSource = { name: shard.name, size: shard.size, read: async (o, l, r) => shard.read(o, l, r) };
+    const later: ByteSource = {
+      name: shard.name,
+      size: shard.size,
+      read: async (o, l, r) => shard.read(o, l, r),
+    };
     const reader = await TaridxReader.open(new MemorySource(index, 'f.taridx'), {
       shards: [sync ? shard : later],
     });
