@@ -86,7 +86,7 @@ export async function convertInto(
   createWriter: (fields: readonly FieldSpec[], options: MldfWriterOptions) => SampleWriter,
   options: TaridxToMldfOptions,
 ): Promise<Omit<TaridxToMldfResult, 'bytes'>> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const reader = await openInput(input, signal);
   try {
     return await convertFrom(reader, createWriter, options);
