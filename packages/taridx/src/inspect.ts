@@ -3,6 +3,7 @@ import {
   type Finding,
   type InspectNode,
   markProblem,
+  markProblems,
   node,
   type Problem,
   plainProblem,
@@ -71,9 +72,6 @@ export function taridxTree(parse: TaridxParse, problems: ProblemList): InspectNo
     crashStems: index?.crashStems,
     rowProblems: problems.report().errors,
   });
-  const header = root.children?.[0];
-  // A header cut short has no field to hold its Truncated: the header node itself is at fault.
-  if (header && !index?.header) for (const e of problems.errors) markProblem(header, plainProblem(e));
   if (parse.shards) markShards(root, parse.shards, problems.errors);
   return root;
 }
@@ -226,7 +224,11 @@ function rowsNodes(
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         return range(s, e).map((i) => {
           const row = rowNode(view, (i - s) * ROW_SIZE, header.offArr + i * ROW_SIZE, i, extensions);
-          if (parts.rowProblems) markRowProblems(row, parts.rowProblems);
+          // A row loaded on demand is a tree of its own: core marks what lies in it on the field.
+          const inRow = parts.rowProblems?.filter(
+            (p) => p.offset !== undefined && p.offset >= row.offset && p.offset < row.offset + row.length,
+          );
+          if (inRow?.length) markProblems(row, { valid: false, errors: inRow, warnings: [] });
           return row;
         });
       },
@@ -272,16 +274,6 @@ function rowNode(
       field('keyhash', base + R.keyhash, 8, keyhash),
     ],
   });
-}
-
-/** Marks each problem inside a lazily loaded row on the field that holds its offset. */
-function markRowProblems(row: InspectNode, problems: readonly Problem[]): void {
-  for (const problem of problems) {
-    const at = problem.offset;
-    if (at === undefined || at < row.offset || at >= row.offset + row.length) continue;
-    const field = row.children?.find((c) => at >= c.offset && at < c.offset + c.length);
-    markProblem(field ?? row, problem);
-  }
 }
 
 function range(start: number, end: number): number[] {
