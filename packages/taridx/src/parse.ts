@@ -3,6 +3,7 @@ import {
   Phase,
   type Problem,
   type ProblemList,
+  plainProblem,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
@@ -98,7 +99,7 @@ export function parsedIndex(parse: IndexParse, problems: ProblemList): ParsedInd
     header: parse.header,
     extensions: parse.extensions.texts,
     crashStems: parse.crashStems.texts,
-    warnings: [...problems.warnings],
+    warnings: problems.warnings.map(plainProblem),
   };
 }
 
