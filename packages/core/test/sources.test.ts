@@ -160,6 +160,22 @@ describe('file and blob sources', () => {
     await directory.close();
   });
 
+  it('NodeDirectory gives each opener its own source: closing one closes it for nobody else', async () => {
+    const directory = openDirectory(dir);
+    const first = await directory.open('sub/b.txt');
+    const second = await directory.open('sub/b.txt');
+    expect(second).not.toBe(first);
+    await first.close?.();
+    expect(() => first.read(0, 5)).toThrow(/read after close/);
+    expect(new TextDecoder().decode(await second.read(0, 5))).toBe('hello');
+    const again = await directory.open('sub/b.txt');
+    expect(new TextDecoder().decode(await again.read(0, 5))).toBe('hello');
+    // What its openers left open closes with the directory.
+    await directory.close();
+    expect(() => second.read(0, 5)).toThrow(/read after close/);
+    expect(() => again.read(0, 5)).toThrow(/read after close/);
+  });
+
   it('openPath makes a directory target for folders and a file target with siblings for files', async () => {
     const folder = openPath(dir);
     expect(folder.kind).toBe('directory');

@@ -9,7 +9,8 @@ import {
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
-import { tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
+import { taridxConverters, tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
+import { taridxMldfConverters } from '@binscope/taridx-mldf/magic';
 import { udfFormat } from '@binscope/udf/magic';
 
 /**
@@ -29,13 +30,17 @@ export const formats: readonly LazyFormat[] = [
   scbfFormat,
   lazy(udfFormat, async () => (await import('@binscope/udf')).udfPlugin),
   lazy(mldfFormat, async () => (await import('@binscope/mldf')).mldfPlugin),
-  lazy(taridxFormat, async () => (await import('@binscope/taridx')).taridxPlugin),
+  taridxFormat,
   lazy(scdlFormat, async () => (await import('@binscope/scdl')).scdlPlugin),
   tarShardFormat,
 ];
 
 /** Every conversion the packages provide, declared by the package that provides it. */
-export const converters: readonly ConverterInfo[] = [...scbfConverters];
+export const converters: readonly ConverterInfo[] = [
+  ...scbfConverters,
+  ...taridxConverters,
+  ...taridxMldfConverters,
+];
 
 /**
  * A registry of every format and converter, plus any given (third-party plugins, tests),

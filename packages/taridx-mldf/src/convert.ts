@@ -86,8 +86,22 @@ export async function convertInto(
   createWriter: (fields: readonly FieldSpec[], options: MldfWriterOptions) => SampleWriter,
   options: TaridxToMldfOptions,
 ): Promise<Omit<TaridxToMldfResult, 'bytes'>> {
-  const { signal, onProgress } = options;
+  const { signal } = options;
   const reader = await openInput(input, signal);
+  try {
+    return await convertFrom(reader, createWriter, options);
+  } finally {
+    // A reader opened here is closed here (its shards with it); a reader given is the caller's.
+    if (reader !== input) await reader.close();
+  }
+}
+
+async function convertFrom(
+  reader: TaridxReader,
+  createWriter: (fields: readonly FieldSpec[], options: MldfWriterOptions) => SampleWriter,
+  options: TaridxToMldfOptions,
+): Promise<Omit<TaridxToMldfResult, 'bytes'>> {
+  const { signal, onProgress } = options;
   const total = await reader.sampleCount();
   onProgress?.({ phase: 'surveying fields', done: 0, total, unit: 'items' });
   const { exts, npy } = await surveyFold(reader, signal);

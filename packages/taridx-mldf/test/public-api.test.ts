@@ -12,11 +12,14 @@ const BROWSER = [
   'memberValue',
   'npyLayout',
   'planField',
+  'taridxMldfConverters',
+  'taridxToMldfConverter',
 ];
 
 it('exports exactly these names, entry by entry', async () => {
   expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
     '.': BROWSER,
+    './magic': ['taridxMldfConverters', 'taridxToMldfConverter'],
     './node': [...BROWSER, 'convertTaridxToMldfFile'].sort(),
   });
 });

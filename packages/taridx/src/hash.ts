@@ -1,4 +1,5 @@
 import xxhash, { type XXHashAPI } from 'xxhash-wasm';
+import { joinHash } from './layout.js';
 
 let api: Promise<XXHashAPI> | undefined;
 let ready: XXHashAPI | undefined;
@@ -44,4 +45,10 @@ export function hashBytes(hasher: XXHashAPI, bytes: Uint8Array, start: number, e
   out[0] = halves[LITTLE ? 0 : 1];
   out[1] = halves[LITTLE ? 1 : 0];
   return out;
+}
+
+/** Whether `stem` hashes to a sample's keyhash. */
+export function sampleHashMatches(hasher: XXHashAPI, stem: string, keyhash: bigint): boolean {
+  const h = hashKeyHalves(hasher, stem);
+  return joinHash(h[0], h[1]) === keyhash;
 }

@@ -1,22 +1,8 @@
 /** @binscope/taridx: random access to tar-shard samples through a .taridx index. Browser-safe. */
 export { type IndexOptions, type IndexResult, indexShards, type ShardInput } from './indexer.js';
 export type { TaridxHeader, TaridxRow } from './layout.js';
-export { taridxFormat } from './magic.js';
-export { taridxPlugin } from './plugin.js';
-export {
-  type ListMembersOptions,
-  type MemberData,
-  type OpenTaridxOptions,
-  openTaridx,
-  type ReadMemberOptions,
-  type StreamMemberOptions,
-  type TarMemberInfo,
-  type TaridxMember,
-  TaridxReader,
-  type TaridxSample,
-} from './read.js';
+export { taridxConverters, tarShardFormat, tarToTaridxConverter, taridxFormat } from './magic.js';
 export { MAX_MEMBER_BYTES, STREAM_CHUNK } from './member-stream.js';
-export { listShards, ShardSet } from './shards.js';
 export {
   indexShardRange,
   type MergeResult,
@@ -26,5 +12,18 @@ export {
   parseShardRange,
   type ShardRange,
 } from './partial.js';
-export { validateTaridx } from './validate.js';
+export { openTaridx, taridxPlugin, validateTaridx } from './plugin.js';
+export {
+  type ListMembersOptions,
+  type MemberData,
+  type OpenTaridxOptions,
+  type ReadMemberOptions,
+  type StreamMemberOptions,
+  type TarMemberInfo,
+  type TaridxMember,
+  TaridxReader,
+  type TaridxSample,
+} from './read.js';
+export { mediaTypeOf, SAMPLES_TABLE } from './schema.js';
+export { listShards, ShardSet } from './shards.js';
 export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';

@@ -45,6 +45,8 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
 export interface ShardToIndex {
   name: string;
   open: () => Promise<ByteSource>;
+  /** Whether `open` opens a source of its own (from a folder), which the indexer then closes. */
+  owned: boolean;
 }
 
 /** The fold's shards in fid order (T4): listed from a folder, or the given sources sorted so. */
@@ -52,14 +54,14 @@ export async function foldShards(input: ShardInput): Promise<ShardToIndex[]> {
   let shards: ShardToIndex[];
   if (Array.isArray(input)) {
     const sources = [...(input as readonly ByteSource[])].sort((a, b) => compareShardNames(a.name, b.name));
-    shards = sources.map((s) => ({ name: s.name, open: async () => s }));
+    shards = sources.map((s) => ({ name: s.name, open: async () => s, owned: false }));
   } else {
     const { directory, fold } = input as { directory: DirectorySource; fold: string };
     const names = await listShards(directory, fold);
     if (names.length === 0) {
       throw new SourceError(`no shards named ${fold}_*.tar in ${directory.name}`, directory.name);
     }
-    shards = names.map((name) => ({ name, open: () => directory.open(name) }));
+    shards = names.map((name) => ({ name, open: () => directory.open(name), owned: true }));
   }
   if (shards.length > MAX_SHARDS) {
     throw fail(
@@ -82,12 +84,29 @@ export async function scanShards(
   options: IndexOptions = {},
 ): Promise<void> {
   const sources: ByteSource[] = [];
-  let total = 0;
-  for (const shard of shards) {
-    const source = await shard.open();
-    sources.push(source);
-    total += source.size;
+  // Whoever opens a source closes it: the shards opened here from a folder are closed here.
+  const close = () => Promise.all(sources.map((s, i) => (shards[i].owned ? s.close?.() : undefined)));
+  try {
+    let total = 0;
+    for (const shard of shards) {
+      const source = await shard.open();
+      sources.push(source);
+      total += source.size;
+    }
+    await walkShards(builder, sources, firstFid, total, options);
+  } finally {
+    await close();
   }
+}
+
+/** Walks each shard's headers into the builder, shard i getting fid `firstFid + i`, with progress over `total` bytes. */
+async function walkShards(
+  builder: TaridxBuilder,
+  sources: readonly ByteSource[],
+  firstFid: number,
+  total: number,
+  options: IndexOptions,
+): Promise<void> {
   let before = 0;
   const progress = options.onProgress;
   progress?.({ phase: 'index', done: 0, total, unit: 'bytes' });

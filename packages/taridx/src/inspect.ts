@@ -1,17 +1,23 @@
 import {
   type ByteSource,
+  type Finding,
   type InspectNode,
   markProblem,
+  markProblems,
   node,
   type Problem,
+  plainProblem,
+  type ProblemList,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
 import { readU64, toHex } from '@binscope/core/binary';
 import type { RowRegion } from './header.js';
-import { FORMAT, H, HEADER_SIZE, R, ROW_SIZE, type TaridxHeader } from './layout.js';
+import { FORMAT, H, HEADER_SIZE, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader } from './layout.js';
 import { readTextBlock, type TextBlock } from './parse.js';
 import type { TaridxReader } from './read.js';
+import { shardScope } from './shard-check.js';
+import type { TaridxParse } from './validate.js';
 
 /** Text-block entries beyond this many are listed lazily. */
 const EAGER_ENTRIES = 256;
@@ -48,6 +54,68 @@ export async function inspectTaridx(reader: TaridxReader, options: ReadOptions =
     },
     options,
   );
+}
+
+/**
+ * Inspect mode: the tree of whatever the parse located, broken files included, with the
+ * shards' problems (`deep: true`) on the shard or member at fault. Core's markProblems places
+ * the rest by offset.
+ */
+export function taridxTree(parse: TaridxParse, problems: ProblemList): InspectNode {
+  const { source, index } = parse;
+  const root = indexTree({
+    source,
+    header: index?.header,
+    layoutKnown: index?.layoutKnown ?? false,
+    region: index?.region,
+    extensions: index?.extensions,
+    crashStems: index?.crashStems,
+    rowProblems: problems.report().errors,
+  });
+  if (parse.shards) markShards(root, parse.shards, problems.errors);
+  return root;
+}
+
+/**
+ * A `shards` node, when a shard has problems: every shard (so the good ones keep their place),
+ * the bad ones marked on the member at fault, or on the shard when the member cannot be located.
+ */
+function markShards(
+  root: InspectNode,
+  { set, sizes }: NonNullable<TaridxParse['shards']>,
+  errors: readonly Finding[],
+): void {
+  const scoped = errors.filter((e) => e.scope?.startsWith('shard '));
+  if (scoped.length === 0) return;
+  const shardNodes = new Map<string, InspectNode>();
+  set.names.forEach((name, fid) => {
+    shardNodes.set(shardScope(name), node(name, 'shard', 0, sizes[fid], { file: name, value: `fid ${fid}` }));
+  });
+  for (const finding of scoped) {
+    let shard = shardNodes.get(finding.scope!);
+    if (!shard) {
+      const name = finding.scope!.slice('shard '.length);
+      shard = node(name, 'shard', 0, 0, { file: name, value: 'missing' });
+      shardNodes.set(finding.scope!, shard);
+    }
+    const problem = plainProblem(finding);
+    const inShard = finding.file === shard.name && finding.offset !== undefined;
+    if (!inShard) {
+      markProblem(shard, problem);
+      continue;
+    }
+    const at = Math.min(finding.offset!, shard.length);
+    const member = node(`member at ${finding.offset}`, 'member', at, Math.min(TAR_BLOCK, shard.length - at), {
+      file: shard.name,
+    });
+    markProblem(member, problem);
+    (shard.children ??= []).push(member);
+  }
+  const group = node('shards', 'group', 0, 0, {
+    value: `${set.count} shards`,
+    children: [...shardNodes.values()],
+  });
+  root.children?.push(group);
 }
 
 /**
@@ -156,7 +224,11 @@ function rowsNodes(
         const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
         return range(s, e).map((i) => {
           const row = rowNode(view, (i - s) * ROW_SIZE, header.offArr + i * ROW_SIZE, i, extensions);
-          if (parts.rowProblems) markRowProblems(row, parts.rowProblems);
+          // A row loaded on demand is a tree of its own: core marks what lies in it on the field.
+          const inRow = parts.rowProblems?.filter(
+            (p) => p.offset !== undefined && p.offset >= row.offset && p.offset < row.offset + row.length,
+          );
+          if (inRow?.length) markProblems(row, { valid: false, errors: inRow, warnings: [] });
           return row;
         });
       },
@@ -202,16 +274,6 @@ function rowNode(
       field('keyhash', base + R.keyhash, 8, keyhash),
     ],
   });
-}
-
-/** Marks each problem inside a lazily loaded row on the field that holds its offset. */
-function markRowProblems(row: InspectNode, problems: readonly Problem[]): void {
-  for (const problem of problems) {
-    const at = problem.offset;
-    if (at === undefined || at < row.offset || at >= row.offset + row.length) continue;
-    const field = row.children?.find((c) => at >= c.offset && at < c.offset + c.length);
-    markProblem(field ?? row, problem);
-  }
 }
 
 function range(start: number, end: number): number[] {

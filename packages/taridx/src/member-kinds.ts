@@ -1,6 +1,5 @@
-import { type ByteSource, checkRange, type ReadOptions } from '@binscope/core';
+import { type Awaitable, type ByteSource, type ReadOptions, readExact } from '@binscope/core';
 import { FORMAT, fail, TAR_BLOCK } from './layout.js';
-import { readFilled, readsSync } from './member-bytes.js';
 import type { TaridxMember } from './reader-types.js';
 import { isExtendedHeader } from './tar.js';
 
@@ -20,13 +19,18 @@ export class RowKinds {
   private kinds?: Uint8Array;
   /** Where header blocks are read on the synchronous path (one at a time, never kept). */
   private readonly block = new Uint8Array(TAR_BLOCK);
+  /**
+   * Shards seen to answer synchronously. Learnt from the first read of each (a span): a probe
+   * would cost remote shards a request of its own.
+   */
+  private readonly synchronous = new WeakSet<ByteSource>();
 
   constructor(private readonly rowCount: number) {}
 
   /** `members` without extended headers, reading the headers not seen yet. */
   async members(
     members: readonly TaridxMember[],
-    shard: (fid: number) => ByteSource | Promise<ByteSource>,
+    shard: (fid: number) => Awaitable<ByteSource>,
     options: ReadOptions = {},
   ): Promise<TaridxMember[]> {
     this.kinds ??= new Uint8Array(this.rowCount);
@@ -39,11 +43,15 @@ export class RowKinds {
       }
       const got = shard(m.fid);
       const source = got instanceof Promise ? await got : got;
-      if (readsSync(source)) {
-        // Local files and memory: one 512-byte read per header, no promise, no payload bytes.
-        checkRange(source, m.offset, TAR_BLOCK, { format: FORMAT, what: `tar header of row ${m.row}` });
-        const block = readFilled(source, m.offset, this.block, options) as Uint8Array;
-        kinds[m.row] = isExtendedHeader(block, 0) ? 2 : 1;
+      if (this.synchronous.has(source)) {
+        // Local files and memory: one 512-byte read per header, no payload bytes.
+        const got = readExact(source, m.offset, TAR_BLOCK, {
+          into: this.block,
+          signal: options.signal,
+          format: FORMAT,
+          what: `tar header of row ${m.row}`,
+        });
+        kinds[m.row] = isExtendedHeader(got instanceof Promise ? await got : got, 0) ? 2 : 1;
         i++;
       } else {
         i = await this.readSpan(members, i, source, options);
@@ -53,8 +61,9 @@ export class RowKinds {
   }
 
   /**
-   * Where every read is a round trip (HTTP, object stores, Blobs): the headers of the
-   * sample's nearby members in one read. Returns the index after the members it covered.
+   * The headers of the sample's nearby members in one read: where every read is a round trip
+   * (HTTP, object stores, Blobs), and the first read of any shard. Returns the index after the
+   * members it covered.
    */
   private async readSpan(
     members: readonly TaridxMember[],
@@ -71,11 +80,13 @@ export class RowKinds {
       if (m.fid !== members[first].fid || m.offset < end || m.offset - end > SPAN_GAP) break;
       end = m.offset + TAR_BLOCK;
     }
-    checkRange(source, start, end - start, {
+    const got = readExact(source, start, end - start, {
+      signal: options.signal,
       format: FORMAT,
       what: `tar headers of row ${members[first].row}`,
     });
-    const bytes = await readFilled(source, start, new Uint8Array(end - start), options);
+    if (!(got instanceof Promise)) this.synchronous.add(source);
+    const bytes = got instanceof Promise ? await got : got;
     for (let k = first; k < j; k++)
       kinds[members[k].row] = isExtendedHeader(bytes, members[k].offset - start) ? 2 : 1;
     return j;

@@ -1,5 +1,12 @@
-import { type ByteSource, checkRange, type ReadOptions, readExact } from '@binscope/core';
-import { FORMAT, TAR_BLOCK, fail } from './layout.js';
+import {
+  type Awaitable,
+  type ByteSource,
+  checkRange,
+  type ReadOptions,
+  type ReadRequest,
+  readExact,
+} from '@binscope/core';
+import { FORMAT, fail, TAR_BLOCK } from './layout.js';
 
 /**
  * Members too big to hand out as one Uint8Array. A tar member can be any size (T6 allows
@@ -8,8 +15,8 @@ import { FORMAT, TAR_BLOCK, fail } from './layout.js';
  */
 
 /**
- * Largest member `readMember`, `readSample`, `readSampleSync` and `get` return whole: 1 GiB.
- * Bigger members raise UnsupportedFeature; `streamMember` reads any size.
+ * Largest member `readMember`, `readSample` and `get` return whole: 1 GiB. Bigger members
+ * raise UnsupportedFeature; `streamMember` and the plugin's `valueSource` read any size.
  */
 export const MAX_MEMBER_BYTES = 1 << 30;
 /** Default chunk of `streamMember`. */
@@ -61,4 +68,36 @@ export async function* payloadChunks(
     yield await readExact(source, start + done, length, { format: FORMAT, what, signal: options.signal });
     done += length;
   }
+}
+
+/**
+ * A member's payload as a ByteSource: byte `i` of it is byte `offset + 512 + i` of its shard.
+ * Nothing is held: each read goes to the shard (with the caller's request, so `into` and
+ * synchronous answers pass through), so a caller streams a member of any size in pieces.
+ * Closing it leaves the shard open: the shard is its reader's.
+ */
+export class MemberSource implements ByteSource {
+  readonly size: number;
+  private readonly start: number;
+
+  constructor(
+    private readonly shard: ByteSource,
+    member: PayloadLocation,
+    readonly name: string,
+  ) {
+    this.start = member.offset + TAR_BLOCK;
+    this.size = member.size;
+    checkRange(shard, this.start, member.size, {
+      format: FORMAT,
+      what: `payload of row ${member.row} (shard ${shard.name})`,
+    });
+  }
+
+  read(offset: number, length: number, request?: ReadRequest): Awaitable<Uint8Array> {
+    const start = Math.min(Math.max(0, offset), this.size);
+    const end = Math.min(this.size, start + Math.max(0, length));
+    return this.shard.read(this.start + start, end - start, request);
+  }
+
+  async close(): Promise<void> {}
 }

@@ -1,15 +1,58 @@
+import type { FormatError } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
-import {
-  changedError,
-  equalBytesAt,
-  extMatches,
-  type MemberRead,
-  sampleHashMatches,
-} from './member-bytes.js';
+import { sampleHashMatches } from './hash.js';
+import { fail } from './layout.js';
 import type { TaridxMember, TaridxSample } from './reader-types.js';
+import type { MemberRead } from './sample-read.js';
 import { OCTAL_SIZE_LIMIT, plainOctalSize, scanName, sizeField } from './tar.js';
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** What the verifier needs of a read: the sample it is for and the first member's stem (kept). */
+type VerifyRun = Pick<MemberRead, 'sample' | 'stem'>;
+
+/** Whether `b[bStart, bStart + length)` equals all of `a`. */
+function equalBytesAt(a: Uint8Array, b: Uint8Array, bStart: number, length: number): boolean {
+  if (a.byteLength !== length) return false;
+  for (let i = 0; i < length; i++) if (a[i] !== b[bStart + i]) return false;
+  return true;
+}
+
+function changedError(member: TaridxMember, file: string, what: string): FormatError {
+  return fail(
+    'InvalidValue',
+    `row ${member.row}: ${what} (the shard changed after indexing?)`,
+    member.offset,
+    file,
+  );
+}
+
+/** Whether name bytes [start, end) lower-case to `expected` (ASCII compared in place). */
+function extMatches(
+  block: Uint8Array,
+  start: number,
+  end: number,
+  none: boolean,
+  expected: Uint8Array,
+  text: string,
+): boolean {
+  if (none) return text === '';
+  const length = expected.byteLength;
+  if (end - start === length) {
+    let ascii = true;
+    for (let i = 0; i < length; i++) {
+      let b = block[start + i];
+      if (b >= 0x80) {
+        ascii = false;
+        break;
+      }
+      if (b >= 0x41 && b <= 0x5a) b += 0x20;
+      if (b !== expected[i]) return false;
+    }
+    if (ascii) return true;
+  }
+  return decoder.decode(block.subarray(start, end)).toLowerCase() === text;
+}
 
 /**
  * Checks a member's tar header against its row as payloads are read: a shard that changed
@@ -31,7 +74,7 @@ export class MemberVerifier {
    * members only need a byte comparison. This runs per member on the random-read path, so the
    * name is scanned once, in place.
    */
-  verify(block: Uint8Array, at: number, member: TaridxMember, file: string, run: MemberRead): void {
+  verify(block: Uint8Array, at: number, member: TaridxMember, file: string, run: VerifyRun): void {
     const size = plainOctalSize(block, at);
     if (size !== member.size) this.checkSizeField(block, at, member, file);
     const { end, stemStart, dot } = scanName(block, at);

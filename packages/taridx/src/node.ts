@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import { NodeDirectory, openFile, writeFileAtomic } from '@binscope/core/node';
 import { type IndexOptions, indexShards } from './indexer.js';
-import { type OpenTaridxOptions, TaridxReader } from './read.js';
+import { openTaridx } from './plugin.js';
+import type { OpenTaridxOptions, TaridxReader } from './read.js';
 import { encodeTaridx, type TaridxContent } from './write.js';
 
 export interface IndexFoldOptions extends IndexOptions {
@@ -35,16 +36,18 @@ export async function writeTaridxFile(target: string, content: TaridxContent): P
   await writeFileAtomic(target, encodeTaridx(content));
 }
 
-/** Opens an index file; shards are looked up beside it unless `shards` says otherwise. */
+/**
+ * Opens an index file; shards are looked up beside it unless `shards` says otherwise. The
+ * reader owns the file and the folder it opened here: closing it closes them.
+ */
 export async function openTaridxFile(file: string, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
   const source = openFile(file);
+  const folder = options.shards ? undefined : new NodeDirectory(path.dirname(path.resolve(file)));
   try {
-    return await TaridxReader.open(source, {
-      shards: new NodeDirectory(path.dirname(path.resolve(file))),
-      ...options,
-    });
+    return (await openTaridx(source, { shards: folder, ...options })).own(source, folder);
   } catch (error) {
     await source.close();
+    await folder?.close();
     throw error;
   }
 }

@@ -2,7 +2,8 @@ import {
   type ByteSource,
   Phase,
   type Problem,
-  ProblemList,
+  type ProblemList,
+  plainProblem,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
@@ -98,18 +99,8 @@ export function parsedIndex(parse: IndexParse, problems: ProblemList): ParsedInd
     header: parse.header,
     extensions: parse.extensions.texts,
     crashStems: parse.crashStems.texts,
-    warnings: [...problems.warnings],
+    warnings: problems.warnings.map(plainProblem),
   };
-}
-
-/** Strict read (`read` mode): the parsed index, or the first error in A2 order thrown. */
-export async function openIndex(source: ByteSource, options: ReadOptions = {}): Promise<ParsedIndex> {
-  const problems = new ProblemList(FORMAT, { mode: 'read', file: source.name });
-  const parse = await parseIndex(source, problems, options);
-  problems.checkpoint();
-  const parsed = parsedIndex(parse, problems);
-  if (!parsed) throw new Error('unreachable: a parse without errors decodes the whole index');
-  return parsed;
 }
 
 export async function readTextBlock(

@@ -1,7 +1,8 @@
-import { type ByteSink, type ByteSource, type ReadOptions, readExact } from '@binscope/core';
+import { type ByteSink, type ByteSource, fileTarget, type ReadOptions, readExact } from '@binscope/core';
 import { foldShards, type IndexOptions, scanShards, type ShardInput } from './indexer.js';
 import { FORMAT, fail, H, R, ROW_SIZE } from './layout.js';
-import { openIndex, type ParsedIndex } from './parse.js';
+import type { ParsedIndex } from './parse.js';
+import { taridxPlugin } from './plugin.js';
 import { type PartialRange, partialRange } from './partial-layout.js';
 import { headBytes, TaridxBuilder, textBlock } from './write.js';
 
@@ -219,7 +220,15 @@ export async function mergeIndexes(
 ): Promise<MergeResult> {
   if (sources.length === 0) throw new RangeError('mergeIndexes needs at least one partial index');
   const partials: Partial[] = [];
-  for (const source of sources) partials.push(partialOf(source, await openIndex(source, options)));
+  for (const source of sources) {
+    // The strict open: a partial index that is not a valid .taridx is refused with its first defect.
+    const reader = await taridxPlugin.open(fileTarget(source), options);
+    const { header, extensions, crashStems } = reader;
+    await reader.close();
+    partials.push(
+      partialOf(source, { header, extensions: [...extensions], crashStems: [...crashStems], warnings: [] }),
+    );
+  }
   const ordered = inOrder(partials);
 
   const extIds = new Map<string, number>();

@@ -1,26 +1,22 @@
 import {
+  type ByteSource,
   definePlugin,
-  type JsonRecord,
-  type RecordOptions,
-  SourceError,
+  fileTarget,
   type Summary,
   type Target,
   toJsonValue,
+  type ValidateOptions,
+  type ValidationReport,
 } from '@binscope/core';
-import { taridxContentFields, taridxLocateSample } from './content.js';
-import { inspectTaridx } from './inspect.js';
-import { inspectTaridxTarget } from './inspect-mode.js';
+import { taridxContentFields } from './content.js';
+import { loadHasher } from './hash.js';
+import { inspectTaridx, taridxTree } from './inspect.js';
 import { taridxFormat } from './magic.js';
 import { type OpenTaridxOptions, TaridxReader } from './read.js';
-import { validateTaridx } from './validate.js';
+import { taridxLocate, taridxLookup, taridxRecords, taridxValueSource } from './records.js';
+import { checkTaridx, parseTaridx, type TaridxParse } from './validate.js';
 
-async function open(target: Target, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
-  if (target.kind !== 'file')
-    throw new SourceError(`${target.directory.name}: a TARIDX index is a file, not a directory`);
-  return TaridxReader.open(target.source, { shards: target.siblings, ...options });
-}
-
-async function info(reader: TaridxReader): Promise<Summary> {
+async function summarize(reader: TaridxReader): Promise<Summary> {
   const { header } = reader;
   const samples = await reader.sampleCount();
   const shards = await reader.shards();
@@ -64,48 +60,60 @@ async function info(reader: TaridxReader): Promise<Summary> {
   };
 }
 
-/**
- * Samples as `{key, crashid, members: [{ext, fid, offset, size}]}`. The key is the crash stem
- * or, when the shards are reachable, the stem read back from the first member's header;
- * null otherwise (the index stores only its hash). `columns` selects extensions. With the
- * shards at hand, tar extended headers are no members (each row's header says which), and
- * a group of rows that are only such headers (`@PaxHeader`) is no record; `offset` counts
- * the index's samples.
- */
-async function* records(reader: TaridxReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
-  const exts = options.columns;
-  const shards = await reader.shards();
-  const headersAtHand = shards !== undefined && shards.count > 0;
-  let left = options.limit ?? Number.POSITIVE_INFINITY;
-  if (left <= 0) return;
-  for await (const sample of reader.samples({ offset: options.offset, signal: options.signal })) {
-    const members = headersAtHand
-      ? await reader.listMembers(sample, { ext: exts, signal: options.signal })
-      : reader.members(sample, exts);
-    if (members.length === 0) continue;
-    const key = await reader.key(sample);
-    yield {
-      key: key ?? null,
-      crashid: sample.crashid,
-      members: members.map((m) => ({
-        ext: m.ext,
-        fid: m.fid,
-        offset: toJsonValue(m.offset),
-        size: toJsonValue(m.size),
-      })),
-    };
-    if (--left <= 0) return;
-  }
+/** The reader over a clean parse: shards from `options.shards`, else the folder the index sits in. */
+async function reader(
+  parse: TaridxParse,
+  input: Extract<Target, { kind: 'file' }>,
+  options: OpenTaridxOptions,
+) {
+  if (!parse.parsed) throw new Error('unreachable: a parse without errors decodes the whole index');
+  const shards = options.shards ?? input.siblings;
+  return new TaridxReader(input.source, parse.parsed, parse.problems, await loadHasher(), options, shards);
 }
 
-export const taridxPlugin = definePlugin<TaridxReader>({
-  ...taridxFormat,
-  open,
-  info,
+const { load: _load, ...info } = taridxFormat;
+
+/**
+ * The TARIDX plugin: one parse (header and text blocks) in core's three modes, the row and
+ * shard checks of validate and inspect, the tree, and the reader's verbs. Records: the main
+ * table (`{key, crashid, members}`) and `samples` (payloads by extension, from the shards).
+ * Capabilities: `lookup` (a key by hash, no scan), `valueSource` (a member's payload streamed,
+ * any size), `sample` (a two-shard fold with its index).
+ */
+export const taridxPlugin = definePlugin<TaridxParse, TaridxReader, 'file'>({
+  ...info,
+  kind: 'file',
+  parse: parseTaridx,
+  reader,
+  deepChecks: (parse, _input, problems, options) => checkTaridx(parse, problems, options),
+  tree: (parse, problems) => taridxTree(parse, problems),
+  info: summarize,
   inspect: (reader, options) => inspectTaridx(reader, options),
-  inspectTarget: inspectTaridxTarget,
-  validate: validateTaridx,
-  records,
-  contentFields: (reader) => taridxContentFields(reader),
-  locateRecord: (reader, index) => taridxLocateSample(reader, index),
+  records: taridxRecords,
+  contentFields: async (reader) => taridxContentFields(reader),
+  locateRecord: taridxLocate,
+  capabilities: {
+    lookup: taridxLookup,
+    valueSource: taridxValueSource,
+    // Loaded when asked: the sample carries a tar writer that readers never need.
+    sample: async (out, options) => (await import('./sample.js')).writeTaridxSample(out, options),
+  },
 });
+
+/**
+ * Opens an index lazily: the header and text blocks now (every check of T7/T8 before the
+ * rows; the first defect thrown as a FormatError), the rows on first use. Shards come from
+ * `options.shards` (a folder or the sources in fid order); closing the reader closes the
+ * shards it opened from a folder, never `source` or what was given.
+ */
+export function openTaridx(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
+  return taridxPlugin.open(fileTarget(source), options);
+}
+
+/**
+ * Every problem of an index and, with its shards beside it (`target.siblings`), of the
+ * shards (unless `deep` is false). Never throws for bad input.
+ */
+export function validateTaridx(target: Target, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return taridxPlugin.validate(target, options);
+}

@@ -1,40 +1,24 @@
-import {
-  type ByteSource,
-  type DirectorySource,
-  type FormatReader,
-  type Problem,
+import type {
+  Awaitable,
+  ByteSource,
+  FormatReader,
+  Problem,
   ProblemList,
-  type ReadOptions,
+  ReadOptions,
+  Schema,
   SourceError,
+  TableInfo,
 } from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import type { RowGroups } from './groups.js';
-import { hashKeyHalves, loadHasher } from './hash.js';
-import {
-  FORMAT,
-  R,
-  ROW_SIZE,
-  TAR_BLOCK,
-  type TaridxHeader,
-  type TaridxRow,
-  joinHash,
-  fail,
-} from './layout.js';
-import {
-  inShardOrder,
-  type MemberRead,
-  membersOut,
-  planRun,
-  ScratchBuffer,
-  readOwned,
-  readsSync,
-  rowAt,
-  sampleHashMatches,
-} from './member-bytes.js';
+import { hashKeyHalves, sampleHashMatches } from './hash.js';
+import { fail, FORMAT, joinHash, R, ROW_SIZE, type TaridxHeader, type TaridxRow } from './layout.js';
+import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
 import { notAMember, RowKinds } from './member-kinds.js';
+import { payloadChunks } from './member-stream.js';
 import { MemberVerifier } from './member-verify.js';
-import { openIndex } from './parse.js';
+import type { ParsedIndex } from './parse.js';
 import type {
   ListMembersOptions,
   MemberData,
@@ -44,10 +28,10 @@ import type {
   TaridxMember,
   TaridxSample,
 } from './reader-types.js';
-import { CappedErrors, checkRows, readRows } from './rows.js';
-import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
-import { checkWholeReadable, payloadChunks } from './member-stream.js';
-import { foldOf, ShardSet } from './shards.js';
+import { CappedErrors, checkRows, readRows, rowAt } from './rows.js';
+import { SampleReads } from './sample-read.js';
+import { indexSchema, samplesTable } from './schema.js';
+import { foldOf, ReaderShards, type ShardSet } from './shards.js';
 import { isExtendedHeader, typeflagOf } from './tar.js';
 
 export type { TarMemberInfo } from './member-header.js';
@@ -62,8 +46,6 @@ export type {
 } from './reader-types.js';
 
 const encoder = new TextEncoder();
-/** 0, 1, 2, …: the member order when members are already in shard order (grown on demand). */
-const IDENTITY: number[] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 interface Loaded {
   rows: Uint8Array;
@@ -72,53 +54,67 @@ interface Loaded {
 }
 
 /**
- * A lazy TARIDX reader. `open` reads the header and text blocks; the rows are read and
+ * A lazy TARIDX reader. Opening reads the header and text blocks; the rows are read and
  * checked once, on first use, and grouped into samples with a hash index over
  * (keyhash, crashid) so that `find(key)` is O(1). Payloads come from the shards through
- * byte sources, one positional read per run of nearby members.
+ * byte sources, one positional read per run of nearby members. Methods that may need I/O
+ * return `Awaitable`s: a value at once when nothing has to be waited for (rows loaded,
+ * shards that answer synchronously), so loaders over local files pay no promise per sample.
  */
 export class TaridxReader implements FormatReader {
   readonly format = FORMAT;
+  /** The main records: `{key, crashid, members: [{ext, fid, offset, size}]}`. */
+  readonly schema: Schema = indexSchema;
+  /** `samples`: the key and one bytes field per extension, read from the shards. */
+  readonly tables: readonly TableInfo[];
+  readonly header: TaridxHeader;
+  readonly extensions: readonly string[];
+  readonly crashStems: readonly string[];
+  readonly warnings: readonly Problem[];
   private loaded?: Loaded;
   private loading?: Promise<Loaded>;
-  private shardSet?: Promise<ShardSet | undefined>;
-  private shardsReady?: ShardSet;
+  private readonly shardSet: ReaderShards;
   private readonly crashIds: Map<string, number>;
-  private readonly verifier: MemberVerifier;
-  private readonly scratch = new ScratchBuffer();
+  private readonly reads: SampleReads;
   private readonly kinds: RowKinds;
+  /** What close() closes besides the shards it opened: what its opener handed over (`own`). */
+  private readonly owned: Array<{ close?(): Promise<void> }> = [];
 
-  private constructor(
+  /**
+   * @internal Made by the plugin's open (`openTaridx`), after a clean parse. `problems` is that
+   * strict read's list: the rows, checked on first use, continue it.
+   */
+  constructor(
     readonly source: ByteSource,
-    readonly header: TaridxHeader,
-    readonly extensions: readonly string[],
-    readonly crashStems: readonly string[],
-    readonly warnings: readonly Problem[],
+    parsed: ParsedIndex,
+    private readonly problems: ProblemList,
     private readonly hasher: XXHashAPI,
-    private readonly shardOption: OpenTaridxOptions['shards'],
-    readonly fold: string | undefined,
+    options: OpenTaridxOptions,
+    shards: OpenTaridxOptions['shards'],
   ) {
-    this.crashIds = new Map(crashStems.map((stem, i) => [stem, i + 1]));
-    this.kinds = new RowKinds(header.nRows);
-    this.verifier = new MemberVerifier(
+    this.header = parsed.header;
+    this.extensions = parsed.extensions;
+    this.crashStems = parsed.crashStems;
+    this.warnings = parsed.warnings;
+    this.tables = [samplesTable(parsed.extensions)];
+    this.crashIds = new Map(parsed.crashStems.map((stem, i) => [stem, i + 1]));
+    this.kinds = new RowKinds(parsed.header.nRows);
+    this.shardSet = new ReaderShards(shards, options.fold ?? foldOf(source.name), source.name);
+    const verifier = new MemberVerifier(
       hasher,
       this.crashIds,
-      extensions.map((e) => encoder.encode(e)),
+      parsed.extensions.map((e) => encoder.encode(e)),
     );
+    this.reads = new SampleReads(verifier, this.shardSet);
   }
 
+  /**
+   * Opens an index: the same as `openTaridx(source, options)` (the plugin's open), kept as a
+   * static for callers of the earlier API.
+   */
   static async open(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
-    const [parsed, hasher] = await Promise.all([openIndex(source, options), loadHasher()]);
-    return new TaridxReader(
-      source,
-      parsed.header,
-      parsed.extensions,
-      parsed.crashStems,
-      parsed.warnings,
-      hasher,
-      options.shards,
-      options.fold ?? foldOf(source.name),
-    );
+    const { openTaridx } = await import('./plugin.js');
+    return openTaridx(source, options);
   }
 
   get name(): string {
@@ -131,13 +127,17 @@ export class TaridxReader implements FormatReader {
   get contiguous(): boolean {
     return (this.header.flags & 1) !== 0;
   }
+  /** The fold the shards belong to (`<fold>_*.tar`): the index's name without `.taridx`, or as given. */
+  get fold(): string | undefined {
+    return this.shardSet.fold;
+  }
 
   /** Reads, checks and groups the rows (once). Every other row or sample method calls it. */
   async load(options: ReadOptions = {}): Promise<void> {
     await this.ensure(options);
   }
 
-  private ensure(options: ReadOptions = {}): Promise<Loaded> | Loaded {
+  private ensure(options: ReadOptions = {}): Awaitable<Loaded> {
     if (this.loaded) return this.loaded;
     this.loading ??= (async () => {
       const rows = await readRows(this.source, this.header, this.header.nRows, options);
@@ -147,10 +147,10 @@ export class TaridxReader implements FormatReader {
         crashStems: [...this.crashStems],
         warnings: [],
       };
-      // The same row checks as validate, in read mode: the first error in A2 order is thrown.
-      const problems = new ProblemList(FORMAT, { mode: 'read', file: this.name });
-      const groups = checkRows(parsed, rows, this.hasher, new CappedErrors(problems));
-      problems.checkpoint();
+      // The same row checks as validate, continuing the strict read that opened the index:
+      // the first error in A2 order is thrown.
+      const groups = checkRows(parsed, rows, this.hasher, new CappedErrors(this.problems));
+      this.problems.checkpoint();
       this.loaded = { rows, view: new DataView(rows.buffer, rows.byteOffset, rows.byteLength), groups };
       return this.loaded;
     })();
@@ -176,18 +176,12 @@ export class TaridxReader implements FormatReader {
     for (let i = 0; i < this.rowCount; i++) yield rowAt(view, i);
   }
 
-  /** Sample `i` in order of first appearance. */
-  async sample(i: number): Promise<TaridxSample> {
-    return this.checkedSample(this.loaded ?? (await this.ensure()), i);
-  }
-
-  /**
-   * `sample(i)` without a promise, once the rows are loaded (`await reader.load()`);
-   * throws TypeError before that.
-   */
-  sampleSync(i: number): TaridxSample {
-    if (!this.loaded) throw new TypeError(`${this.name}: rows not loaded; await reader.load() first`);
-    return this.checkedSample(this.loaded, i);
+  /** Sample `i` in order of first appearance: at once when the rows are loaded (`load()`). */
+  sample(i: number): Awaitable<TaridxSample> {
+    const loaded = this.loaded ?? this.ensure();
+    return loaded instanceof Promise
+      ? loaded.then((l) => this.checkedSample(l, i))
+      : this.checkedSample(loaded, i);
   }
 
   private checkedSample(loaded: Loaded, i: number): TaridxSample {
@@ -209,10 +203,12 @@ export class TaridxReader implements FormatReader {
   /**
    * The sample whose key (stem) is `key`, in O(1): XXH64 of the key, crash id from the crash
    * table (0 otherwise), then a hash-table probe. A key that merely shares a hash with an
-   * indexed canonical stem is caught when payloads are read with `verify`.
+   * indexed canonical stem is caught when payloads are read with `verify` (the sample found
+   * carries `key`, which the members' stems must equal).
    */
-  async find(key: string): Promise<TaridxSample | undefined> {
-    const loaded = this.loaded ?? (await this.ensure());
+  find(key: string): Awaitable<TaridxSample | undefined> {
+    const loaded = this.loaded ?? this.ensure();
+    if (loaded instanceof Promise) return loaded.then(() => this.find(key));
     const hash = hashKeyHalves(this.hasher, key);
     const crashid = this.crashIds.size === 0 ? 0 : (this.crashIds.get(key) ?? 0);
     const group = loaded.groups.find(hash[0], hash[1], crashid);
@@ -223,12 +219,21 @@ export class TaridxReader implements FormatReader {
   }
 
   /** One call per key: the sample's members with payloads, or undefined (also for `@PaxHeader`). */
-  async get(key: string, options: ReadMemberOptions = {}): Promise<MemberData[] | undefined> {
-    const sample = await this.find(key);
+  get(key: string, options: ReadMemberOptions = {}): Awaitable<MemberData[] | undefined> {
+    const found = this.find(key);
+    if (found instanceof Promise) return found.then((sample) => this.payloadsOf(sample, options));
+    return this.payloadsOf(found, options);
+  }
+
+  private payloadsOf(
+    sample: TaridxSample | undefined,
+    options: ReadMemberOptions,
+  ): Awaitable<MemberData[] | undefined> {
     if (!sample) return undefined;
-    const data = await this.readSample(sample, options);
-    if (data.length === 0 && options.ext === undefined && sample.members.length > 0) return undefined;
-    return data;
+    const data = this.readSample(sample, options);
+    const some = (list: MemberData[]) =>
+      list.length === 0 && options.ext === undefined && sample.members.length > 0 ? undefined : list;
+    return data instanceof Promise ? data.then(some) : some(data);
   }
 
   private sampleOf(loaded: Loaded, group: number): TaridxSample {
@@ -279,95 +284,22 @@ export class TaridxReader implements FormatReader {
    * rows, from each row's 512-byte header (read once). Empty for `@PaxHeader`-like "samples".
    */
   async listMembers(sample: TaridxSample, options: ListMembersOptions = {}): Promise<TaridxMember[]> {
-    const shard = (fid: number) => this.openShard(fid) ?? this.shard(fid);
-    return this.kinds.members(this.members(sample, options.ext), shard, options);
+    return this.kinds.members(this.members(sample, options.ext), (fid) => this.shardSet.shard(fid), options);
   }
 
   /** The shards in fid order, or undefined when none are reachable. */
-  async shards(): Promise<ShardSet | undefined> {
-    this.shardSet ??= (async () => {
-      const option = this.shardOption;
-      if (!option) return undefined;
-      if (Array.isArray(option)) return ShardSet.fromSources(option as readonly ByteSource[]);
-      if (!this.fold) return undefined;
-      return ShardSet.fromDirectory(option as DirectorySource, this.fold);
-    })();
-    return this.shardSet;
+  shards(): Promise<ShardSet | undefined> {
+    return this.shardSet.list();
   }
 
-  /** The shard if it is already open (the synchronous fast path of `shard`). */
-  private openShard(fid: number): ByteSource | undefined {
-    return this.shardsReady?.peek(fid);
+  /** The typed error for payloads asked of a reader without shards (SourceError, reason `missing`), naming what is missing. */
+  missingShards(): SourceError {
+    return this.shardSet.missing();
   }
 
-  private async shard(fid: number): Promise<ByteSource> {
-    const set = await this.shards();
-    this.shardsReady = set;
-    if (!set) throw this.noShards();
-    return set.peek(fid) ?? set.open(fid);
-  }
-
-  /** A shard's name for messages, without opening it. */
-  private shardName(fid: number): string {
-    return this.shardsReady?.names[fid] ?? `shard ${fid}`;
-  }
-
-  private noShards(): SourceError {
-    return new SourceError(
-      `${this.name}: no shards to read from; open the index beside its ${this.fold ?? '<fold>'}_*.tar shards or pass { shards }`,
-      this.name,
-    );
-  }
-
-  /**
-   * Lists and opens every shard now, so that `readSampleSync` never has to wait for one
-   * (a folder's shards are otherwise opened on first use). Opens one source per shard.
-   */
-  async openShards(): Promise<void> {
-    const set = await this.shards();
-    this.shardsReady = set;
-    if (!set) return;
-    for (let fid = 0; fid < set.count; fid++) await set.open(fid);
-  }
-
-  /**
-   * Shard `fid` for the synchronous path: open and able to read synchronously, or the
-   * error the async path gives (no shards, a fid past the shards), or SourceError when it
-   * would need an await (folder not listed or shard not opened yet, no sync read).
-   */
-  private shardSync(fid: number): ByteSource {
-    let set = this.shardsReady;
-    if (!set) {
-      const option = this.shardOption;
-      if (!option || (!Array.isArray(option) && !this.fold)) throw this.noShards();
-      if (!Array.isArray(option)) {
-        throw new SourceError(
-          `${this.name}: shards not opened yet; await reader.openShards() before readSampleSync`,
-          this.name,
-        );
-      }
-      set = ShardSet.fromSources(option as readonly ByteSource[]);
-      this.shardSet ??= Promise.resolve(set);
-      this.shardsReady = set;
-    }
-    const source = set.peek(fid);
-    if (!source) {
-      if (fid >= set.count) {
-        // ShardSet.open's error: a fid past the listed shards points past the table (A3).
-        throw fail('OutOfBounds', set.missingMessage(fid), undefined, set.guessName(fid));
-      }
-      throw new SourceError(
-        `${this.name}: shard ${set.names[fid]} not opened yet; await reader.openShards() before readSampleSync`,
-        set.names[fid],
-      );
-    }
-    if (!readsSync(source)) {
-      throw new SourceError(
-        `${source.name}: this source offers no synchronous read; use readSample`,
-        source.name,
-      );
-    }
-    return source;
+  /** Shard `fid` (opened on first use), at once when it is open; a SourceError when there are no shards. */
+  shard(fid: number): Awaitable<ByteSource> {
+    return this.shardSet.shard(fid);
   }
 
   /**
@@ -378,141 +310,41 @@ export class TaridxReader implements FormatReader {
    */
   async *streamMember(member: TaridxMember, options: StreamMemberOptions = {}): AsyncGenerator<Uint8Array> {
     const source = await this.shard(member.fid);
-    if (options.verify ?? true) {
-      const run = this.startRead([], { verify: true }, options.sample);
-      const block = await readHeaderBlock(source, member, options);
-      this.verifier.verify(block, 0, member, source.name, run);
-      if (!options.extendedHeaders && isExtendedHeader(block, 0))
-        throw notAMember(member, source.name, typeflagOf(block, 0));
-    }
+    if (options.verify ?? true) await this.verifyMember(member, source, options);
     yield* payloadChunks(source, member, options);
+  }
+
+  /**
+   * Checks a member's tar header against its row (and `sample`'s key): the check of every
+   * payload read. An extended header is refused unless `extendedHeaders`.
+   */
+  async verifyMember(
+    member: TaridxMember,
+    source: ByteSource,
+    options: StreamMemberOptions = {},
+  ): Promise<void> {
+    const block = await readHeaderBlock(source, member, options);
+    this.reads.verifyHeader(block, member, source.name, options.sample);
+    if (!options.extendedHeaders && isExtendedHeader(block, 0))
+      throw notAMember(member, source.name, typeflagOf(block, 0));
   }
 
   /** A member's payload: `size` bytes at offset + 512 of its shard (an extended header: InvalidValue). */
   async readMember(member: TaridxMember, options: ReadMemberOptions = {}): Promise<Uint8Array> {
-    const [out] = await this.readMembers([member], options);
-    if (!out) throw notAMember(member, this.shardName(member.fid));
+    const [out] = await this.reads.read([member], options, undefined);
+    if (!out) throw notAMember(member, this.shardSet.shardName(member.fid));
     return out.data;
   }
 
-  /** A sample's payloads (all members, or those of `ext`), coalescing nearby members into one read. */
-  readSample(sample: TaridxSample, options: ReadMemberOptions = {}): Promise<MemberData[]> {
-    try {
-      return this.readMembers(this.members(sample, options.ext), options, sample);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
   /**
-   * `readSample` without a promise, for shards with a synchronous read (local files,
-   * memory): the same checks, results and errors, less overhead per sample. The shards must
-   * be open: pass them as sources, or `await reader.openShards()` first (SourceError
-   * otherwise, and for shards with no synchronous read).
+   * A sample's payloads (all members, or those of `ext`), coalescing nearby members into one
+   * read, each member's tar header checked (`verify`, default on: size, extension and stem
+   * must match the row, so a shard changed after indexing is an error, not wrong bytes).
+   * Synchronous when every shard it needs is open and answers synchronously (local files,
+   * memory): loaders check `instanceof Promise` and pay no promise per sample.
    */
-  readSampleSync(sample: TaridxSample, options: ReadMemberOptions = {}): MemberData[] {
-    const run = this.startRead(this.members(sample, options.ext), options, sample);
-    // Each pass either finishes or stops at a run whose shard shardSync opens (or throws for).
-    while (!this.readRunsSync(run)) this.shardSync(run.members[run.order[run.i]].fid);
-    return membersOut(run);
-  }
-
-  /** Throws synchronously: callers turn that into a rejection. */
-  private readMembers(
-    members: readonly TaridxMember[],
-    options: ReadMemberOptions,
-    sample?: TaridxSample,
-  ): Promise<MemberData[]> {
-    const run = this.startRead(members, options, sample);
-    // Runs on open shards with a sync read go without awaits (and without an async frame
-    // when that is all of them); the others are awaited in readRest.
-    return this.readRunsSync(run) ? Promise.resolve(membersOut(run)) : this.readRest(run);
-  }
-
-  private async readRest(run: MemberRead): Promise<MemberData[]> {
-    const { options } = run;
-    do {
-      const head = run.members[run.order[run.i]];
-      const source = this.openShard(head.fid) ?? (await this.shard(head.fid));
-      const length = planRun(run, source);
-      const got = options.reuse
-        ? this.scratch.read(source, head.offset, length, run.i === 0, options)
-        : readOwned(source, head.offset, length, options);
-      this.fillRun(run, source, got instanceof Uint8Array ? got : await got);
-    } while (!this.readRunsSync(run));
-    return membersOut(run);
-  }
-
-  private startRead(
-    members: readonly TaridxMember[],
-    options: ReadMemberOptions,
-    sample: TaridxSample | undefined,
-  ): MemberRead {
-    checkWholeReadable(members, (m) => this.shardName((m as TaridxMember).fid));
-    // Members in shard order (usually already so), split into runs that one read can cover.
-    for (let k = IDENTITY.length; k < members.length; k++) IDENTITY.push(k);
-    const order = inShardOrder(members) ? IDENTITY : members.map((_, k) => k);
-    if (order !== IDENTITY)
-      order.sort((a, b) => members[a].fid - members[b].fid || members[a].offset - members[b].offset);
-    return {
-      members,
-      order,
-      out: new Array(members.length),
-      options,
-      verify: options.verify ?? true,
-      sample,
-      stem: undefined,
-      i: 0,
-      j: 0,
-      skipped: 0,
-    };
-  }
-
-  /** Reads runs while their shard is open and reads synchronously; false when the run at `i` needs more. */
-  private readRunsSync(run: MemberRead): boolean {
-    const { members, order, options } = run;
-    while (run.i < members.length) {
-      const head = members[order[run.i]];
-      const source = this.openShard(head.fid);
-      if (source === undefined || !readsSync(source)) return false;
-      const length = planRun(run, source);
-      const got = options.reuse
-        ? this.scratch.read(source, head.offset, length, run.i === 0, options)
-        : readOwned(source, head.offset, length, options);
-      this.fillRun(run, source, got as Uint8Array);
-    }
-    return true;
-  }
-
-  /** Verifies and hands out the members of the planned run from its bytes; moves on to the next run. */
-  private fillRun(run: MemberRead, source: ByteSource, bytes: Uint8Array): void {
-    const { members, order, out } = run;
-    const headOffset = members[order[run.i]].offset;
-    // Read once: the buffer getter is not free and every member's view needs it.
-    const buffer = bytes.buffer;
-    const base = bytes.byteOffset;
-    const extended = run.options.extendedHeaders;
-    for (let k = run.i; k < run.j; k++) {
-      const m = members[order[k]];
-      const at = m.offset - headOffset;
-      if (run.verify) this.verifier.verify(bytes, at, m, source.name, run);
-      // Its header came in this read: an extended header is left out, never a member.
-      if (!extended && isExtendedHeader(bytes, at)) {
-        run.skipped++;
-        continue;
-      }
-      out[order[k]] = {
-        row: m.row,
-        ext: m.ext,
-        extid: m.extid,
-        fid: m.fid,
-        offset: m.offset,
-        size: m.size,
-        // A view constructor is much cheaper than subarray() in V8's hot paths.
-        data: new Uint8Array(buffer, base + at + TAR_BLOCK, m.size),
-      };
-    }
-    run.i = run.j;
+  readSample(sample: TaridxSample, options: ReadMemberOptions = {}): Awaitable<MemberData[]> {
+    return this.reads.read(this.members(sample, options.ext), options, sample);
   }
 
   /**
@@ -550,13 +382,18 @@ export class TaridxReader implements FormatReader {
     return info;
   }
 
-  async close(): Promise<void> {
-    await this.source.close?.();
-    const option = this.shardOption as { close?: () => Promise<void> } | undefined;
-    if (option && !Array.isArray(option)) await option.close?.();
+  /**
+   * Makes close() close these too: for an opener that opened the index's source or its folder
+   * itself and hands the reader on (`openTaridxFile`), so whoever opened them still closes them.
+   */
+  own(...opened: Array<{ close?(): Promise<void> } | undefined>): this {
+    for (const o of opened) if (o) this.owned.push(o);
+    return this;
   }
-}
 
-export async function openTaridx(source: ByteSource, options: OpenTaridxOptions = {}): Promise<TaridxReader> {
-  return TaridxReader.open(source, options);
+  /** Closes the shards the reader opened from its folder, and what it was handed to own; never its target. */
+  async close(): Promise<void> {
+    await this.shardSet.close();
+    for (const o of this.owned.splice(0)) await o.close?.();
+  }
 }

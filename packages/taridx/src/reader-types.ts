@@ -1,12 +1,14 @@
-import type { ByteSource, DirectorySource, ReadOptions } from '@binscope/core';
+import type { ByteSource, DirectorySource, OpenOptions, ReadOptions } from '@binscope/core';
 import type { StreamChunkOptions } from './member-stream.js';
 
 /** The public shapes of the reader: what it is opened with and what it hands out. */
 
-export interface OpenTaridxOptions extends ReadOptions {
+export interface OpenTaridxOptions extends OpenOptions {
   /**
    * Where the shards are: a folder holding `<fold>_*.tar` (the fold is the index file's
    * name without `.taridx` unless `fold` says otherwise), or the shards in fid order.
+   * Default: the target's `siblings` (the folder the index sits in). The reader closes the
+   * shards it opens from a folder, never the folder or shards given as sources.
    */
   shards?: DirectorySource | readonly ByteSource[];
   fold?: string;

@@ -11,7 +11,17 @@ import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows, type RowGroups } from './groups.js';
 import { hashKey } from './hash.js';
-import { FLAG_CONTIGUOUS, FORMAT, H, R, ROW_SIZE, TAR_BLOCK, type TaridxHeader } from './layout.js';
+import {
+  FLAG_CONTIGUOUS,
+  FORMAT,
+  H,
+  joinHash,
+  R,
+  ROW_SIZE,
+  TAR_BLOCK,
+  type TaridxHeader,
+  type TaridxRow,
+} from './layout.js';
 import type { ParsedIndex } from './parse.js';
 
 /** Errors of one kind beyond this many are summarised, so a bad 10 GB index gives a readable report. */
@@ -40,6 +50,19 @@ export class CappedErrors {
     }
     this.counts.clear();
   }
+}
+
+/** Row `i` of packed rows. */
+export function rowAt(view: DataView, i: number): TaridxRow {
+  const at = i * ROW_SIZE;
+  return {
+    fid: view.getUint16(at + R.fid, true),
+    offset: readU64(view, at + R.offset),
+    size: readU64(view, at + R.size),
+    extid: view.getUint16(at + R.extid, true),
+    crashid: view.getUint32(at + R.crashid, true),
+    keyhash: joinHash(view.getUint32(at + R.keyhash, true), view.getUint32(at + R.keyhash + 4, true)),
+  };
 }
 
 /** Reads the first `count` rows (one pass, exact size: the region was checked against the file). */

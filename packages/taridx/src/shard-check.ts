@@ -1,9 +1,16 @@
-import { type ByteSource, isBinscopeError, Phase, ProblemList, type ReadOptions } from '@binscope/core';
+import {
+  type ByteSource,
+  type ErrorCode,
+  type FindingWhere,
+  isBinscopeError,
+  Phase,
+  type ReadOptions,
+} from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
 import { RequestPool } from '@binscope/core/http';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { hashKey } from './hash.js';
-import { FORMAT, R, ROW_SIZE, TAR_BLOCK } from './layout.js';
+import { R, ROW_SIZE, TAR_BLOCK } from './layout.js';
 import type { ParsedIndex } from './parse.js';
 import type { CappedErrors } from './rows.js';
 import { visitHeaders } from './shard-headers.js';
@@ -37,6 +44,38 @@ export interface ShardCheck {
 
 /** The scope of a shard's findings: one bad shard never hides the others. */
 export const shardScope = (name: string) => `shard ${name}`;
+
+/**
+ * One shard's findings, kept apart while shards are checked at once and reported afterwards
+ * in fid order: the report does not depend on which shard answered first.
+ */
+class ShardFindings {
+  private readonly found: Array<(errors: CappedErrors) => void> = [];
+
+  constructor(
+    readonly file: string,
+    readonly scope: string,
+  ) {}
+
+  error(code: ErrorCode, message: string, where: FindingWhere): void {
+    const at = { file: this.file, scope: this.scope, ...where };
+    this.found.push((errors) => errors.error(code, message, at));
+  }
+
+  /** A FormatError a check threw, as one of this shard's findings; anything else is rethrown. */
+  capture(error: unknown, phase: number): void {
+    if (!isBinscopeError(error, 'FormatError')) throw error;
+    this.error(error.code, error.message, { offset: error.offset, file: error.file ?? this.file, phase });
+  }
+
+  warn(code: string, message: string, where: FindingWhere): void {
+    this.found.push((errors) => errors.problems.warn(code, message, where));
+  }
+
+  reportTo(errors: CappedErrors): void {
+    for (const report of this.found) report(errors);
+  }
+}
 
 /**
  * That each row's tar header is really at its offset in its shard, has its size, and names the
@@ -86,10 +125,7 @@ export async function checkShards(check: ShardCheck): Promise<void> {
       pool.run(() => checkShard(check, fid, rowIds, view, () => check.progress(++done))),
     ),
   );
-  for (const shard of found) {
-    for (const e of shard.errors) errors.error(e.code as never, e.message, e);
-    for (const w of shard.warnings) problems.warn(w.code, w.message, w);
-  }
+  for (const shard of found) shard.reportTo(errors);
 }
 
 async function checkShard(
@@ -98,20 +134,19 @@ async function checkShard(
   rowIds: number[],
   view: DataView,
   rowDone: () => void,
-): Promise<ProblemList> {
+): Promise<ShardFindings> {
   const name = check.shards.names[fid];
-  const found = new ProblemList(FORMAT, { mode: 'validate', file: name });
-  const scope = shardScope(name);
+  const found = new ShardFindings(name, shardScope(name));
   let source: ByteSource | undefined;
   try {
     source = await check.shards.open(fid);
-    await checkMembers(check, source, rowIds, view, found, scope, rowDone);
+    await checkMembers(check, source, rowIds, view, found, rowDone);
   } catch (error) {
     if (!isBinscopeError(error, 'SourceError')) throw error;
     // A shard no row points into is not needed: failing to open it is not the index's defect.
     if (!source && rowIds.length === 0) return found;
     const what = source ? `cannot read shard ${name}` : `row ${rowIds[0] ?? '-'}: cannot open shard ${name}`;
-    found.error('OutOfBounds', `${what}: ${(error as Error).message}`, { phase: Phase.payload, scope });
+    found.error('OutOfBounds', `${what}: ${(error as Error).message}`, { phase: Phase.payload });
   }
   return found;
 }
@@ -121,8 +156,7 @@ async function checkMembers(
   source: ByteSource,
   rowIds: number[],
   view: DataView,
-  found: ProblemList,
-  scope: string,
+  found: ShardFindings,
   rowDone: () => void,
 ): Promise<void> {
   const offsetOf = (i: number) => readU64(view, i * ROW_SIZE + R.offset);
@@ -137,7 +171,7 @@ async function checkMembers(
       found.error(
         'OutOfBounds',
         `row ${i}: tar header offset ${offset} is past the end of ${source.name} (${source.size} bytes); the shard changed after indexing?`,
-        { offset, phase: Phase.payload, scope },
+        { offset, phase: Phase.payload },
       );
       rowDone();
     }
@@ -151,7 +185,7 @@ async function checkMembers(
     offsetOf,
     async (i, block) => {
       pastEndBefore(i);
-      const next = await checkMember(check, source, i, block, view, crashIds, found, scope);
+      const next = await checkMember(check, source, i, block, view, crashIds, found);
       if (next !== undefined && next > end) end = next;
       rowDone();
     },
@@ -173,15 +207,14 @@ async function checkMember(
   block: Uint8Array,
   view: DataView,
   crashIds: Map<string, number>,
-  found: ProblemList,
-  scope: string,
+  found: ShardFindings,
 ): Promise<number | undefined> {
   const file = source.name;
   const at = i * ROW_SIZE;
   const offset = readU64(view, at + R.offset);
   const size = readU64(view, at + R.size);
   const problem = (code: 'InvalidValue' | 'CountMismatch' | 'Truncated', message: string, where: number) => {
-    found.error(code, `row ${i}: ${message}`, { offset: where, phase: Phase.payload, scope });
+    found.error(code, `row ${i}: ${message}`, { offset: where, phase: Phase.payload });
     return undefined;
   };
   if (isZeroBlock(block, 0))
@@ -198,7 +231,7 @@ async function checkMember(
   try {
     stored = sizeField(block, 0, { file, offset });
   } catch (error) {
-    found.capture(error, { phase: Phase.payload, scope });
+    found.capture(error, Phase.payload);
     return undefined;
   }
   if (stored !== size) {
@@ -247,7 +280,7 @@ async function checkAppended(
   source: ByteSource,
   indexed: boolean,
   end: number,
-  found: ProblemList,
+  found: ShardFindings,
 ): Promise<void> {
   if (end + TAR_BLOCK > source.size) return;
   const after = await source.read(end, TAR_BLOCK);

@@ -1,5 +1,5 @@
-import { basename, type ByteSource, type DirectorySource } from '@binscope/core';
-import { MAX_SHARDS, fail } from './layout.js';
+import { type Awaitable, basename, type ByteSource, type DirectorySource, SourceError } from '@binscope/core';
+import { fail, MAX_SHARDS } from './layout.js';
 
 /** Compares as Python sorts str: by code point (JS sort compares UTF-16 units). */
 export function compareCodePoints(a: string, b: string): number {
@@ -112,18 +112,30 @@ export class ShardSet {
   async open(fid: number): Promise<ByteSource> {
     const cached = this.opened[fid];
     if (cached) return cached;
-    // A fid past the listed shards points past the table it indexes (A3).
-    if (fid >= this.names.length || !this.openByName) {
-      throw fail('OutOfBounds', this.missingMessage(fid), undefined, this.guessName(fid));
-    }
-    const source = await this.openByName(this.names[fid]);
+    this.check(fid);
+    const source = await this.openByName!(this.names[fid]);
     this.opened[fid] = source;
     return source;
+  }
+
+  /** Throws the error `open(fid)` gives for a fid with no shard: OutOfBounds, naming the file probably missing. */
+  check(fid: number): void {
+    // A fid past the listed shards points past the table it indexes (A3).
+    if (fid >= this.names.length || (!this.openByName && !this.opened[fid]))
+      throw fail('OutOfBounds', this.missingMessage(fid), undefined, this.guessName(fid));
   }
 
   /** The synchronous fast path once a shard is open. */
   peek(fid: number): ByteSource | undefined {
     return this.opened[fid];
+  }
+
+  /** Closes the shards this set opened from its folder (sources it was given are their owner's). */
+  async close(): Promise<void> {
+    if (!this.openByName) return;
+    const opened = this.opened.filter((s): s is ByteSource => s !== undefined);
+    this.opened.fill(undefined);
+    await Promise.all(opened.map((s) => s.close?.()));
   }
 
   missingMessage(fid: number): string {
@@ -169,5 +181,85 @@ export class ShardSet {
     const width = suffixes[0].length;
     if (!suffixes.every((s) => /^\d+$/.test(s) && s.length === width)) return undefined;
     return { values: suffixes.map(Number), width };
+  }
+}
+
+/** Where a reader's shards are: a folder holding `<fold>_*.tar`, or the shards in fid order. */
+export type ShardOption = DirectorySource | readonly ByteSource[];
+
+/**
+ * A reader's shards: listed on first use (or given), each opened when first read and kept
+ * open; `shard(fid)` answers synchronously once it is open. Closes only the shards it opened
+ * from the folder: the folder and given sources are the caller's.
+ */
+export class ReaderShards {
+  private set?: Promise<ShardSet | undefined>;
+  private ready?: ShardSet;
+  /** Whether the shards were listed (`ready` is then what was found). */
+  private listed = false;
+
+  constructor(
+    private readonly option: ShardOption | undefined,
+    readonly fold: string | undefined,
+    private readonly indexName: string,
+  ) {
+    // Shards given as sources need no listing: they answer from the first read on.
+    if (Array.isArray(option)) {
+      this.ready = ShardSet.fromSources(option as readonly ByteSource[]);
+      this.listed = true;
+      this.set = Promise.resolve(this.ready);
+    }
+  }
+
+  /** The shards in fid order, or undefined when none are reachable. */
+  list(): Promise<ShardSet | undefined> {
+    this.set ??= (async () => {
+      const option = this.option;
+      let set: ShardSet | undefined;
+      if (Array.isArray(option)) set = ShardSet.fromSources(option as readonly ByteSource[]);
+      else if (option && this.fold) set = await ShardSet.fromDirectory(option as DirectorySource, this.fold);
+      this.ready = set;
+      this.listed = true;
+      return set;
+    })();
+    return this.set;
+  }
+
+  /**
+   * Shard `fid`: at once when it is open, else listed and opened first. Once the shards are
+   * listed, no shards and a fid past them are errors thrown at once.
+   */
+  shard(fid: number): Awaitable<ByteSource> {
+    if (!this.listed) return this.list().then(() => this.shard(fid));
+    const set = this.ready;
+    if (!set) throw this.missing();
+    const open = set.peek(fid);
+    if (open) return open;
+    set.check(fid);
+    return set.open(fid);
+  }
+
+  /** A shard's name for messages, without opening it. */
+  shardName(fid: number): string {
+    return this.ready?.names[fid] ?? `shard ${fid}`;
+  }
+
+  /** The error for reading payloads with no shards at hand, naming what is missing. */
+  missing(): SourceError {
+    const pattern = `${this.fold ?? '<fold>'}_*.tar`;
+    const how =
+      this.option && !Array.isArray(this.option) && !this.fold
+        ? `the index's name does not end in .taridx, so it names no fold: pass { fold }`
+        : this.ready?.count === 0
+          ? `${this.ready.where} holds no ${pattern}`
+          : `open the index beside its ${pattern} shards or pass { shards }`;
+    return new SourceError(`${this.indexName}: no shards to read from; ${how}`, this.indexName, {
+      reason: 'missing',
+    });
+  }
+
+  async close(): Promise<void> {
+    const set = this.ready ?? (this.set ? await this.set.catch(() => undefined) : undefined);
+    await set?.close();
   }
 }

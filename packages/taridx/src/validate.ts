@@ -4,53 +4,66 @@ import {
   isBinscopeError,
   percentProgress,
   Phase,
-  ProblemList,
-  type Target,
+  type ProblemList,
+  type TargetOf,
   type ValidateOptions,
-  type ValidationReport,
 } from '@binscope/core';
 import { loadHasher } from './hash.js';
-import { FORMAT } from './layout.js';
 import { type IndexParse, type ParsedIndex, parsedIndex, parseIndex } from './parse.js';
 import { CappedErrors, checkRows, readRows } from './rows.js';
 import { checkShards } from './shard-check.js';
 import { foldOf, ShardSet } from './shards.js';
 
-/** Why a directory target is refused, in every mode. */
-export const NOT_A_FILE = 'a TARIDX index is a single file, not a directory';
-
-/** What one parse of an index (and its shards) found, in any mode. */
+/** What one parse of an index (and, in validate and inspect, its shards) found, in any mode. */
 export interface TaridxParse {
   source: ByteSource;
+  siblings?: DirectorySource;
+  /** The parse's problem list: in read mode the reader continues it when it checks the rows. */
+  problems: ProblemList;
   index?: IndexParse;
   /** The index up to its rows, when it parsed without errors. */
   parsed?: ParsedIndex;
-  /** The shards checked, when they were. */
-  shards?: ShardSet;
+  /** The shards checked, when they were, with each one's size (they are closed after the check). */
+  shards?: { set: ShardSet; sizes: number[] };
 }
 
 /**
- * The parse validate and inspect share: every T-rule check (T7, T8, section 9 invariants) and,
- * when the shards are reachable (beside the index, `<fold>_*.tar`) and `deep` is not false,
- * that each row's tar header is really at its offset, has its size, and that its name maps to
- * the row's stem and extension. Records problems in `problems`; throws only for I/O and bugs.
+ * The one parse of read, validate and inspect: header and text blocks, every check of T7/T8
+ * before the rows, in A2 order, recording each problem. It stops where the rest cannot be
+ * located (bad magic, another version, an offset past the end) and returns what it decoded.
  */
 export async function parseTaridx(
-  source: ByteSource,
-  siblings: DirectorySource | undefined,
+  input: TargetOf<'file'>,
   problems: ProblemList,
-  options: ValidateOptions = {},
+  options: ValidateOptions,
 ): Promise<TaridxParse> {
-  const out: TaridxParse = { source };
+  const out: TaridxParse = { source: input.source, siblings: input.siblings, problems };
   try {
-    out.index = await parseIndex(source, problems, options);
+    out.index = await parseIndex(input.source, problems, options);
   } catch (error) {
+    // A region that cannot be read as the header says (ranked as a bounds defect).
     problems.capture(error, { phase: Phase.bounds });
+    if (problems.mode === 'read') throw error;
     return out;
   }
   out.parsed = parsedIndex(out.index, problems);
-  if (!out.parsed) return out;
-  const parsed = out.parsed;
+  return out;
+}
+
+/**
+ * What validate and inspect check beyond the parse: the rows (T8, the invariants of spec
+ * section 9) and, when the shards are reachable (beside the index, `<fold>_*.tar`), that
+ * each row's tar header is really at its offset, has its size, and that its name maps to the
+ * row's stem and extension. Validate checks the shards unless `deep` is false; inspect only
+ * with `deep: true` (inspect stays a look at the index).
+ */
+export async function checkTaridx(
+  parse: TaridxParse,
+  problems: ProblemList,
+  options: ValidateOptions,
+): Promise<void> {
+  const { parsed, source, siblings } = parse;
+  if (!parsed) return;
   const errors = new CappedErrors(problems);
   const hasher = await loadHasher();
   const rows = await readRows(source, parsed.header, parsed.header.nRows, options);
@@ -58,14 +71,15 @@ export async function parseTaridx(
 
   const fold = foldOf(source.name);
   const nRows = parsed.header.nRows;
+  const deep = problems.mode === 'inspect' ? options.deep === true : options.deep !== false;
   // The rows' own checks are one pass in memory; visiting each row's tar header is the long part.
-  const withShards = options.deep !== false && !!siblings && !!fold && !problems.hasErrors();
+  const withShards = deep && !!siblings && !!fold && !problems.hasErrors();
   const progress = percentProgress(options.onProgress, withShards ? 2 * nRows : nRows);
   progress(nRows);
   if (withShards && siblings && fold) {
+    let shards: ShardSet | undefined;
     try {
-      const shards = await ShardSet.fromDirectory(siblings, fold);
-      out.shards = shards;
+      shards = await ShardSet.fromDirectory(siblings, fold);
       if (shards.count === 0 && nRows > 0 && options.deep === true) {
         // Asked for explicitly, a deep check that can check nothing has failed, not passed.
         errors.error(
@@ -88,26 +102,15 @@ export async function parseTaridx(
       else if (isBinscopeError(error, 'SourceError'))
         errors.error('OutOfBounds', `cannot read the shards: ${(error as Error).message}`, {});
       else throw error;
+    } finally {
+      if (shards) {
+        const set = shards;
+        parse.shards = { set, sizes: set.names.map((_, fid) => set.peek(fid)?.size ?? 0) };
+        // Whoever opens a source closes it: the check opened these from the folder.
+        await set.close();
+      }
     }
   }
   progress(withShards ? 2 * nRows : nRows);
   errors.summarise();
-  return out;
-}
-
-/** Validate mode: every problem of the index and, with its shards beside it, of the shards. Never throws for bad input. */
-export async function validateTaridx(
-  target: Target,
-  options: ValidateOptions = {},
-): Promise<ValidationReport> {
-  const problems = new ProblemList(FORMAT, {
-    mode: 'validate',
-    file: target.kind === 'file' ? target.source.name : undefined,
-  });
-  if (target.kind !== 'file') {
-    problems.error('InvalidValue', NOT_A_FILE);
-    return problems.report();
-  }
-  await parseTaridx(target.source, target.siblings, problems, options);
-  return problems.report();
 }

@@ -1,8 +1,8 @@
 import type { ByteSource } from '@binscope/core';
-import { isBinscopeError, MemorySource } from '@binscope/core';
+import { isBinscopeError, MemorySource, readExact } from '@binscope/core';
 import { tarHeader } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
-import { indexShards, MAX_MEMBER_BYTES, openTaridx } from '../src/index.js';
+import { indexShards, MAX_MEMBER_BYTES, openTaridx, taridxPlugin } from '../src/index.js';
 
 const GiB = 2 ** 30;
 const enc = new TextEncoder();
@@ -30,6 +30,11 @@ class SparseTar implements ByteSource {
     return this;
   }
 
+  /** Bytes at `at` (anywhere: a payload's last bytes). */
+  put(at: number, bytes: Uint8Array): void {
+    this.parts.push({ at, bytes });
+  }
+
   async read(offset: number, length: number): Promise<Uint8Array> {
     this.largestRead = Math.max(this.largestRead, length);
     const out = new Uint8Array(Math.max(0, Math.min(length, this.size - offset)));
@@ -45,7 +50,9 @@ class SparseTar implements ByteSource {
 async function shardWithHugeMember() {
   const shard = new SparseTar();
   shard.add('a.cls', 1, enc.encode('1'));
-  shard.add('a.bin', 5 * GiB);
+  const big = shard.add('a.bin', 5 * GiB);
+  // The member's last four bytes, 5 GiB in.
+  shard.put(big + 512 + 5 * GiB - 4, enc.encode('tail'));
   shard.add('b.cls', 1, enc.encode('2'));
   shard.end();
   const { bytes } = await indexShards([shard]);
@@ -76,11 +83,12 @@ describe('members over 4 GiB', () => {
       () => reader.readMember(big),
       () => reader.get('a', { ext: 'bin' }),
     ]) {
-      const error = await attempt().catch((e: unknown) => e);
+      const error = await (async () => attempt())().catch((e: unknown) => e);
       expect(isBinscopeError(error, 'UnsupportedFeature'), String(error)).toBe(true);
       expect(String(error)).toMatch(/streamMember/);
     }
-    expect(() => reader.readSampleSync(sample)).toThrow(/streamMember/);
+    // Answered at once (the shard is given as a source): the same error, thrown.
+    expect(() => reader.readSample(sample)).toThrow(/streamMember/);
     // The small member of the same sample still reads.
     expect((await reader.readSample(sample, { ext: 'cls' }))[0].data).toEqual(enc.encode('1'));
     expect(MAX_MEMBER_BYTES).toBeLessThan(4 * GiB);
@@ -104,6 +112,21 @@ describe('members over 4 GiB', () => {
     const wrong = reader.streamMember(big, { sample: other })[Symbol.asyncIterator]();
     const error = await wrong.next().catch((e: unknown) => e);
     expect(isBinscopeError(error, 'InvalidValue'), String(error)).toBe(true);
+  });
+
+  it('valueSource gives the 5 GiB member as a source: any range read where it is, nothing held', async () => {
+    const { shard, reader } = await shardWithHugeMember();
+    const samples = { table: 'samples' };
+    const index = (await taridxPlugin.capabilities!.lookup!(reader, 'a', samples))!;
+    const value = (await taridxPlugin.capabilities!.valueSource!(reader, index, 'bin', samples))!;
+    expect(value.size).toBe(5 * GiB);
+    expect(new TextDecoder().decode(await readExact(value, 5 * GiB - 4, 4))).toBe('tail');
+    expect(await readExact(value, 0, 4)).toEqual(new Uint8Array(4));
+    // Past its end a read gets what is there, never the next member's header.
+    expect((await value.read(5 * GiB - 2, 1 << 20)).byteLength).toBe(2);
+    // Tar headers (a span of a sample's headers) and the ranges asked for: never the payload.
+    expect(shard.largestRead).toBeLessThanOrEqual(64 << 10);
+    await value.close?.();
   });
 
   it('streams a small member to exactly its bytes', async () => {

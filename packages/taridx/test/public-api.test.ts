@@ -8,6 +8,7 @@ it('exports exactly these names, entry by entry', async () => {
   expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
     '.': [
       'MAX_MEMBER_BYTES',
+      'SAMPLES_TABLE',
       'STREAM_CHUNK',
       'ShardSet',
       'TaridxBuilder',
@@ -16,14 +17,18 @@ it('exports exactly these names, entry by entry', async () => {
       'indexShardRange',
       'indexShards',
       'listShards',
+      'mediaTypeOf',
       'mergeIndexes',
       'openTaridx',
       'parseShardRange',
+      'tarShardFormat',
+      'tarToTaridxConverter',
+      'taridxConverters',
       'taridxFormat',
       'taridxPlugin',
       'validateTaridx',
     ],
-    './magic': ['tarShardFormat', 'taridxFormat'],
+    './magic': ['tarShardFormat', 'tarToTaridxConverter', 'taridxConverters', 'taridxFormat'],
     './node': ['indexFold', 'openTaridxFile', 'writeTaridxFile'],
   });
 });

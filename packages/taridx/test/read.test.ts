@@ -7,6 +7,7 @@ import {
   indexShards,
   openTaridx,
   TaridxReader,
+  type TaridxSample,
   taridxPlugin,
   validateTaridx,
 } from '../src/index.js';
@@ -61,7 +62,7 @@ describe('reading', () => {
     const target = fileTarget(new MemorySource(index, 'f.taridx'), lonely);
     const reader = await taridxPlugin.open(target);
     const records = [];
-    for await (const record of taridxPlugin.records(reader)) records.push(record);
+    for await (const record of taridxPlugin.records(reader)) records.push(record.values);
     expect(records.map((r) => r.key)).toEqual([null, null, null]);
     expect(records[0].members).toHaveLength(2);
   });
@@ -86,15 +87,42 @@ describe('reading', () => {
     expect(await reader.get('nope')).toBeUndefined();
   });
 
-  it('yields the CLI record shape', async () => {
+  it('yields the CLI record shape; the jpg members of a window through the samples table', async () => {
     const { dir, index } = await fold();
     const reader = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx'), dir));
     const out = [];
-    for await (const r of taridxPlugin.records(reader, { offset: 1, limit: 2, columns: ['jpg'] }))
-      out.push(r);
+    for await (const r of taridxPlugin.records(reader, { offset: 1, limit: 2 })) out.push(r);
     expect(out).toEqual([
-      { key: 'b', crashid: 0, members: [{ ext: 'jpg', fid: 0, offset: 2560, size: 512 }] },
-      { key: 'c', crashid: 0, members: [{ ext: 'jpg', fid: 1, offset: 0, size: 1 }] },
+      {
+        index: 1,
+        values: {
+          key: 'b',
+          crashid: 0,
+          members: [
+            { ext: 'jpg', fid: 0, offset: 2560, size: 512 },
+            { ext: 'json', fid: 0, offset: 3584, size: 7 },
+          ],
+        },
+      },
+      {
+        index: 2,
+        values: {
+          key: 'c',
+          crashid: 0,
+          members: [
+            { ext: 'jpg', fid: 1, offset: 0, size: 1 },
+            { ext: 'cls', fid: 1, offset: 1024, size: 1 },
+          ],
+        },
+      },
+    ]);
+    // Members by extension (once `columns: ['jpg']` of these records): where each payload is.
+    const jpgs = [];
+    const window = { table: 'samples', offset: 1, limit: 2, columns: ['key', 'jpg'], locations: true };
+    for await (const r of taridxPlugin.records(reader, window)) jpgs.push([r.values.key, r.locations?.jpg]);
+    expect(jpgs).toEqual([
+      ['b', [{ file: 'f_0.tar', offset: 2560 + 512, length: 512 }]],
+      ['c', [{ file: 'f_1.tar', offset: 0 + 512, length: 1 }]],
     ]);
     const info = await taridxPlugin.info(reader);
     expect(info.counts).toMatchObject({ rows: 6, samples: 3, extensions: 3, shards: 2 });
@@ -104,7 +132,7 @@ describe('reading', () => {
     const { index } = await fold();
     const reader = await taridxPlugin.open(fileTarget(new MemorySource(index, 'f.taridx')));
     const first = await taridxPlugin.records(reader)[Symbol.asyncIterator]().next();
-    expect(first.value).toMatchObject({ key: null, crashid: 0 });
+    expect(first.value?.values).toMatchObject({ key: null, crashid: 0 });
   });
 
   it('inspects header, blocks and rows as byte ranges', async () => {
@@ -252,7 +280,7 @@ describe('writer', () => {
           );
           expect(await reader.sampleCount()).toBe(order.length);
           order.forEach((key, i) => {
-            const sample = reader.sampleSync(i);
+            const sample = reader.sample(i) as TaridxSample;
             expect(sample.keyhash).toBe(BigInt(key));
             const expected = keys.flatMap((k, row) => (k === key ? [row] : []));
             expect(sample.members.map((m) => m.row)).toEqual(expected);

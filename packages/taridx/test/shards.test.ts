@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isBinscopeError } from '@binscope/core';
-import { openPath } from '@binscope/core/node';
+import { isBinscopeError, MemorySource } from '@binscope/core';
+import { NodeDirectory, openPath } from '@binscope/core/node';
 import { builtFile, describeWith, tarBytes, tempDir } from '@binscope/testkit';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { taridxPlugin } from '../src/index.js';
+import { indexShards, openTaridx, taridxPlugin } from '../src/index.js';
 import { indexFold, openTaridxFile } from '../src/node.js';
 
 const scratch: Array<{ remove: () => void }> = [];
@@ -37,6 +37,23 @@ async function foldOnDisk(shards = 4, perShard = 5): Promise<string> {
   return tmp.dir;
 }
 
+describe('one folder, several users', () => {
+  it('serves the indexer, a reader, and another reader after the first closed what it opened', async () => {
+    const dir = await foldOnDisk();
+    const directory = new NodeDirectory(dir);
+    const { bytes } = await indexShards({ directory, fold: 'd' });
+    const index = () => new MemorySource(bytes, 'd.taridx');
+    const first = await openTaridx(index(), { shards: directory });
+    expect((await first.get('k00002'))?.[0].data.byteLength).toBe(602);
+    await first.close();
+    const second = await openTaridx(index(), { shards: directory });
+    expect((await second.get('k00002'))?.[0].data.byteLength).toBe(602);
+    expect((await second.get('k00017'))?.[0].data.byteLength).toBe(617);
+    await second.close();
+    await directory.close();
+  });
+});
+
 describe('missing and changed shards', () => {
   it('validates clean against untouched shards', async () => {
     const dir = await foldOnDisk();
@@ -52,7 +69,7 @@ describe('missing and changed shards', () => {
     expect(report.errors[0].code).toBe('OutOfBounds');
     expect(report.errors[0].message).toMatch(/d_0003\.tar/);
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
-    const error = await reader.get('k00017').catch((e: unknown) => e);
+    const error = await (async () => reader.get('k00017'))().catch((e: unknown) => e);
     expect(isBinscopeError(error, 'OutOfBounds')).toBe(true);
     expect(String(error)).toMatch(/d_0003\.tar is probably missing/);
     await reader.close();
@@ -81,7 +98,7 @@ describe('missing and changed shards', () => {
     expect(report.valid).toBe(false);
     expect(report.errors[0]).toMatchObject({ code: 'CountMismatch', file: 'd_0001.tar' });
     const reader = await openTaridxFile(path.join(dir, 'd.taridx'));
-    const error = await reader.get('k00007').catch((e: unknown) => e);
+    const error = await (async () => reader.get('k00007'))().catch((e: unknown) => e);
     expect(isBinscopeError(error, 'FormatError')).toBe(true);
     expect(String(error)).toMatch(/changed after indexing/);
     expect((await reader.get('k00002'))?.[0].data.byteLength).toBe(602);

@@ -1,11 +1,17 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type ByteSource, MemoryDirectory, MemorySource, SourceError } from '@binscope/core';
+import { type Awaitable, type ByteSource, MemoryDirectory, MemorySource, SourceError } from '@binscope/core';
 import { NodeDirectory } from '@binscope/core/node';
 import { describeError, tarBytes } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexShards, type MemberData, type ReadMemberOptions, TaridxReader } from '../src/index.js';
+import {
+  indexShards,
+  type MemberData,
+  type ReadMemberOptions,
+  TaridxReader,
+  type TaridxSample,
+} from '../src/index.js';
 
 const enc = new TextEncoder();
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
@@ -38,14 +44,20 @@ function plain(members: MemberData[]): unknown {
   return members.map((m) => ({ ...m, data: Array.from(m.data) }));
 }
 
-function outcome(run: () => MemberData[]): unknown {
+/** What a read gave when it answered at once: its members or its error; `pending` when it returned a promise. */
+function outcome(run: () => Awaitable<MemberData[]>): unknown {
   try {
-    return plain(run());
+    const got = run();
+    if (got instanceof Promise) {
+      got.catch(() => undefined);
+      return 'pending';
+    }
+    return plain(got);
   } catch (error) {
     return describeError(error);
   }
 }
-async function outcomeAsync(run: () => Promise<MemberData[]>): Promise<unknown> {
+async function outcomeAsync(run: () => Awaitable<MemberData[]>): Promise<unknown> {
   try {
     return plain(await run());
   } catch (error) {
@@ -62,23 +74,38 @@ const OPTIONS: ReadMemberOptions[] = [
   { ext: 'none' },
 ];
 
-/** Every sample × option read both ways on two readers over the same bytes: identical results and errors. */
-async function compareAll(open: () => Promise<TaridxReader>, prepare = true): Promise<number> {
+/**
+ * Every sample × option read both ways, on two readers over the same bytes: the one method
+ * answering at once (rows loaded, shards open and synchronous, after a first read of every
+ * sample opened them) and the same method awaited on a fresh reader: identical results and
+ * errors. `sync` false: the first reader's shards never answer at once (then both await).
+ */
+async function compareAll(open: () => Promise<TaridxReader>, sync = true): Promise<number> {
   const syncReader = await open();
   const asyncReader = await open();
   await syncReader.load();
-  if (prepare) await syncReader.openShards();
-  let failures = 0;
   const count = await asyncReader.sampleCount();
+  // A first read of each sample opens the shards it needs (a folder's shards open on first use).
+  for (let i = 0; i < count; i++)
+    await outcomeAsync(() => syncReader.readSample(syncReader.sample(i) as TaridxSample));
+  let failures = 0;
   for (let i = 0; i < count; i++) {
-    expect(syncReader.sampleSync(i)).toEqual(await asyncReader.sample(i));
+    const sample = syncReader.sample(i);
+    expect(sample instanceof Promise).toBe(false);
+    expect(sample).toEqual(await asyncReader.sample(i));
     for (const options of OPTIONS) {
-      const sync = outcome(() => syncReader.readSampleSync(syncReader.sampleSync(i), options));
-      const async = await outcomeAsync(async () =>
+      const label = `sample ${i} ${JSON.stringify(options)}`;
+      const now = outcome(() => syncReader.readSample(sample as TaridxSample, options));
+      const later = await outcomeAsync(async () =>
         asyncReader.readSample(await asyncReader.sample(i), options),
       );
-      expect(sync, `sample ${i} ${JSON.stringify(options)}`).toEqual(async);
-      if (!Array.isArray(sync)) failures++;
+      if (sync) expect(now, label).toEqual(later);
+      else
+        expect(
+          await outcomeAsync(() => syncReader.readSample(sample as TaridxSample, options)),
+          label,
+        ).toEqual(later);
+      if (!Array.isArray(later)) failures++;
     }
   }
   return failures;
@@ -87,7 +114,7 @@ async function compareAll(open: () => Promise<TaridxReader>, prepare = true): Pr
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'taridx-sync-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-describe('readSampleSync matches readSample', () => {
+describe('readSample answers at once from synchronous shards, as it does awaited', () => {
   it('memory shards from a folder and as a source list', async () => {
     const files = shards();
     const index = await indexOf(files);
@@ -98,8 +125,7 @@ describe('readSampleSync matches readSample', () => {
       new MemorySource(files['f_0.tar'], 'f_0.tar'),
       new MemorySource(files['f_1.tar'], 'f_1.tar'),
     ];
-    // A source list needs no openShards.
-    expect(await compareAll(() => TaridxReader.open(source(), { shards: list }), false)).toBe(0);
+    expect(await compareAll(() => TaridxReader.open(source(), { shards: list }))).toBe(0);
   });
 
   it('local files (positional reads)', async () => {
@@ -143,7 +169,7 @@ describe('readSampleSync matches readSample', () => {
       ['missing shard', [new MemorySource(files['f_0.tar'], 'f_0.tar')]],
     ];
     for (const [label, list] of cases) {
-      const failures = await compareAll(() => TaridxReader.open(source(), { shards: list }), false);
+      const failures = await compareAll(() => TaridxReader.open(source(), { shards: list }));
       expect(failures, label).toBeGreaterThan(0);
     }
     // A folder missing f_1.tar: the fid past the listed shards is OutOfBounds on both paths.
@@ -151,37 +177,46 @@ describe('readSampleSync matches readSample', () => {
     expect(await compareAll(() => TaridxReader.open(source(), { shards: partial }))).toBeGreaterThan(0);
   });
 
-  it('no shards, shards not opened, async-only shards, rows not loaded', async () => {
+  it('no shards, shards not opened yet, async-only shards, rows not loaded', async () => {
     const files = shards();
     const index = await indexOf(files);
     const source = () => new MemorySource(index, 'f.taridx');
     // No shards at all: the same SourceError both ways.
-    expect(
-      await compareAll(() => TaridxReader.open(new MemorySource(index, 'x.bin')), false),
-    ).toBeGreaterThan(0);
+    expect(await compareAll(() => TaridxReader.open(new MemorySource(index, 'x.bin')))).toBeGreaterThan(0);
+    const lonely = await TaridxReader.open(new MemorySource(index, 'x.bin'));
+    await lonely.load();
+    // Until the shards are looked for the answer comes later; from then on at once.
+    await expect(lonely.readSample(lonely.sample(0) as TaridxSample)).rejects.toThrow(SourceError);
+    expect(() => lonely.readSample(lonely.sample(0) as TaridxSample)).toThrow(SourceError);
 
     const reader = await TaridxReader.open(source(), { shards: new MemoryDirectory(files) });
-    expect(() => reader.sampleSync(0)).toThrow(TypeError);
-    await reader.load();
-    expect(() => reader.sampleSync(99)).toThrow(RangeError);
-    await expect(reader.sample(99)).rejects.toThrow(RangeError);
-    expect(() => reader.readSampleSync(reader.sampleSync(0))).toThrow(SourceError);
-    await reader.openShards();
-    expect(reader.readSampleSync(reader.sampleSync(0)).length).toBe(2);
+    // Rows not loaded: the sample comes later; then at once, and a sample past the end throws at once.
+    const first = reader.sample(0);
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(reader.sample(0)).not.toBeInstanceOf(Promise);
+    expect(() => reader.sample(99)).toThrow(RangeError);
+    // A folder's shard opens on first use: that read comes later, the next one at once.
+    const opening = reader.readSample(reader.sample(0) as TaridxSample);
+    expect(opening).toBeInstanceOf(Promise);
+    expect((await opening).length).toBe(2);
+    const now = reader.readSample(reader.sample(0) as TaridxSample);
+    expect(Array.isArray(now) && now.length).toBe(2);
 
+    // Shards that only answer later: the same members, awaited.
     const asyncOnly = Object.entries(files).map(([name, data]): ByteSource => {
       const inner = new MemorySource(data, name);
-      return { name, size: inner.size, read: (o, l) => inner.read(o, l) };
+      return { name, size: inner.size, read: async (o, l) => inner.read(o, l) };
     });
+    expect(await compareAll(() => TaridxReader.open(source(), { shards: asyncOnly }), false)).toBe(0);
     const slow = await TaridxReader.open(source(), { shards: asyncOnly });
     await slow.load();
-    expect(() => slow.readSampleSync(slow.sampleSync(0))).toThrow(SourceError);
+    expect(slow.readSample(slow.sample(0) as TaridxSample)).toBeInstanceOf(Promise);
     const fast = await TaridxReader.open(source(), { shards: new MemoryDirectory(files) });
-    await fast.openShards();
     await fast.load();
     for (let i = 0; i < (await slow.sampleCount()); i++)
-      expect(plain(await slow.readSample(slow.sampleSync(i)))).toEqual(
-        plain(fast.readSampleSync(fast.sampleSync(i))),
+      expect(plain(await slow.readSample(slow.sample(i) as TaridxSample))).toEqual(
+        plain(await fast.readSample(fast.sample(i) as TaridxSample)),
       );
   });
 });

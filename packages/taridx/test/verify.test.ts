@@ -1,8 +1,8 @@
-import { isBinscopeError, MemoryDirectory, MemorySource } from '@binscope/core';
+import { type ByteSource, isBinscopeError, MemoryDirectory, MemorySource } from '@binscope/core';
 import { tarBytes } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { indexShards, TaridxReader } from '../src/index.js';
+import { indexShards, TaridxReader, type TaridxSample } from '../src/index.js';
 import { nameEnd, plainOctalSize, scanName, sizeField, splitName } from '../src/tar.js';
 
 const enc = new TextEncoder();
@@ -23,14 +23,21 @@ async function readAfterEdit(edit: (tar: Uint8Array) => void, sample = 0) {
   edit(edited);
   const outcomes: string[] = [];
   for (const sync of [false, true]) {
+    const shard = new MemorySource(edited, 'f_0.tar');
+    // The same bytes answered at once, or only later (the awaited path of the one method).
+    const later: ByteSource = {
+      name: shard.name,
+      size: shard.size,
+      read: async (o, l, r) => shard.read(o, l, r),
+    };
     const reader = await TaridxReader.open(new MemorySource(index, 'f.taridx'), {
-      shards: [new MemorySource(edited, 'f_0.tar')],
+      shards: [sync ? shard : later],
     });
     await reader.load();
     try {
-      const got = sync
-        ? reader.readSampleSync(reader.sampleSync(sample))
-        : await reader.readSample(await reader.sample(sample));
+      const read = reader.readSample((await reader.sample(sample)) as TaridxSample);
+      expect(read instanceof Promise).toBe(!sync);
+      const got = await read;
       outcomes.push(`ok ${got.map((m) => m.data.byteLength).join(',')}`);
     } catch (error) {
       outcomes.push(

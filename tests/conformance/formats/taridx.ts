@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isBinscopeError } from '@binscope/core';
+import { isBinscopeError, recordToJson, type Target } from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
 import { NodeDirectory, openPath } from '@binscope/core/node';
 import { expect } from 'vitest';
@@ -57,10 +57,35 @@ function indexPath(testCase: ValidCase): string {
   return path.join(testCase.dir, e.taridx_file ?? e.file ?? `${testCase.name}.taridx`);
 }
 
-async function openReader(file: string): Promise<TaridxReader> {
-  const reader = await taridxPlugin.open(openPath(file));
+/** The reader and the target it was opened from: the reader never closes its target, the caller does. */
+async function openReader(file: string): Promise<{ reader: TaridxReader; close: () => Promise<void> }> {
+  const target = openPath(file);
+  const reader = await taridxPlugin.open(target);
   expect(reader).toBeInstanceOf(TaridxReader);
-  return reader as TaridxReader;
+  return {
+    reader: reader as TaridxReader,
+    close: async () => {
+      await reader.close();
+      if (target.kind === 'file') await target.source.close?.();
+    },
+  };
+}
+
+/** What `cat` prints for each sample, from expected.json: key, crash id, members (no extended headers). */
+function expectedRecords(e: ExpectedCase, extendedRow: Set<number>) {
+  const rows = new Map(e.rows.map((r) => [r.i, r]));
+  return e.samples
+    .map((s) => ({
+      key: s.stem,
+      crashid: s.crashid,
+      members: s.members
+        .filter((m) => !extendedRow.has(m.row))
+        .map((m) => {
+          const r = rows.get(m.row)!;
+          return { ext: e.extensions[r.extid], fid: r.fid, offset: r.offset, size: r.size };
+        }),
+    }))
+    .filter((s) => s.members.length > 0);
 }
 
 const conformance: FormatConformance = {
@@ -76,7 +101,7 @@ const conformance: FormatConformance = {
     if (e.taridx_size !== undefined) expect(bytes.byteLength).toBe(e.taridx_size);
     if (e.taridx_sha256 !== undefined) expect(sha256(bytes)).toBe(e.taridx_sha256);
 
-    const reader = await openReader(file);
+    const { reader, close } = await openReader(file);
     if (e.fold !== undefined) expect(reader.fold).toBe(e.fold);
     const h = reader.header;
     expect({
@@ -183,6 +208,27 @@ const conformance: FormatConformance = {
     expect(samples).toEqual(e.samples);
     expect(await reader.sampleCount()).toBe(e.samples.length);
 
+    // Records as the apps print them (recordToJson by the schema): one per sample with members.
+    const json = [];
+    for await (const r of taridxPlugin.records(reader)) json.push(await recordToJson(reader.schema, r));
+    expect(json).toEqual(expectedRecords(e, extendedRow));
+    // The samples table: each sample's first member per extension, as {size, sha256}.
+    const table = reader.tables!.find((t) => t.name === 'samples')!;
+    const real = e.samples.filter((s) => realMembers(s).length > 0);
+    let k = 0;
+    for await (const r of taridxPlugin.records(reader, { table: 'samples' })) {
+      const record = await recordToJson(table.schema, r);
+      const s = real[k++];
+      expect(record.key).toBe(s.stem);
+      for (const ext of new Set(e.extensions)) {
+        const first = realMembers(s).find((m) => m.ext === ext);
+        expect(record[ext], `${s.stem}.${ext}`).toEqual(
+          first ? { size: first.size, sha256: first.sha256 } : null,
+        );
+      }
+    }
+    expect(k).toBe(real.length);
+
     // Lookup by key finds each sample, with its members; a key that only extended headers
     // have (`@LongLink`) names no sample.
     for (const s of e.samples as ExpectedSample[]) {
@@ -213,16 +259,18 @@ const conformance: FormatConformance = {
       expect(reader.rowCount).toBe(up.n_rows);
       expect(reader.contiguous).toBe(up.is_contiguous);
     }
-    await reader.close();
+    await close();
   },
 
-  async readAll(target) {
+  async readAll(target: Target) {
     const reader = await taridxPlugin.open(target);
-    for await (const _record of taridxPlugin.records(reader)) {
-      // consumed for its checks
+    try {
+      for await (const record of taridxPlugin.records(reader)) await recordToJson(reader.schema, record);
+      await taridxPlugin.inspect(reader);
+    } finally {
+      // The reader closes what it opened (shards); the target is the caller's.
+      await reader.close?.();
     }
-    await taridxPlugin.inspect(reader);
-    await reader.close?.();
   },
 };
 

@@ -6,7 +6,10 @@ import { SourceError } from '../errors.js';
 import { describeFsError, NodeFileSource } from './file.js';
 
 /**
- * A folder on disk. Files open lazily, one descriptor each, and close with the directory.
+ * A folder on disk. Each `open` opens the file anew (its own descriptor), so whoever opened a
+ * source can close it without closing it for anyone else (a reader closes the shards it
+ * opened; the folder's owner may still open them again); what is still open closes with the
+ * directory.
  *
  * Links (SECURITY.md, "Paths stay inside"): a symbolic link to a regular file is a file of the
  * folder, in `list` and in `open` alike, wherever its target lives (shards and archive files
@@ -16,7 +19,7 @@ import { describeFsError, NodeFileSource } from './file.js';
  * not files.
  */
 export class NodeDirectory implements DirectorySource {
-  private readonly opened = new Map<string, NodeFileSource>();
+  private readonly opened = new Set<NodeFileSource>();
   readonly name: string;
 
   constructor(readonly root: string) {
@@ -53,8 +56,6 @@ export class NodeDirectory implements DirectorySource {
 
   async open(rel: string): Promise<ByteSource> {
     const key = rel.replace(/\\/g, '/');
-    const existing = this.opened.get(key);
-    if (existing) return existing;
     const full = this.resolve(rel);
     if (!this.throughRealDirectories(key)) {
       throw new SourceError(
@@ -63,13 +64,13 @@ export class NodeDirectory implements DirectorySource {
       );
     }
     const source = NodeFileSource.open(full, key);
-    this.opened.set(key, source);
+    this.opened.add(source);
     return source;
   }
 
-  /** Closes every file opened through this directory. */
+  /** Closes every file opened through this directory that its opener has not closed (closing twice is harmless). */
   async close(): Promise<void> {
-    for (const source of this.opened.values()) await source.close();
+    for (const source of this.opened) await source.close();
     this.opened.clear();
   }
 
