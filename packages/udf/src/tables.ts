@@ -34,8 +34,34 @@ export interface NamedTable {
 /** A numeric table is read this many elements at a time: memory stays bounded whatever its size. */
 const CHUNK_ELEMENTS = 65_536;
 
+/** Where a named table is: its dataset and its place among the dataset's descriptors. */
+interface TableAddress {
+  at: FileOffset;
+  index: number;
+}
+
+/**
+ * The names a reader's walks have given, so looking a table up again (an export of every
+ * table, table after table) loads its dataset instead of walking the file again. One entry per
+ * table, made only when tables are asked for by name.
+ */
+interface TableIndex {
+  readonly addresses: Map<string, TableAddress>;
+  /** A walk named every table: a name not in `addresses` is no table. */
+  complete: boolean;
+}
+
+const indexes = new WeakMap<UdfReader, TableIndex>();
+
+function indexOf(reader: UdfReader): TableIndex {
+  let index = indexes.get(reader);
+  if (!index) indexes.set(reader, (index = { addresses: new Map(), complete: false }));
+  return index;
+}
+
 /** The tables of the file, named, in walk order: datasets that cannot be loaded have none. */
 export async function* namedTables(reader: UdfReader, options: ReadOptions = {}): AsyncGenerator<NamedTable> {
+  const index = indexOf(reader);
   const taken = new Set<string>();
   /** Each dataset's path, set by its first reference. */
   const paths = new Map<string, string>();
@@ -50,7 +76,9 @@ export async function* namedTables(reader: UdfReader, options: ReadOptions = {})
     if (!(dataset instanceof UdfDataset)) continue;
     const path = paths.get(fileOffsetKey(dataset.fileOffset)) ?? '';
     for (const info of dataset.tables) {
-      yield { name: unique(path + info.name), dataset, info };
+      const name = unique(path + info.name);
+      index.addresses.set(name, { at: dataset.fileOffset, index: info.index });
+      yield { name, dataset, info };
       for (const [i, at] of (await references(dataset, info)).entries()) {
         const key = fileOffsetKey(at);
         if ((at.offset !== 0 || at.size !== 0) && !paths.has(key))
@@ -58,6 +86,7 @@ export async function* namedTables(reader: UdfReader, options: ReadOptions = {})
       }
     }
   }
+  index.complete = true;
 }
 
 /** The datasets a DATASET table references; none for other tables and one that does not decode. */
@@ -82,13 +111,23 @@ export function recordTable(table: NamedTable): RecordTable {
   };
 }
 
-/** The table called `name` (walking the file as far as it), or a RangeError naming it. */
+/**
+ * The table called `name`: from the names earlier walks gave (loading its dataset), else by
+ * walking the file as far as it; a RangeError naming it when the file has none.
+ */
 export async function findTable(
   reader: UdfReader,
   name: string,
   options: ReadOptions = {},
 ): Promise<NamedTable> {
-  for await (const table of namedTables(reader, options)) if (table.name === name) return table;
+  const index = indexOf(reader);
+  const known = index.addresses.get(name);
+  if (known) {
+    const dataset = await reader.dataset(known.at);
+    return { name, dataset, info: dataset.tables[known.index] };
+  }
+  if (!index.complete)
+    for await (const table of namedTables(reader, options)) if (table.name === name) return table;
   throw new RangeError(`${reader.source.name}: UDF has no table ${JSON.stringify(name)}`);
 }
 

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import {
   type ByteSource,
+  CountingSource,
   createRegistry,
   fileTarget,
   type JsonValue,
@@ -273,5 +274,36 @@ describe('the plugin contract', () => {
     const reader = await udfPlugin.open(fileTarget(source));
     expect((await udfPlugin.info(reader)).counts).toEqual({ datasets: 3, tables: 11 });
     expect((await udfPlugin.validate(fileTarget(source))).valid).toBe(true);
+  });
+});
+
+describe('looking tables up by name', () => {
+  it('after a listing, a table is found without walking the file again; an unknown name reads nothing', async () => {
+    const file = new UdfBuilder({ id: 'MANY' });
+    const kids = Array.from({ length: 400 }, (_, i) =>
+      file.dataset({ id: `K${i}` }).table('v', { prim: 'u16', data: [i] }),
+    );
+    file.setRoot(file.dataset({ id: 'ROOT' }).datasets('kids', kids));
+    const source = new CountingSource(new MemorySource(file.toBytes(), 'many.udf'));
+    const reader = await openUdf(source);
+    let listed = 0;
+    for await (const _ of udfPlugin.capabilities!.tables!(reader)) listed++;
+    expect(listed).toBe(401);
+    const values = async (r: UdfReader, table: string) => {
+      const out = [];
+      for await (const row of udfPlugin.records(r, { table })) out.push(row.values);
+      return out;
+    };
+    const before = source.reads;
+    expect(await values(reader, 'kids[7]/v')).toEqual([{ v: 7 }]);
+    expect(source.reads - before).toBeLessThanOrEqual(2);
+    const after = source.reads;
+    await expect(values(reader, 'kids[400]/v')).rejects.toThrow(/no table "kids\[400\]\/v"/);
+    expect(source.reads).toBe(after);
+    // Without a listing first, the name is found by walking as far as it.
+    const fresh = await openUdf(source);
+    const walked = source.reads;
+    expect(await values(fresh, 'kids[399]/v')).toEqual([{ v: 399 }]);
+    expect(source.reads - walked).toBeGreaterThan(400);
   });
 });
