@@ -28,6 +28,12 @@ function jsonLine(value: JsonValue): string {
     .join(',')}}`;
 }
 
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 async function lines(reader: UdfReader, options = {}): Promise<string[]> {
   return (await jsonRecords(reader, options)).map(jsonLine);
 }
@@ -123,6 +129,34 @@ describe('records as the apps print them', () => {
     const blob = root.table('blob')!;
     const first = await udfPlugin.locateRecord(reader, 0);
     expect(first[0]).toEqual({ offset: blob.dataOffset, length: blob.dataSize, file: 'variants.udf' });
+    // Where the values of the first record are: the descriptor's fields, the dataset header, the data.
+    const [record] = await collect(udfPlugin.records(reader, { locations: true, limit: 1 }));
+    const at = (offset: number, length: number, field?: string) => ({
+      offset,
+      length,
+      file: 'variants.udf',
+      ...(field ? { field } : {}),
+    });
+    const desc = blob.descriptorOffset;
+    expect(record.locations).toEqual({
+      dataset: [at(root.fileOffset.offset, 24, 'dataset')],
+      dataset_id: [at(root.fileOffset.offset, 24, 'dataset_id')],
+      table: [at(desc, 4, 'table')],
+      prim: [at(desc + 4, 2, 'prim')],
+      dims: [at(desc + 4, 2, 'dims')],
+      hint: [at(desc + 4, 2, 'hint')],
+      shape: [at(desc + 0x14, 8, 'shape')],
+      type_name: [at(desc + 0x24, 4, 'type_name')],
+      bytes: [at(blob.dataOffset, blob.dataSize)],
+    });
+    // A dataset that does not load: its record's values are the reference's FileOffset.
+    const [gone] = await collect(udfPlugin.records(reader, { locations: true, offset: 6 }));
+    const ref = gone.values.referenced_at as number;
+    expect(gone.locations).toEqual({
+      dataset: [at(ref, 8, 'dataset')],
+      dataset_size: [at(ref + 8, 8, 'dataset_size')],
+      referenced_at: [at(ref, 16, 'referenced_at')],
+    });
   });
 });
 
@@ -305,5 +339,33 @@ describe('looking tables up by name', () => {
     const walked = source.reads;
     expect(await values(fresh, 'kids[399]/v')).toEqual([{ v: 399 }]);
     expect(source.reads - walked).toBeGreaterThan(400);
+  });
+});
+
+describe('rows of a table that breaks a rule', () => {
+  it('an INDEX value past its target fails the rows with the error the table read gives, piece after piece', async () => {
+    const file = new UdfBuilder({ id: 'IDX' });
+    const n = 70_000; // more than one piece of rows
+    file.setRoot(
+      file
+        .dataset({ id: 'R' })
+        .table('pos', { prim: 'f32', hint: 'coord', shape: [4, 2], data: new Float32Array(8) })
+        .table('tri', { prim: 'u32', hint: 'index', indexName: 'pos', data: new Uint32Array(n) }),
+    );
+    const bytes = file.toBytes();
+    const tri = (await (await openUdf(new MemorySource(bytes))).root())!.table('tri')!;
+    const bad = 66_000; // in the second piece
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(tri.dataOffset + bad * 4, 4, true);
+    const reader = await openUdf(new MemorySource(bytes, 'idx.udf'));
+    const read = await (async () => (await reader.root())!.read('tri'))().catch((e: unknown) => e);
+    expect(read).toMatchObject({ code: 'OutOfBounds', offset: tri.dataOffset + bad * 4 });
+    let rows = 0;
+    const error = await (async () => {
+      for await (const _ of udfPlugin.records(reader, { table: 'tri' })) rows++;
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'OutOfBounds', offset: tri.dataOffset + bad * 4 });
+    expect((error as Error).message).toBe((read as Error).message);
+    // The first piece was good and came out before the bad one was read.
+    expect(rows).toBe(65_536);
   });
 });
