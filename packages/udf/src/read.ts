@@ -15,6 +15,7 @@ import {
 } from '@binscope/core';
 import type { UdfDataset } from './dataset.js';
 import { loadDataset } from './dataset-header.js';
+import { openUdf } from './plugin.js';
 import type { UdfFileHeader } from './header.js';
 import { catalogueSchema } from './schema.js';
 import { DATASET_SCOPE, type FileOffset, FORMAT_ID, fileOffsetKey } from './types.js';
@@ -77,6 +78,11 @@ export class UdfReader implements FormatReader {
       dataset: { format: FORMAT_ID, what: 'dataset', signal },
       header: { format: FORMAT_ID, what: 'dataset header', signal },
     };
+  }
+
+  /** `openUdf(source, options)`: the plugin's open, for code that starts from the class. */
+  static open(source: ByteSource, options: UdfOpenOptions = {}): Promise<UdfReader> {
+    return openUdf(source, options);
   }
 
   /** @internal The reader closes its source: it opened it (`openUdfFile`). */
