@@ -139,14 +139,12 @@ async function* catalogue(reader: UdfReader, options: RecordOptions): AsyncGener
   const file = reader.source.name;
   let index = 0;
   let emitted = 0;
-  const make = (values: Record<string, Value>, where: ByteLocation[], problem?: FormatError): DataRecord => {
+  const make = (values: Record<string, Value>, where: () => ByteLocation[], problem?: FormatError) => {
     const picked = pick(values, options.columns);
-    return {
-      index: index - 1,
-      values: picked,
-      locations: options.locations ? locationsByField(where, picked) : undefined,
-      problem: problem?.toProblem(),
-    };
+    const record: { -readonly [K in keyof DataRecord]: DataRecord[K] } = { index: index - 1, values: picked };
+    if (options.locations) record.locations = locationsByField(where(), picked);
+    if (problem) record.problem = problem.toProblem();
+    return record;
   };
   for await (const dataset of reader.walkReporting()) {
     const tables = dataset instanceof UdfDataset ? dataset.tables : [undefined];
@@ -156,16 +154,19 @@ async function* catalogue(reader: UdfReader, options: RecordOptions): AsyncGener
       if (!(dataset instanceof UdfDataset)) {
         const { ref, error } = dataset;
         const values = { dataset: ref.at.offset, dataset_size: ref.at.size, referenced_at: ref.from };
-        yield make(values, unloadedLocations(dataset, file), error);
+        yield make(values, () => unloadedLocations(dataset, file), error);
         continue;
       }
-      const where = tableLocations(dataset, info!);
+      const where = () => tableLocations(dataset, info!);
+      let values: Record<string, Value>;
       try {
-        yield make(await tableValues(dataset, info!, options), where);
+        values = await tableValues(dataset, info!, options);
       } catch (error) {
         if (!isBinscopeError(error, 'FormatError')) throw error;
         yield make(tableHead(dataset, info!), where, error);
+        continue;
       }
+      yield make(values, where);
     }
   }
 }

@@ -164,11 +164,10 @@ export async function* tableRows(table: NamedTable, options: RecordOptions = {})
   const first = Math.min(count, Math.max(0, Math.floor(options.offset ?? 0)));
   const end = Math.min(count, first + Math.max(0, options.limit ?? Number.POSITIVE_INFINITY));
   const wanted = !options.columns || options.columns.includes(info.name);
-  const record = (index: number, value: Value): DataRecord => ({
-    index,
-    values: wanted ? { [info.name]: value } : {},
-    locations: options.locations && wanted ? { [info.name]: [rowLocation(table, index)] } : undefined,
-  });
+  const record = (index: number, value: Value): DataRecord =>
+    options.locations && wanted
+      ? { index, values: { [info.name]: value }, locations: { [info.name]: [rowLocation(table, index)] } }
+      : { index, values: wanted ? { [info.name]: value } : {} };
   // A table whose descriptor breaks a rule says so, whatever the window.
   const broken = dataset.broken.get(info.index);
   if (broken) throw broken;
