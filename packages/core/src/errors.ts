@@ -309,6 +309,16 @@ export class ProblemList {
     this.file = options.file;
   }
 
+  /**
+   * A new, empty list of the same format, file and mode (or those given): for a part parsed on
+   * its own, later or apart from the rest (a dataset a lazy reader loads on demand, a part a
+   * validator checks before the next), whose problems are ranked among themselves before the
+   * caller throws the first or moves them on. The one place besides definePlugin that makes a list.
+   */
+  fork(options: { mode?: ParseMode; file?: string } = {}): ProblemList {
+    return new ProblemList(this.format, { mode: options.mode ?? this.mode, file: options.file ?? this.file });
+  }
+
   /** Records an error and returns it, so a parse that cannot go on past it can `throw` it. */
   error(code: ErrorCode, message: string, where: FindingWhere = {}): FormatError {
     const finding = this.finding(code, message, where);

@@ -108,7 +108,10 @@ export interface RecordOptions extends ReadOptions {
   limit?: number;
   /** Only these fields, in this order (the record's values then hold them in it). */
   columns?: readonly string[];
-  /** One of `reader.tables` by name; default: the reader's main records (`reader.schema`). */
+  /**
+   * One of `reader.tables` (or of `capabilities.tables`) by name; default: the reader's main
+   * records (`reader.schema`).
+   */
   table?: string;
   /**
    * Only records this filter matches; `offset` and `limit` then count matching records. Given
@@ -145,7 +148,10 @@ export interface FormatReader {
   readonly format: string;
   /** The schema of `records()` without `table`. */
   readonly schema: Schema;
-  /** Further record tables (UDF: one per table; TARIDX: 'samples'). */
+  /**
+   * Further record tables known at open (TARIDX: 'samples'). Tables found only by reading the
+   * file (UDF: one per table of every dataset) come from the plugin's `capabilities.tables`.
+   */
   readonly tables?: readonly TableInfo[];
   /** What reading has noticed so far (SCBF S4): values, part of the contract, never console output. */
   readonly warnings: readonly Problem[];
@@ -183,6 +189,13 @@ export interface PluginCapabilities<R extends FormatReader = FormatReader> {
    * SCBF sample was made from, are written but not listed).
    */
   sample?(out: DirectorySink, options?: ReadOptions): Promise<string[]>;
+  /**
+   * The reader's further tables when they are known only by reading the file (UDF: one per
+   * table of every dataset, found by walking its graph), in order and streamed: `open` stays
+   * lazy and a file of a million tables lists them in bounded memory. A plugin declaring it
+   * leaves `reader.tables` unset; `records(reader, { table })` and `locateRecord` take these names.
+   */
+  tables?(reader: R, options?: ReadOptions): AsyncIterable<TableInfo>;
   /**
    * The position of the record whose `schema.key` field equals `key` (in `options.table`'s
    * records when given), found without scanning every record where the format can (TARIDX

@@ -42,6 +42,22 @@ describe('ProblemList: one check order for every format (A2)', () => {
     expect(() => log.checkpoint('a')).toThrow(/column a/);
   });
 
+  it('forks an empty list of the same format, file and mode for a part parsed on its own', () => {
+    const log = new ProblemList('x', { mode: 'read', file: 'f.x' });
+    log.error('InvalidValue', 'the file header', { offset: 1, phase: Phase.header });
+    const part = log.fork();
+    expect(part.errors).toEqual([]);
+    part.error('Truncated', 'a part', { offset: 9, phase: Phase.bounds });
+    expect(log.errors).toHaveLength(1);
+    expect(part.mode).toBe('read');
+    expect(() => part.checkpoint()).toThrow(/a part/);
+    expect(part.first()).toMatchObject({ file: 'f.x', format: 'x' });
+    const other = log.fork({ mode: 'validate', file: 'g.x' });
+    other.error('Truncated', 'elsewhere', { offset: 2 });
+    expect(() => other.checkpoint()).not.toThrow();
+    expect(other.first()).toMatchObject({ file: 'g.x', format: 'x' });
+  });
+
   it('records what a check throws, with the phase it belongs to', async () => {
     const log = new ProblemList('x');
     const value = await log.attempt(

@@ -1,5 +1,4 @@
 import type { ByteLocation, ContentField, JsonValue } from '@binscope/core';
-import type { TableInfo } from './descriptor.js';
 import type { UdfReader } from './read.js';
 import { type FileOffset, fileOffsetKey, STATIC_HEADER_SIZE } from './types.js';
 
@@ -103,42 +102,4 @@ export async function udfContentFields(reader: UdfReader): Promise<ContentField[
     );
   fields.push({ path: 'counts.datasets', value: datasets }, { path: 'counts.tables', value: tables });
   return fields;
-}
-
-/**
- * Where record `index` (one per table, in walk order) is stored: the table's data, then its
- * descriptor fields by the record keys they hold, then its dataset's static header.
- */
-export async function udfLocateTable(reader: UdfReader, index: number): Promise<ByteLocation[]> {
-  if (!Number.isSafeInteger(index) || index < 0) return [];
-  const file = reader.source.name;
-  let seen = 0;
-  for await (const d of reader.walk()) {
-    if (index >= seen + d.tables.length) {
-      seen += d.tables.length;
-      continue;
-    }
-    const t: TableInfo = d.tables[index - seen];
-    const desc = t.descriptorOffset;
-    const field = (name: string, offset: number, length: number): ByteLocation => ({
-      offset: desc + offset,
-      length,
-      file,
-      field: name,
-    });
-    return [
-      { offset: t.dataOffset, length: t.dataSize, file },
-      field('table', KEY_NAME, 4),
-      field('prim', TYPE_INFO, 2),
-      field('dims', TYPE_INFO, 2),
-      field('hint', TYPE_INFO, 2),
-      field('shape', DATA_SHAPE, 8),
-      field('index_name', INDEX_NAME, 4),
-      field('related_name', RELATED_NAME, 4),
-      field('type_name', TYPE_NAME, 4),
-      { offset: d.fileOffset.offset, length: STATIC_HEADER_SIZE, file, field: 'dataset_id' },
-      { offset: d.fileOffset.offset, length: STATIC_HEADER_SIZE, file, field: 'dataset' },
-    ];
-  }
-  return [];
 }

@@ -1,27 +1,28 @@
 import {
-  type ByteSource,
+  type Awaitable,
   type FormatError,
   Phase,
   type ProblemList,
-  type ReadExactOptions,
   readExact,
   toFormatError,
 } from '@binscope/core';
 import { decodeUtf8 } from '@binscope/core/binary';
 import {
   DATASET_CHECK,
+  DATASET_SCOPE,
   DESCRIPTOR_SIZE,
   decodeId,
+  FORMAT_ID,
   type FileOffset,
   LOOKUP_ENTRY_SIZE,
   STATIC_HEADER_SIZE,
+  tableScope,
 } from './types.js';
 import { asciiName } from './ascii.js';
 import { joinBytes } from './bytes.js';
 import { UdfDataset } from './dataset.js';
 import { type TableInfo, checkRelations, parseDescriptor } from './descriptor.js';
 import { checkFileOffset, hex } from './header.js';
-import { DATASET_SCOPE, FORMAT_ID, tableScope } from './problems.js';
 import type { UdfReader } from './read.js';
 import type { DatasetRef } from './walk.js';
 
@@ -47,79 +48,44 @@ export interface NameEntry {
 
 /**
  * Reads and checks one dataset's header, descriptors and lookup table (all checks up to
- * cross-references; payloads are checked when tables are read). Returns undefined when the
- * header is too broken to go on; otherwise a dataset whose broken tables are marked.
+ * cross-references; payloads are checked when tables are read). Undefined when the header is
+ * too broken to go on; otherwise a dataset whose broken tables are marked. Synchronous when the
+ * source answers synchronously (local files, memory): a walk then makes no promise.
  */
-export async function loadDataset(
+export function loadDataset(
   reader: UdfReader,
   ref: DatasetRef,
   issues: ProblemList,
-): Promise<UdfDataset | undefined> {
-  const { source } = reader;
-  // Sources that answer synchronously (local files, memory) load without a single promise hop.
-  if (reader.sync) return loadDatasetSync(reader, ref, issues);
+): Awaitable<UdfDataset | undefined> {
+  const { source, requests } = reader;
   const { at } = ref;
-  if (!checkFileOffset(at, ref.from, source.size, issues)) return undefined;
-  const base = at.offset;
-  const readOpts = { format: FORMAT_ID, signal: reader.options.signal };
-  if (at.size <= reader.wholeDatasetBelow) {
-    const whole = await readExact(source, base, at.size, { ...readOpts, what: 'dataset' });
-    return parseDataset(reader, at, whole, whole, issues);
-  }
-  let head = await readExact(source, base, STATIC_HEADER_SIZE, { ...readOpts, what: 'dataset header' });
-  const needed = headerBytesNeeded(head, at, issues);
-  if (needed === undefined) return undefined;
-  if (needed > STATIC_HEADER_SIZE) {
-    const rest = await readExact(source, base + STATIC_HEADER_SIZE, needed - STATIC_HEADER_SIZE, {
-      ...readOpts,
-      what: 'dataset header',
-    });
-    head = joinBytes(head, rest);
-  }
-  return parseDataset(reader, at, head, undefined, issues);
-}
-
-/** readExact of a source that answers synchronously (`UdfReader.sync`): the bytes, never a promise. */
-export function readExactSync(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  options: Omit<ReadExactOptions, 'signal'>,
-): Uint8Array {
-  const bytes = readExact(source, offset, length, options);
-  if (bytes instanceof Promise) {
-    bytes.catch(() => undefined);
-    throw new TypeError(`${source.name}: a synchronous read answered with a promise`);
-  }
-  return bytes;
-}
-
-/** loadDataset for sources that answer synchronously: the same reads and checks, synchronously. */
-export function loadDatasetSync(
-  reader: UdfReader,
-  ref: DatasetRef,
-  issues: ProblemList,
-): UdfDataset | undefined {
-  const { source } = reader;
-  const { at } = ref;
+  // Synchronous reads do not look at the signal: the walk does, once per dataset.
   reader.options.signal?.throwIfAborted();
   if (!checkFileOffset(at, ref.from, source.size, issues)) return undefined;
-  const base = at.offset;
   if (at.size <= reader.wholeDatasetBelow) {
-    const whole = readExactSync(source, base, at.size, { format: FORMAT_ID, what: 'dataset' })!;
+    const whole = readExact(source, at.offset, at.size, requests.dataset);
+    if (whole instanceof Promise) return whole.then((w) => parseDataset(reader, at, w, w, issues));
     return parseDataset(reader, at, whole, whole, issues);
   }
-  let head = readExactSync(source, base, STATIC_HEADER_SIZE, { format: FORMAT_ID, what: 'dataset header' })!;
+  const head = readExact(source, at.offset, STATIC_HEADER_SIZE, requests.header);
+  if (head instanceof Promise) return head.then((h) => loadHeader(reader, at, h, issues));
+  return loadHeader(reader, at, head, issues);
+}
+
+/** A large dataset: the rest of its header after the static part, then the parse. */
+function loadHeader(
+  reader: UdfReader,
+  at: FileOffset,
+  head: Uint8Array,
+  issues: ProblemList,
+): Awaitable<UdfDataset | undefined> {
   const needed = headerBytesNeeded(head, at, issues);
   if (needed === undefined) return undefined;
-  if (needed > STATIC_HEADER_SIZE) {
-    const rest = readExactSync(source, base + STATIC_HEADER_SIZE, needed - STATIC_HEADER_SIZE, {
-      format: FORMAT_ID,
-      what: 'dataset header',
-    })!;
-    head = joinBytes(head, rest);
-  }
-  return parseDataset(reader, at, head, undefined, issues);
+  if (needed <= STATIC_HEADER_SIZE) return parseDataset(reader, at, head, undefined, issues);
+  const start = at.offset + STATIC_HEADER_SIZE;
+  const rest = readExact(reader.source, start, needed - STATIC_HEADER_SIZE, reader.requests.header);
+  const parse = (more: Uint8Array) => parseDataset(reader, at, joinBytes(head, more), undefined, issues);
+  return rest instanceof Promise ? rest.then(parse) : parse(rest);
 }
 
 /**

@@ -1,19 +1,18 @@
 import {
+  type Awaitable,
   type FormatError,
-  type Problem,
   type NumericArray,
+  type Problem,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
 import { toTypedArray } from '@binscope/core/binary';
-import { type FileOffset, PRIM_SIZE } from './types.js';
-import { sliceValues } from './stored.js';
-
-import { type DatasetHeader, type NameEntry, readExactSync } from './dataset-header.js';
-import { type UdfTable, decodeFileOffsets, decodeTable, pushRefs, tableLabel } from './decode.js';
+import type { DatasetHeader, NameEntry } from './dataset-header.js';
+import { decodeFileOffsets, decodeTable, pushRefs, tableLabel, type UdfTable } from './decode.js';
 import type { TableInfo } from './descriptor.js';
-import { FORMAT_ID } from './problems.js';
 import type { UdfReader } from './read.js';
+import { sliceValues } from './stored.js';
+import { type FileOffset, FORMAT_ID, PRIM_SIZE } from './types.js';
 import type { DatasetRef } from './walk.js';
 
 /** One dataset: its header, names and table descriptors. Table data is read on demand. */
@@ -54,8 +53,8 @@ export class UdfDataset {
     return this.byName.get(name);
   }
 
-  /** The stored bytes of one table; reads nothing else. */
-  async readBytes(table: string | TableInfo, options: ReadOptions = {}): Promise<Uint8Array> {
+  /** The stored bytes of one table; reads nothing else. Synchronous when the source is. */
+  readBytes(table: string | TableInfo, options: ReadOptions = {}): Awaitable<Uint8Array> {
     const info = this.resolve(table);
     if (this.whole) return this.inMemory(info);
     return readExact(this.reader.source, info.dataOffset, info.dataSize, {
@@ -66,39 +65,49 @@ export class UdfDataset {
   }
 
   /** Elements [start, end) of a primitive table, reading only their bytes (a slice of a big table). */
-  async readValues(
+  readValues(
     table: string | TableInfo,
     start = 0,
     end = Number.POSITIVE_INFINITY,
     options: ReadOptions = {},
-  ): Promise<NumericArray> {
+  ): Awaitable<NumericArray> {
     const info = this.resolve(table);
-    if (info.prim === 'custom')
+    const { prim } = info;
+    if (prim === 'custom')
       throw new TypeError(`table ${JSON.stringify(info.name)} has a custom primitive: read its bytes`);
-    if (info.compressInfo !== 0) return sliceValues((await this.read(info, options)).values!, start, end);
-    const size = PRIM_SIZE[info.prim];
+    if (info.compressInfo !== 0) {
+      const decoded = this.read(info, options);
+      return decoded instanceof Promise
+        ? decoded.then((t) => sliceValues(t.values!, start, end))
+        : sliceValues(decoded.values!, start, end);
+    }
+    const size = PRIM_SIZE[prim];
     const count = Math.floor(info.dataSize / size);
     const from = Math.min(Math.max(0, Math.floor(start)), count);
     const to = Math.min(Math.max(from, Math.floor(end)), count);
-    let bytes: Uint8Array;
     if (this.whole) {
       const at = info.dataOffset - this.fileOffset.offset + from * size;
-      bytes = this.whole.subarray(at, at + (to - from) * size);
-    } else {
-      bytes = await readExact(this.reader.source, info.dataOffset + from * size, (to - from) * size, {
-        format: FORMAT_ID,
-        what: `table ${JSON.stringify(info.name)}`,
-        signal: options.signal,
-      });
+      return toTypedArray(this.whole.subarray(at, at + (to - from) * size), prim);
     }
-    return toTypedArray(bytes, info.prim);
+    const bytes = readExact(this.reader.source, info.dataOffset + from * size, (to - from) * size, {
+      format: FORMAT_ID,
+      what: `table ${JSON.stringify(info.name)}`,
+      signal: options.signal,
+    });
+    return bytes instanceof Promise ? bytes.then((b) => toTypedArray(b, prim)) : toTypedArray(bytes, prim);
   }
 
-  /** Reads and decodes one table per its type hint; payload problems raise FormatError. */
-  async read(table: string | TableInfo, options: ReadOptions = {}): Promise<UdfTable> {
+  /**
+   * Reads and decodes one table per its type hint; payload problems raise FormatError.
+   * Synchronous when the dataset was read whole or the source answers synchronously.
+   */
+  read(table: string | TableInfo, options: ReadOptions = {}): Awaitable<UdfTable> {
     const info = this.resolve(table);
-    const bytes = this.whole ? this.inMemory(info) : await this.readBytes(info, options);
-    return decodeTable(this, info, bytes);
+    if (this.whole) return decodeTable(this, info, this.inMemory(info));
+    const bytes = this.readBytes(info, options);
+    return bytes instanceof Promise
+      ? bytes.then((b) => decodeTable(this, info, b))
+      : decodeTable(this, info, bytes);
   }
 
   /** @internal */
@@ -112,29 +121,26 @@ export class UdfDataset {
     );
   }
 
-  /** The datasets this one references through its DATASET tables, in U7 order. */
-  async children(options: ReadOptions = {}): Promise<DatasetRef[]> {
-    if (this.whole || this.reader.sync) return this.childrenSync();
-    const out: DatasetRef[] = [];
-    for (const info of this.tables) {
-      if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
-      const bytes = await this.readBytes(info, options);
-      pushRefs(out, decodeFileOffsets(this, info, bytes, tableLabel(info)), info);
-    }
-    return out;
+  /**
+   * The datasets this one references through its DATASET tables, in U7 order. Synchronous
+   * when the dataset was read whole or the source answers synchronously.
+   */
+  children(options: ReadOptions = {}): Awaitable<DatasetRef[]> {
+    return this.collectChildren(0, [], options);
   }
 
-  /** @internal children() for datasets read whole or sources that answer synchronously. */
-  childrenSync(): DatasetRef[] {
-    const out: DatasetRef[] = [];
-    for (const info of this.tables) {
+  private collectChildren(first: number, out: DatasetRef[], options: ReadOptions): Awaitable<DatasetRef[]> {
+    const { tables } = this;
+    for (let i = first; i < tables.length; i++) {
+      const info = tables[i];
       if (info.hint !== 'dataset' || this.broken.has(info.index)) continue;
-      const bytes = this.whole
-        ? this.inMemory(info)
-        : readExactSync(this.reader.source, info.dataOffset, info.dataSize, {
-            format: FORMAT_ID,
-            what: `table ${JSON.stringify(info.name)}`,
-          })!;
+      const bytes = this.readBytes(info, options);
+      if (bytes instanceof Promise) {
+        return bytes.then((b) => {
+          pushRefs(out, decodeFileOffsets(this, info, b, tableLabel(info)), info);
+          return this.collectChildren(i + 1, out, options);
+        });
+      }
       pushRefs(out, decodeFileOffsets(this, info, bytes, tableLabel(info)), info);
     }
     return out;

@@ -65,19 +65,9 @@ export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8A
       out.fileOffsets = decodeFileOffsets(dataset, info, bytes, label);
       break;
     case 'index':
-    case 'range': {
-      const target = dataset.table(info.indexName ?? '');
-      if (!target) {
-        throw dataset.reader.fail(
-          'InvalidValue',
-          `${label}: index target ${JSON.stringify(info.indexName)} is missing`,
-          info.descriptorOffset + 0x1c,
-        );
-      }
-      checkIndices(dataset, info, out.values!, target.shape[0] ?? 0, label);
-      out.target = target;
+    case 'range':
+      out.target = checkIndexTable(dataset, info, out.values!, 0);
       break;
-    }
   }
   return out;
 }
@@ -110,12 +100,37 @@ export function pushRefs(out: DatasetRef[], offsets: FileOffset[], info: TableIn
   for (let i = 0; i < offsets.length; i++) out.push({ at: offsets[i], from: info.dataOffset + i * 16 });
 }
 
+/**
+ * U13 on the values of an INDEX or RANGE table, or on a run of them starting at element
+ * `first` (a table read in pieces): each index below its target's length, each range ordered
+ * and inside it. Returns the target.
+ */
+export function checkIndexTable(
+  dataset: UdfDataset,
+  info: TableInfo,
+  values: NumericArray,
+  first: number,
+): TableInfo {
+  const label = tableLabel(info);
+  const target = dataset.table(info.indexName ?? '');
+  if (!target) {
+    throw dataset.reader.fail(
+      'InvalidValue',
+      `${label}: index target ${JSON.stringify(info.indexName)} is missing`,
+      info.descriptorOffset + 0x1c,
+    );
+  }
+  checkIndices(dataset, info, values, target.shape[0] ?? 0, label, first);
+  return target;
+}
+
 function checkIndices(
   dataset: UdfDataset,
   info: TableInfo,
   values: NumericArray,
   length: number,
   label: Label,
+  first: number,
 ): void {
   const size = PRIM_SIZE[info.prim];
   const limit = BigInt(length);
@@ -126,8 +141,8 @@ function checkIndices(
       if (typeof v === 'bigint' ? v >= limit : v >= length) {
         throw dataset.reader.fail(
           'OutOfBounds',
-          `${label}: index ${v} at element ${i} is not below target length ${length}`,
-          info.dataOffset + i * size,
+          `${label}: index ${v} at element ${first + i} is not below target length ${length}`,
+          info.dataOffset + (first + i) * size,
         );
       }
     }
@@ -136,18 +151,19 @@ function checkIndices(
   for (let i = 0; i + 1 < n; i += 2) {
     const start = values[i];
     const end = values[i + 1];
+    const at = first + i;
     if (start > end) {
       throw dataset.reader.fail(
         'InvalidValue',
-        `${label}: range ${i / 2} starts at ${start}, after its end ${end}`,
-        info.dataOffset + i * size,
+        `${label}: range ${at / 2} starts at ${start}, after its end ${end}`,
+        info.dataOffset + at * size,
       );
     }
     if (typeof end === 'bigint' ? end > limit : end > length) {
       throw dataset.reader.fail(
         'OutOfBounds',
-        `${label}: range ${i / 2} ends at ${end}, past target length ${length}`,
-        info.dataOffset + (i + 1) * size,
+        `${label}: range ${at / 2} ends at ${end}, past target length ${length}`,
+        info.dataOffset + (at + 1) * size,
       );
     }
   }

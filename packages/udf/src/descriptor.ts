@@ -7,13 +7,13 @@ import {
   PRIM_SIZE,
   type Prim,
   STATIC_HEADER_SIZE,
+  tableScope,
   unpackTypeInfo,
 } from './types.js';
 import { compressInfoProblem } from './compress.js';
 import { dataSizeProblem, hintProblem, minGhosts } from './shape-rules.js';
 import type { NameEntry } from './dataset-header.js';
 import { tableLabel } from './decode.js';
-import { tableScope } from './problems.js';
 
 /** One datatable descriptor, decoded and with its names resolved through the lookup table. */
 export interface TableInfo {

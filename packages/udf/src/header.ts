@@ -1,7 +1,6 @@
 import { type ByteSource, Phase, type ProblemList, type ReadOptions } from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
-import { decodeId, FILE_HEADER_SIZE, type FileOffset, STATIC_HEADER_SIZE } from './types.js';
-import { DATASET_SCOPE } from './problems.js';
+import { DATASET_SCOPE, decodeId, FILE_HEADER_SIZE, type FileOffset, STATIC_HEADER_SIZE } from './types.js';
 
 export interface UdfFileHeader {
   /** "UDF0". */
@@ -20,13 +19,20 @@ function u64Parts(view: DataView, pos: number): { value: number; safe: boolean; 
   return { value, safe: Number.isSafeInteger(value), big: view.getBigUint64(pos, true) };
 }
 
-/** Parses the 64-byte file header, recording problems in `issues`; undefined when it cannot go on. */
-export async function parseFileHeader(
-  source: ByteSource,
+/** The file header's bytes (fewer in a file shorter than it), a copy the caller may keep. */
+export async function readFileHead(source: ByteSource, options: ReadOptions = {}): Promise<Uint8Array> {
+  return (await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options)).slice();
+}
+
+/**
+ * Parses the 64-byte file header from its bytes (`head`, cut short in a short file of
+ * `fileSize` bytes), recording problems in `issues`; undefined when it cannot go on.
+ */
+export function parseFileHeader(
+  head: Uint8Array,
+  fileSize: number,
   issues: ProblemList,
-  options: ReadOptions = {},
-): Promise<UdfFileHeader | undefined> {
-  const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
+): UdfFileHeader | undefined {
   const magic = [0x55, 0x44, 0x46];
   for (let i = 0; i < Math.min(3, head.byteLength); i++) {
     if (head[i] !== magic[i]) {
@@ -62,7 +68,7 @@ export async function parseFileHeader(
   if (head.byteLength < FILE_HEADER_SIZE) {
     issues.error(
       'Truncated',
-      `the ${FILE_HEADER_SIZE}-byte file header needs ${FILE_HEADER_SIZE} bytes but the file has ${source.size}`,
+      `the ${FILE_HEADER_SIZE}-byte file header needs ${FILE_HEADER_SIZE} bytes but the file has ${fileSize}`,
       { offset: 0, phase: Phase.bounds },
     );
     return undefined;

@@ -1,15 +1,15 @@
 export { inspectUdf } from './inspect.js';
 export { udfFormat } from './magic.js';
-export { udfPlugin } from './plugin.js';
+export { openUdf, udfPlugin, validateUdf } from './plugin.js';
 export { UdfDataset } from './dataset.js';
 export type { DatasetHeader, NameEntry } from './dataset-header.js';
 export type { UdfTable } from './decode.js';
 export type { TableInfo } from './descriptor.js';
 export type { UdfFileHeader } from './header.js';
-export { openUdf, type UdfOpenOptions, UdfReader, type UnloadedDataset } from './read.js';
-export type { DatasetRef } from './walk.js';
+export { type UdfOpenOptions, UdfReader, type UnloadedDataset } from './read.js';
+export { catalogueSchema, tableSchema } from './schema.js';
+export type { DatasetRef, DatasetWalk } from './walk.js';
 export { type FileOffset, type Hint, hashName, type Prim } from './types.js';
-export { validateUdf } from './validate.js';
 export {
   type DatasetOptions,
   type TableSpec,

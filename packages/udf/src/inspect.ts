@@ -1,8 +1,18 @@
-import { type FormatError, type InspectNode, node, type ReadOptions } from '@binscope/core';
+import {
+  type FormatError,
+  type InspectNode,
+  markProblem,
+  node,
+  nodesAt,
+  type ReadOptions,
+} from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
 import { UdfDataset } from './dataset.js';
 import type { TableInfo } from './descriptor.js';
+import { readFileHead } from './header.js';
 import type { UdfReader, UnloadedDataset } from './read.js';
+import { describeType } from './schema.js';
+import type { UdfParse } from './validate.js';
 import {
   DESCRIPTOR_SIZE,
   decodeId,
@@ -36,10 +46,6 @@ function list<T>(
 
 const field = (name: string, offset: number, length: number, value: string | number | null) =>
   node(name, 'field', offset, length, { value });
-
-function describeType(t: TableInfo): string {
-  return `${t.prim}${t.dims ? `[${t.shape.slice(0, t.dims).join('×')}]` : ''}${t.ghostDims ? ` ghost [${t.shape.slice(t.dims).join('×')}]` : ''}${t.hint === 'none' ? '' : ` ${t.hint}`}`;
-}
 
 function descriptorNode(t: TableInfo, problem?: FormatError): InspectNode {
   const at = t.descriptorOffset;
@@ -211,6 +217,41 @@ export async function inspectUdf(reader: UdfReader, options: ReadOptions = {}): 
   const datasets: InspectNode[] = [];
   for await (const d of reader.walkReporting())
     datasets.push(d instanceof UdfDataset ? datasetNode(d) : unloadedNode(d, source.size));
-  const head = await source.read(0, Math.min(source.size, FILE_HEADER_SIZE), options);
-  return fileNode(source.name, source.size, head, datasets);
+  return fileNode(source.name, source.size, await readFileHead(source, options), datasets);
+}
+
+/**
+ * Inspect mode's tree, from the checked walk of the parse: a dataset that does not load keeps
+ * its place (clamped to the file, marked) and its siblings keep theirs (U15); a file header
+ * that fails a check still shows every field whose bytes are there. Core's markProblems places
+ * every other problem.
+ */
+export function inspectParse(parsed: UdfParse): InspectNode {
+  const { source, head, visited } = parsed;
+  const datasets: InspectNode[] = [];
+  const unloaded: { node: InspectNode; error: FormatError }[] = [];
+  for (const checked of visited) {
+    if (checked.dataset) {
+      datasets.push(datasetNode(checked.dataset));
+      continue;
+    }
+    const { error } = checked;
+    // A dataset that did not load always has its reason; without one there is nothing to show.
+    if (!error) continue;
+    const shown = unloadedNode({ ref: checked.ref, error }, source.size, checked.head);
+    datasets.push(shown);
+    unloaded.push({ node: shown, error });
+  }
+  const root = fileNode(source.name, source.size, head, datasets);
+  for (const { node, error } of unloaded) {
+    // An error about the reference (its field lies elsewhere) also marks the dataset it fails
+    // to reach; one inside the dataset is left to land on its deepest node.
+    const problem = error.toProblem();
+    const { offset } = problem;
+    if (offset === undefined || (offset >= node.offset && offset < node.offset + node.length)) continue;
+    markProblem(node, problem);
+    const owners = nodesAt(root, offset);
+    markProblem(owners[owners.length - 1] ?? root, problem);
+  }
+  return root;
 }

@@ -1,14 +1,17 @@
-import { DETECTION_SCORE, type FormatInfo } from '@binscope/core';
+import { DETECTION_SCORE, type LazyFormat } from '@binscope/core';
 
 /**
- * UDF's detection data. "UDF" is the family signature (later revisions bump the fourth byte,
- * which the reader reports as UnsupportedVersion), so a file starting "UDF" + digit is UDF.
+ * UDF as data, for detection and the app's format list: this entry (`@binscope/udf/magic`)
+ * imports no parser code; `load` brings it in on first use. "UDF" is the family signature
+ * (later revisions bump the fourth byte, which the reader reports as UnsupportedVersion), so a
+ * file starting "UDF" + digit is UDF.
  */
-export const udfFormat: FormatInfo = {
+export const udfFormat: LazyFormat = {
   specificationVersion: 2,
   id: 'udf',
   title: 'UDF (Untitled Data Format)',
   kind: 'file',
+  role: 'format',
   extensions: ['udf'],
   mimeTypes: ['application/x-udf'],
   magic: [{ offset: 0, bytes: 'UDF0' }],
@@ -23,4 +26,5 @@ export const udfFormat: FormatInfo = {
       ? DETECTION_SCORE.partialMagic
       : 0;
   },
+  load: () => import('./plugin.js').then((m) => m.udfPlugin),
 };

@@ -1,5 +1,6 @@
-import { type NodeFileSource, openFile, writeFileAtomic } from '@binscope/core/node';
-import { type UdfOpenOptions, UdfReader } from './read.js';
+import { openFile, writeFileAtomic } from '@binscope/core/node';
+import { openUdf } from './plugin.js';
+import type { UdfOpenOptions, UdfReader } from './read.js';
 import type { UdfBuilder } from './write.js';
 
 /**
@@ -10,11 +11,14 @@ export async function writeUdfFile(path: string, builder: UdfBuilder): Promise<v
   await writeFileAtomic(path, (sink) => builder.write(sink));
 }
 
-/** Opens a local UDF file with positional reads (never the whole file). Close it when done. */
+/**
+ * Opens a local UDF file with positional reads (never the whole file). The reader opened the
+ * file, so closing the reader closes it.
+ */
 export async function openUdfFile(path: string, options?: UdfOpenOptions): Promise<UdfReader> {
-  const source: NodeFileSource = openFile(path);
+  const source = openFile(path);
   try {
-    return await UdfReader.open(source, options);
+    return (await openUdf(source, options)).ownSource();
   } catch (error) {
     await source.close();
     throw error;

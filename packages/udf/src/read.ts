@@ -1,22 +1,27 @@
 import {
+  type Awaitable,
   type ByteSource,
+  type ErrorFactory,
   type FormatError,
   type FormatReader,
-  type Problem,
-  isBinscopeError,
-  type ReadOptions,
-  type ErrorFactory,
   formatErrors,
+  isBinscopeError,
+  type OpenOptions,
+  type Problem,
+  type ProblemList,
+  plainProblem,
+  type ReadExactOptions,
+  type Schema,
 } from '@binscope/core';
-import { answersSynchronously } from '@binscope/core/binary';
-import { type FileOffset, fileOffsetKey } from './types.js';
 import type { UdfDataset } from './dataset.js';
-import { loadDataset, loadDatasetSync } from './dataset-header.js';
-import { type UdfFileHeader, parseFileHeader } from './header.js';
-import { DATASET_SCOPE, FORMAT_ID, udfProblems } from './problems.js';
-import { type DatasetRef, walkRefs, walkRefsSync } from './walk.js';
+import { loadDataset } from './dataset-header.js';
+import { openUdf } from './plugin.js';
+import type { UdfFileHeader } from './header.js';
+import { catalogueSchema } from './schema.js';
+import { DATASET_SCOPE, type FileOffset, FORMAT_ID, fileOffsetKey } from './types.js';
+import { type DatasetRef, DatasetWalk, ROOT_FROM, type Visited } from './walk.js';
 
-export interface UdfOpenOptions extends ReadOptions {
+export interface UdfOpenOptions extends OpenOptions {
   /**
    * Datasets up to this size are fetched in one read (header and all tables): a few KiB cost
    * the same as one table, and a walk over many small datasets then needs one read each.
@@ -30,126 +35,121 @@ const DEFAULT_WHOLE_DATASET_BELOW = 32 * 1024;
 /** dataset() keeps this many recently opened datasets; a walk keeps none (its seen-set handles cycles). */
 const DATASET_CACHE = 256;
 
-/** A UDF file opened lazily: only the 64-byte file header is read until datasets are asked for. */
+/** A dataset walkReporting() could not load, with the reference that points at it. */
+export interface UnloadedDataset {
+  ref: DatasetRef;
+  error: FormatError;
+}
+
+/**
+ * A UDF file opened lazily: only the 64-byte file header is read until datasets are asked
+ * for. Its records are the table catalogue (one per table, `schema`); each table's own rows
+ * come from `records(reader, { table })`, the tables from the plugin's `capabilities.tables`.
+ * Closing it closes the source only when it opened it (`openUdfFile`), never a target.
+ */
 export class UdfReader implements FormatReader {
   readonly format = FORMAT_ID;
+  readonly schema: Schema = catalogueSchema;
+  /** The file header's warnings (U8's "only reported" fields). */
+  readonly warnings: readonly Problem[];
   readonly wholeDatasetBelow: number;
-  /** Whether the source answers synchronously (local files, memory): walks then need no promise. */
-  readonly sync: boolean;
   /** The format's one error factory, for this file. */
   readonly fail: ErrorFactory;
-  private readonly datasets = new Map<string, Promise<UdfDataset>>();
+  /** @internal The read options of the walk's reads, made once (a walk reads once per dataset). */
+  readonly requests: { readonly dataset: ReadExactOptions; readonly header: ReadExactOptions };
+  private readonly datasets = new Map<string, Awaitable<UdfDataset>>();
+  private ownsSource = false;
 
-  private constructor(
+  /**
+   * @internal Made by the plugin after the file header parsed (`problems`: that parse's list,
+   * from which each dataset load forks its own).
+   */
+  constructor(
     readonly source: ByteSource,
     readonly header: UdfFileHeader,
-    readonly warnings: Problem[],
-    readonly options: UdfOpenOptions,
+    private readonly problems: ProblemList,
+    readonly options: UdfOpenOptions = {},
   ) {
     this.wholeDatasetBelow = options.wholeDatasetBelow ?? DEFAULT_WHOLE_DATASET_BELOW;
-    this.sync = answersSynchronously(source);
     this.fail = formatErrors(FORMAT_ID, source.name);
+    this.warnings = problems.warnings.map(plainProblem);
+    const { signal } = options;
+    this.requests = {
+      dataset: { format: FORMAT_ID, what: 'dataset', signal },
+      header: { format: FORMAT_ID, what: 'dataset header', signal },
+    };
   }
 
-  /** Reads and checks the file header; throws FormatError for a file that is not a valid UDF. */
-  static async open(source: ByteSource, options: UdfOpenOptions = {}): Promise<UdfReader> {
-    const issues = udfProblems(source, 'read');
-    const header = await parseFileHeader(source, issues, options);
-    issues.checkpoint();
-    return new UdfReader(source, header!, issues.warnings, options);
+  /** `openUdf(source, options)`: the plugin's open, for code that starts from the class. */
+  static open(source: ByteSource, options: UdfOpenOptions = {}): Promise<UdfReader> {
+    return openUdf(source, options);
   }
 
-  /** @internal used by validate, which keeps going after errors. */
-  static fromHeader(source: ByteSource, header: UdfFileHeader, options: UdfOpenOptions = {}): UdfReader {
-    return new UdfReader(source, header, [], options);
+  /** @internal The reader closes its source: it opened it (`openUdfFile`). */
+  ownSource(): this {
+    this.ownsSource = true;
+    return this;
   }
 
   /** The root dataset, or null when the root FileOffset is null. */
-  async root(): Promise<UdfDataset | null> {
+  root(): Awaitable<UdfDataset | null> {
     const root = this.header.root;
-    return root ? this.dataset(root, 0x10) : null;
+    return root ? this.dataset(root, ROOT_FROM) : null;
   }
 
   /** The dataset at a FileOffset (recent ones cached). `from` is where the reference is stored, for error offsets. */
-  dataset(at: FileOffset, from = 0x10): Promise<UdfDataset> {
+  dataset(at: FileOffset, from = ROOT_FROM): Awaitable<UdfDataset> {
     const key = fileOffsetKey(at);
-    let pending = this.datasets.get(key);
-    if (pending) {
+    let cached = this.datasets.get(key);
+    if (cached !== undefined) {
       // Refresh its place in the LRU order.
       this.datasets.delete(key);
     } else {
-      pending = this.load({ at, from });
-      pending.catch(() => this.datasets.delete(key));
+      cached = this.load({ at, from });
+      if (cached instanceof Promise) cached.catch(() => this.datasets.delete(key));
     }
-    this.datasets.set(key, pending);
+    this.datasets.set(key, cached);
     if (this.datasets.size > DATASET_CACHE) this.datasets.delete(this.datasets.keys().next().value!);
-    return pending;
+    return cached;
   }
 
-  private async load(ref: DatasetRef): Promise<UdfDataset> {
-    const issues = udfProblems(this.source, 'read');
-    const dataset = await loadDataset(this, ref, issues);
-    issues.checkpoint(DATASET_SCOPE);
-    return dataset!;
+  /** A dataset, checked as a strict read checks it: its own first error (A2 order) is thrown. */
+  private load(ref: DatasetRef): Awaitable<UdfDataset> {
+    const issues = this.problems.fork({ mode: 'read' });
+    const dataset = loadDataset(this, ref, issues);
+    if (dataset instanceof Promise) return dataset.then((d) => checked(d, issues));
+    return checked(dataset, issues);
   }
 
   /**
    * Every dataset reachable from the root, depth-first pre-order (U7): tables in descriptor
-   * order, DATASET elements in order, each (offset, size) once, (0, 0) skipped, cycles survived.
+   * order, DATASET elements in order, each (offset, size) once, (0, 0) skipped, cycles
+   * survived. `for await` over it, or `step()` for a loop that makes no promise at all on a
+   * source that answers synchronously (a local file, memory).
    */
-  async *walk(): AsyncGenerator<UdfDataset> {
-    if (this.sync) {
-      // Local files and memory: the whole walk runs synchronously between yields.
-      for (const dataset of this.walkSync()) yield dataset;
-      return;
-    }
-    for await (const dataset of walkRefs(this.header.root, async (r) => {
-      const dataset = await this.load(r);
-      return { value: dataset, children: await dataset.children() };
-    })) {
-      yield dataset;
-    }
-  }
-
-  /**
-   * The walk of `walk()` without promises, for sources that answer synchronously (core's
-   * NodeFileSource and MemorySource): the fastest way through many datasets. Throws TypeError
-   * for other sources.
-   */
-  *walkSync(): Generator<UdfDataset> {
-    if (!this.sync)
-      throw new TypeError(`${this.source.name}: walkSync needs a source that answers synchronously`);
-    yield* walkRefsSync(this.header.root, (r) => {
-      const dataset = this.loadSync(r);
-      return { value: dataset, children: dataset.childrenSync() };
+  walk(): DatasetWalk<UdfDataset> {
+    return new DatasetWalk(this.header.root, (ref) => {
+      const dataset = this.load(ref);
+      return dataset instanceof Promise ? dataset.then(withChildren) : withChildren(dataset);
     });
-  }
-
-  private loadSync(ref: DatasetRef): UdfDataset {
-    const issues = udfProblems(this.source, 'read');
-    const dataset = loadDatasetSync(this, ref, issues);
-    issues.checkpoint(DATASET_SCOPE);
-    return dataset!;
   }
 
   /**
    * walk() that goes on past a child dataset it cannot load (a DATASET table's bad FileOffset),
    * yielding the error in its place, so one bad table never hides the rest of the file (U15).
+   * The root's own failure is the file's: it still throws.
    */
-  async *walkReporting(): AsyncGenerator<UdfDataset | UnloadedDataset> {
-    yield* walkRefs<UdfDataset | UnloadedDataset>(this.header.root, async (ref) => {
-      const loaded = await this.load(ref).then(
-        (dataset) => ({ dataset }),
-        // The root's own failure is the file's: it still throws.
-        (error: unknown) =>
-          isBinscopeError(error, 'FormatError') && ref.from !== 0x10 ? { error } : Promise.reject(error),
-      );
-      if (!('dataset' in loaded)) return { value: { ref, error: loaded.error }, children: [] };
-      // A DATASET table that does not decode is reported when read; its children are not walked.
-      const children = await loaded.dataset
-        .children()
-        .catch((e: unknown) => (isBinscopeError(e, 'FormatError') ? [] : Promise.reject(e)));
-      return { value: loaded.dataset, children };
+  walkReporting(): DatasetWalk<UdfDataset | UnloadedDataset> {
+    return new DatasetWalk<UdfDataset | UnloadedDataset>(this.header.root, (ref) => {
+      let dataset: Awaitable<UdfDataset>;
+      try {
+        dataset = this.load(ref);
+      } catch (error) {
+        return unloaded(ref, error);
+      }
+      if (dataset instanceof Promise)
+        return dataset.then(withReportedChildren, (error: unknown) => unloaded(ref, error));
+      return withReportedChildren(dataset);
     });
   }
 
@@ -160,17 +160,40 @@ export class UdfReader implements FormatReader {
     return out;
   }
 
+  /** Closes the source only if the reader opened it (`openUdfFile`): whoever opens a source closes it. */
   async close(): Promise<void> {
-    await this.source.close?.();
+    if (this.ownsSource) await this.source.close?.();
   }
 }
 
-/** A dataset walkReporting() could not load, with the reference that points at it. */
-export interface UnloadedDataset {
-  ref: DatasetRef;
-  error: FormatError;
+function checked(dataset: UdfDataset | undefined, issues: ProblemList): UdfDataset {
+  issues.checkpoint(DATASET_SCOPE);
+  return dataset!;
 }
 
-export async function openUdf(source: ByteSource, options?: UdfOpenOptions): Promise<UdfReader> {
-  return UdfReader.open(source, options);
+function withChildren(dataset: UdfDataset): Awaitable<Visited<UdfDataset>> {
+  const children = dataset.children();
+  if (children instanceof Promise) return children.then((c) => ({ value: dataset, children: c }));
+  return { value: dataset, children };
+}
+
+/** A dataset whose DATASET table does not decode: that table is reported when read, its children not walked. */
+function withReportedChildren(dataset: UdfDataset): Awaitable<Visited<UdfDataset>> {
+  const none = (error: unknown) => {
+    if (!isBinscopeError(error, 'FormatError')) throw error;
+    return { value: dataset, children: [] };
+  };
+  let children: Awaitable<DatasetRef[]>;
+  try {
+    children = dataset.children();
+  } catch (error) {
+    return none(error);
+  }
+  if (children instanceof Promise) return children.then((c) => ({ value: dataset, children: c }), none);
+  return { value: dataset, children };
+}
+
+function unloaded(ref: DatasetRef, error: unknown): Visited<UnloadedDataset> {
+  if (!isBinscopeError(error, 'FormatError') || ref.from === ROOT_FROM) throw error;
+  return { value: { ref, error }, children: [] };
 }

@@ -2,6 +2,16 @@ import { DTYPE_SIZE } from '@binscope/core/binary';
 
 /** The UDF layout constants and the type_info / data_shape model shared by reader, validator and writer. */
 
+export const FORMAT_ID = 'udf';
+
+/** Scope of a dataset's own problems in its ProblemList; its tables' are tableScope(i) (U15). */
+export const DATASET_SCOPE = 'dataset';
+
+/** One table's problems: a bad table never hides the others (U15). */
+export function tableScope(index: number): string {
+  return `table ${index}`;
+}
+
 export const FILE_HEADER_SIZE = 0x40;
 export const STATIC_HEADER_SIZE = 0x18;
 export const DESCRIPTOR_SIZE = 0x30;

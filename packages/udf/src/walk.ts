@@ -1,3 +1,4 @@
+import type { Awaitable } from '@binscope/core';
 import { type FileOffset, fileOffsetKey } from './types.js';
 
 /** A reference to a dataset and where the reference itself is stored (for error offsets). */
@@ -5,6 +6,15 @@ export interface DatasetRef {
   at: FileOffset;
   /** Absolute offset of the FileOffset field that points here. */
   from: number;
+}
+
+/** Where the file header stores the root's FileOffset: the `from` of the root's reference. */
+export const ROOT_FROM = 0x10;
+
+/** What a walk's visit of one reference gives: the value to yield and the references it holds. */
+export interface Visited<T> {
+  value: T;
+  children: readonly DatasetRef[];
 }
 
 /** The (offset, size) pairs a walk has visited, keyed by number (no key strings). */
@@ -27,47 +37,68 @@ class SeenOffsets {
 }
 
 /**
- * The U7 visiting order with an explicit stack, so a chain of a million datasets cannot
- * overflow the call stack. Checking `seen` when popping (not when pushing) gives exactly
- * recursive pre-order. Yields each ref to visit; the caller sends back its children (or
- * nothing for a ref that yielded no dataset).
+ * The U7 walk over a file's datasets: depth-first pre-order (tables in descriptor order,
+ * DATASET elements in order), each (offset, size) once, (0, 0) skipped, cycles survived. An
+ * explicit stack, so a chain of a million datasets cannot overflow the call stack; `seen` is
+ * checked when a reference is popped (not pushed), which gives exactly recursive pre-order.
+ *
+ * One code path for every source: `step()` answers synchronously whenever `visit` does (a
+ * local file or memory), so a walk of those makes no promise at all; the async iterator on
+ * top costs one resolved promise per value.
  */
-function* refOrder(root: FileOffset): Generator<DatasetRef, void, DatasetRef[] | undefined> {
-  const seen = new SeenOffsets();
-  const stack: DatasetRef[] = [{ at: root, from: 0x10 }];
-  while (stack.length > 0) {
-    const ref = stack.pop()!;
-    if (ref.at.offset === 0 && ref.at.size === 0) continue;
-    if (!seen.add(ref.at)) continue;
-    const children = yield ref;
-    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+export class DatasetWalk<T> implements AsyncIterable<T> {
+  private readonly stack: DatasetRef[];
+  private readonly seen = new SeenOffsets();
+
+  constructor(
+    root: FileOffset | null,
+    /** Loads a reference's dataset and lists its children; undefined skips it (nothing to yield). */
+    private readonly visit: (ref: DatasetRef) => Awaitable<Visited<T> | undefined>,
+  ) {
+    this.stack = root ? [{ at: root, from: ROOT_FROM }] : [];
+  }
+
+  /** The next value of the walk, or undefined at its end; a promise only when a read was one. */
+  step(): Awaitable<T | undefined> {
+    for (let ref = this.pop(); ref !== undefined; ref = this.pop()) {
+      const visited = this.visit(ref);
+      if (visited instanceof Promise) return visited.then((v) => (v ? this.accept(v) : this.step()));
+      if (visited) return this.accept(visited);
+    }
+    return undefined;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    return {
+      next: (): Promise<IteratorResult<T>> => {
+        try {
+          const value = this.step();
+          return value instanceof Promise ? value.then(result) : Promise.resolve(result(value));
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+    };
+  }
+
+  /** The next reference to visit, skipping null ones and those already visited. */
+  private pop(): DatasetRef | undefined {
+    const { stack, seen } = this;
+    while (stack.length > 0) {
+      const ref = stack.pop()!;
+      if (ref.at.offset === 0 && ref.at.size === 0) continue;
+      if (seen.add(ref.at)) return ref;
+    }
+    return undefined;
+  }
+
+  private accept(visited: Visited<T>): T {
+    const { children } = visited;
+    for (let i = children.length - 1; i >= 0; i--) this.stack.push(children[i]);
+    return visited.value;
   }
 }
 
-/** The U7 walk: `visit` loads a ref's dataset (undefined to skip it) and lists its children. */
-export async function* walkRefs<T>(
-  root: FileOffset | null,
-  visit: (ref: DatasetRef) => Promise<{ value: T; children: DatasetRef[] } | undefined>,
-): AsyncGenerator<T> {
-  if (!root) return;
-  const order = refOrder(root);
-  for (let step = order.next(); !step.done; ) {
-    const visited = await visit(step.value);
-    if (visited) yield visited.value;
-    step = order.next(visited?.children);
-  }
-}
-
-/** walkRefs without promises (same order and rules). */
-export function* walkRefsSync<T>(
-  root: FileOffset | null,
-  visit: (ref: DatasetRef) => { value: T; children: DatasetRef[] } | undefined,
-): Generator<T> {
-  if (!root) return;
-  const order = refOrder(root);
-  for (let step = order.next(); !step.done; ) {
-    const visited = visit(step.value);
-    if (visited) yield visited.value;
-    step = order.next(visited?.children);
-  }
+function result<T>(value: T | undefined): IteratorResult<T> {
+  return value === undefined ? { done: true, value: undefined } : { done: false, value };
 }

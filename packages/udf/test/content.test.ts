@@ -1,4 +1,4 @@
-import { type ContentField, fileTarget, type JsonRecord, MemorySource } from '@binscope/core';
+import { type ContentField, fileTarget, type JsonRecord, MemorySource, recordToJson } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
 import { UdfBuilder, udfPlugin } from '../src/index.js';
 
@@ -15,8 +15,11 @@ async function fields(bytes: Uint8Array, layout: boolean): Promise<Record<string
 async function contentRecords(bytes: Uint8Array): Promise<JsonRecord[]> {
   const out: JsonRecord[] = [];
   const layout = new Set(udfPlugin.layoutFields);
-  for await (const r of udfPlugin.records(await open(bytes)))
-    out.push(Object.fromEntries(Object.entries(r).filter(([k]) => !layout.has(k))));
+  const reader = await open(bytes);
+  for await (const r of udfPlugin.records(reader)) {
+    const json = await recordToJson(reader.schema, r);
+    out.push(Object.fromEntries(Object.entries(json).filter(([k]) => !layout.has(k))));
+  }
   return out;
 }
 

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decompress, SIMPLE_F32, SIMPLE_U16, SIMPLE_U32 } from '../src/compress.js';
 import { encodeSimpleF32, encodeSimpleU16, encodeSimpleU32 } from '../src/compress-encode.js';
-import { UdfBuilder, UdfReader, udfPlugin, validateUdf } from '../src/index.js';
-import { arr } from './helpers.js';
+import { openUdf, UdfBuilder, udfPlugin, validateUdf } from '../src/index.js';
+import { arr, jsonRecords } from './helpers.js';
 
 /**
  * Files as the udf crate (CasualX/UntitledDataFormat, `rust/src`) writes them. There is no Rust
@@ -15,7 +15,7 @@ import { arr } from './helpers.js';
  */
 
 async function open(bytes: Uint8Array) {
-  const reader = await UdfReader.open(new MemorySource(bytes));
+  const reader = await openUdf(new MemorySource(bytes));
   return { reader, root: (await reader.root())! };
 }
 
@@ -73,9 +73,8 @@ describe('files written through the udf crate convenience API read in full (U15)
   });
 
   it('cat shows a crate ghost-axis table as its values', async () => {
-    const reader = await UdfReader.open(new MemorySource(convenienceFile()));
-    const records = [];
-    for await (const r of udfPlugin.records(reader)) records.push(r);
+    const reader = await openUdf(new MemorySource(convenienceFile()));
+    const records = await jsonRecords(reader);
     expect(records.map((r) => r.table)).toEqual([
       'arr6',
       'rows',
@@ -220,8 +219,7 @@ describe("tables compressed with the crate's schemes (U12)", () => {
     // A counting sequence costs one 1-byte delta per value.
     expect(root.table('big')!.dataSize).toBe(70_000);
     expect(arr(await root.readValues('big', 69_998, 80_000))).toEqual([69_993, 69_994]);
-    const records = [];
-    for await (const r of udfPlugin.records(root.reader)) records.push(r);
+    const records = await jsonRecords(root.reader);
     expect(records.find((r) => r.table === 'ids')).toMatchObject({ values: GOLDEN.u32Mixed.values });
     expect(records.find((r) => r.table === 'big')).toMatchObject({
       values_head: Array.from({ length: 64 }, (_, i) => i - 5),
@@ -300,7 +298,7 @@ describe("tables compressed with the crate's schemes (U12)", () => {
       expect(report.errors[0].code).toBe(code);
       expect(report.errors[0].message).toMatch(message);
       const { root } = await open(bytes);
-      const error = await root.read('ids').then(
+      const error = await (async () => root.read('ids'))().then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -357,12 +355,12 @@ describe('one bad table never hides the others (U15)', () => {
     expect(report.errors).toHaveLength(1);
     expect(report.errors[0]).toMatchObject({ code: 'ReservedNonZero', offset: desc + 4 });
 
-    const reader = await UdfReader.open(new MemorySource(bytes));
+    const reader = await openUdf(new MemorySource(bytes));
     const root = (await reader.root())!;
     expect(root.tableNames()).toEqual(['first', 'middle', 'last']);
     expect(arr((await root.read('first')).values)).toEqual([1, 2]);
     expect((await root.read('last')).text).toBe('ok');
-    const error = await root.read('middle').then(
+    const error = await (async () => root.read('middle'))().then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -371,8 +369,7 @@ describe('one bad table never hides the others (U15)', () => {
       desc + 4,
     ]);
 
-    const records = [];
-    for await (const r of udfPlugin.records(reader)) records.push(r);
+    const records = await jsonRecords(reader);
     expect(records.map((r) => r.table)).toEqual(['first', 'middle', 'last']);
     expect(records[0]).toMatchObject({ values: [1, 2] });
     expect(records[1]).toMatchObject({ error: { code: 'ReservedNonZero', offset: desc + 4 } });
@@ -403,9 +400,8 @@ describe('one bad table never hides the others (U15)', () => {
     const view = new DataView(bytes.buffer);
     view.setUint32(entry, view.getUint32(entry, true) + 8, true); // child A misaligned
 
-    const reader = await UdfReader.open(new MemorySource(bytes));
-    const records = [];
-    for await (const r of udfPlugin.records(reader)) records.push(r);
+    const reader = await openUdf(new MemorySource(bytes));
+    const records = await jsonRecords(reader);
     expect(records.map((r) => r.table ?? 'error')).toEqual(['kids', 'error', 'b']);
     expect(records[1]).toMatchObject({ referenced_at: entry, error: { code: 'Misaligned', offset: entry } });
     expect(records[2]).toMatchObject({ values: [2] });
@@ -432,9 +428,8 @@ describe('one bad table never hides the others (U15)', () => {
     const { bytes } = threeTables();
     const { root: intact } = await open(bytes);
     bytes[intact.table('last')!.dataOffset] = 0xff; // not UTF-8
-    const reader = await UdfReader.open(new MemorySource(bytes));
-    const records = [];
-    for await (const r of udfPlugin.records(reader)) records.push(r);
+    const reader = await openUdf(new MemorySource(bytes));
+    const records = await jsonRecords(reader);
     expect(records.map((r) => ('error' in r ? 'error' : r.values))).toEqual([[1, 2], [3, 4], 'error']);
     expect(records[2]).toMatchObject({ table: 'last', error: { code: 'InvalidValue' } });
   });

@@ -1,10 +1,10 @@
 import { type ByteSource, FormatError, MemorySource } from '@binscope/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UdfBuilder, UdfReader } from '../src/index.js';
+import { openUdf, UdfBuilder, type UdfDataset, type UdfReader } from '../src/index.js';
 import { decodeShape, HINT_GHOSTS, type Hint } from '../src/types.js';
 
-/** The same bytes without readSync: forces the promise-based paths. */
+/** The same bytes from a source that answers with promises: forces the promise paths. */
 function asyncOnly(bytes: Uint8Array): ByteSource {
   const inner = new MemorySource(bytes);
   return { size: inner.size, name: inner.name, read: async (offset, length) => inner.read(offset, length) };
@@ -47,35 +47,52 @@ describe('synchronous fast path', () => {
   const bytes = tree(40);
 
   it('walks, reads and finds children identically with and without readSync, whole or not', async () => {
-    const reference = await summary(await UdfReader.open(asyncOnly(bytes), { wholeDatasetBelow: 0 }));
+    const reference = await summary(await openUdf(asyncOnly(bytes), { wholeDatasetBelow: 0 }));
     expect(reference.length).toBe(40);
     expect(reference[0]).toMatch(/^T0 /);
     for (const wholeDatasetBelow of [0, undefined]) {
-      expect(await summary(await UdfReader.open(new MemorySource(bytes), { wholeDatasetBelow }))).toEqual(
-        reference,
-      );
-      expect(await summary(await UdfReader.open(asyncOnly(bytes), { wholeDatasetBelow }))).toEqual(reference);
+      expect(await summary(await openUdf(new MemorySource(bytes), { wholeDatasetBelow }))).toEqual(reference);
+      expect(await summary(await openUdf(asyncOnly(bytes), { wholeDatasetBelow }))).toEqual(reference);
     }
   });
 
-  it('walkSync yields the datasets of walk(), and needs readSync', async () => {
-    const reader = await UdfReader.open(new MemorySource(bytes));
-    const ids = (await reader.allDatasets()).map((d) => d.id);
-    expect(Array.from(reader.walkSync(), (d) => d.id)).toEqual(ids);
-    const slow = await UdfReader.open(asyncOnly(bytes));
-    expect(() => slow.walkSync().next()).toThrow(TypeError);
+  it('one walk: step() answers synchronously on a synchronous source, with promises on another', async () => {
+    const ids = (await (await openUdf(asyncOnly(bytes))).allDatasets()).map((d) => d.id);
+    for (const wholeDatasetBelow of [0, undefined]) {
+      const reader = await openUdf(new MemorySource(bytes), { wholeDatasetBelow });
+      const walk = reader.walk();
+      const stepped: string[] = [];
+      for (let d = walk.step(); d !== undefined; d = walk.step()) {
+        // No promise anywhere: the walk, the children and the tables of a local file or memory.
+        expect(d).not.toBeInstanceOf(Promise);
+        const dataset = d as UdfDataset;
+        expect(dataset.children()).not.toBeInstanceOf(Promise);
+        for (const t of dataset.tables) expect(dataset.read(t)).not.toBeInstanceOf(Promise);
+        stepped.push(dataset.id);
+      }
+      expect(stepped).toEqual(ids);
+      const slow = (await openUdf(asyncOnly(bytes), { wholeDatasetBelow })).walk();
+      const awaited: string[] = [];
+      for (let d = slow.step(); d !== undefined; d = slow.step()) {
+        // Every dataset of a source that answers with promises comes through one.
+        expect(d).toBeInstanceOf(Promise);
+        const dataset = await d;
+        if (dataset !== undefined) awaited.push(dataset.id);
+      }
+      expect(awaited).toEqual(ids);
+    }
   });
 
   it('raises the same FormatError on both paths', async () => {
     const broken = bytes.slice();
-    const reader = await UdfReader.open(new MemorySource(broken));
+    const reader = await openUdf(new MemorySource(broken));
     const third = (await reader.allDatasets())[3];
     // Corrupt the check value of the fourth dataset of the walk.
     broken[third.fileOffset.offset] ^= 0xff;
     const failures: FormatError[] = [];
     for (const source of [new MemorySource(broken), asyncOnly(broken)]) {
       for (const wholeDatasetBelow of [0, undefined]) {
-        const r = await UdfReader.open(source, { wholeDatasetBelow });
+        const r = await openUdf(source, { wholeDatasetBelow });
         const error = await r.allDatasets().then(
           () => undefined,
           (e: unknown) => e,
@@ -97,7 +114,7 @@ describe('synchronous fast path', () => {
     const r = file.dataset({ id: 'R' }).datasets('kids', [a, a, a]);
     file.setRoot(r);
     const out = file.toBytes();
-    const reader = await UdfReader.open(new MemorySource(out));
+    const reader = await openUdf(new MemorySource(out));
     const root = (await reader.root())!;
     const kids = root.table('kids')!;
     // The second reference: same offset, 16 bytes more (still inside the file, before R).
@@ -105,7 +122,7 @@ describe('synchronous fast path', () => {
     const size = Number(view.getBigUint64(kids.dataOffset + 16 + 8, true));
     view.setBigUint64(kids.dataOffset + 16 + 8, BigInt(size + 16), true);
     for (const source of [new MemorySource(out), asyncOnly(out)]) {
-      const walked = await (await UdfReader.open(source)).allDatasets();
+      const walked = await (await openUdf(source)).allDatasets();
       expect(walked.map((d) => `${d.id}:${d.fileOffset.size}`)).toEqual([
         'R:' + root.fileOffset.size,
         `A:${size}`,

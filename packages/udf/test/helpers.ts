@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type JsonRecord, type RecordOptions, recordToJson, type Schema } from '@binscope/core';
 import { vectorsFolder } from '@binscope/testkit';
 import {
   type FileOffset,
@@ -8,6 +9,7 @@ import {
   UdfBuilder,
   type UdfDatasetBuilder,
   type UdfReader,
+  udfPlugin,
 } from '../src/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -80,3 +82,17 @@ export async function rebuild(reader: UdfReader): Promise<UdfBuilder> {
 
 /** A typed array (64-bit ones included) as a plain array, for comparisons. */
 export const arr = (a: unknown): (number | bigint)[] => Array.from(a as ArrayLike<number | bigint>);
+
+/** The records as `binscope cat` prints them: through core's one rendering, by the reader's schema. */
+export async function jsonRecords(reader: UdfReader, options: RecordOptions = {}): Promise<JsonRecord[]> {
+  const out: JsonRecord[] = [];
+  const schema = options.table === undefined ? reader.schema : await tableSchemaOf(reader, options.table);
+  for await (const r of udfPlugin.records(reader, options)) out.push(await recordToJson(schema, r));
+  return out;
+}
+
+/** The schema of a table `capabilities.tables` lists (the catalogue's for another name: records() says it has none). */
+export async function tableSchemaOf(reader: UdfReader, name: string): Promise<Schema> {
+  for await (const t of udfPlugin.capabilities!.tables!(reader)) if (t.name === name) return t.schema;
+  return reader.schema;
+}

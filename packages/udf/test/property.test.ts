@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { arr } from './helpers.js';
 import {
   hashName,
+  openUdf,
   type Prim,
   type TextEncoding,
   UdfBuilder,
   type UdfDatasetBuilder,
-  UdfReader,
   validateUdf,
 } from '../src/index.js';
 
@@ -260,7 +260,7 @@ describe('property: random dataset graphs round-trip write → read', () => {
         expect(report.errors).toEqual([]);
         expect(report.warnings).toEqual([]);
 
-        const reader = await UdfReader.open(new MemorySource(bytes));
+        const reader = await openUdf(new MemorySource(bytes));
         const walked = await reader.allDatasets();
         const order = expectedOrder(model);
         expect(walked.map((d) => d.id)).toEqual(order.map((i) => `D${i}`));

@@ -4,7 +4,7 @@ import { describeWith } from '@binscope/testkit';
 import { CountingSource, MemorySource } from '@binscope/core';
 import { openFile } from '@binscope/core/node';
 import { describe, expect, it } from 'vitest';
-import { UdfBuilder, UdfReader } from '../src/index.js';
+import { openUdf, UdfBuilder } from '../src/index.js';
 import { UDF_VECTORS, VECTORS_NEEDED, arr } from './helpers.js';
 
 function bigFile(): Uint8Array {
@@ -21,7 +21,7 @@ describe('lazy reading', () => {
   it('reads one table without touching the others (counted)', async () => {
     const bytes = bigFile();
     const source = new CountingSource(new MemorySource(bytes));
-    const reader = await UdfReader.open(source);
+    const reader = await openUdf(source);
     expect(source.bytesRead).toBe(64);
     const root = (await reader.root())!;
     const headerBytes = source.bytesRead - 64;
@@ -49,12 +49,12 @@ describe('lazy reading', () => {
     );
     const bytes = file.toBytes();
     const whole = new CountingSource(new MemorySource(bytes));
-    const r1 = await (await UdfReader.open(whole)).root();
+    const r1 = await (await openUdf(whole)).root();
     await r1!.read('x');
     await r1!.read('y');
     expect(whole.reads).toBe(2);
     const exact = new CountingSource(new MemorySource(bytes));
-    const r2 = await (await UdfReader.open(exact, { wholeDatasetBelow: 0 })).root();
+    const r2 = await (await openUdf(exact, { wholeDatasetBelow: 0 })).root();
     await r2!.read('x');
     expect(exact.bytesRead).toBe(64 + r2!.header.headerSize + 3);
   });
@@ -65,7 +65,7 @@ describe('lazy reading', () => {
       const file = path.join(dir, 'big.udf');
       fs.writeFileSync(file, bigFile());
       const source = openFile(file);
-      const reader = await UdfReader.open(source);
+      const reader = await openUdf(source);
       const root = (await reader.root())!;
       const c = await root.read('c');
       expect(c.values).toBeInstanceOf(BigInt64Array);
@@ -89,7 +89,7 @@ describe('walk (U7)', () => {
     file.setRoot(r);
     const orphan = file.dataset({ id: 'O' });
     orphan.table('v', { prim: 'u8', data: [9] });
-    const reader = await UdfReader.open(new MemorySource(file.toBytes()));
+    const reader = await openUdf(new MemorySource(file.toBytes()));
     const order = (await reader.allDatasets()).map((x) => x.id);
     expect(order).toEqual(['R', 'A', 'D', 'B', 'C']);
   });
@@ -99,7 +99,7 @@ describe('walk (U7)', () => {
     file.dataset({ id: 'ORPH' }).table('v', { prim: 'u8', data: [1] });
     const bytes = file.toBytes();
     expect(bytes.byteLength).toBeGreaterThan(64);
-    const reader = await UdfReader.open(new MemorySource(bytes));
+    const reader = await openUdf(new MemorySource(bytes));
     expect(reader.header.root).toBeNull();
     expect(await reader.allDatasets()).toEqual([]);
   });
@@ -111,7 +111,7 @@ describe('walk (U7)', () => {
       d.datasets('next', i + 1 < chain.length ? [chain[i + 1]] : []);
     });
     file.setRoot(chain[0]);
-    const reader = await UdfReader.open(new MemorySource(file.toBytes()));
+    const reader = await openUdf(new MemorySource(file.toBytes()));
     expect((await reader.allDatasets()).length).toBe(3000);
   });
 });
@@ -134,7 +134,7 @@ describe('decoding', () => {
     d.table('one', { prim: 'u64', dims: 0, shape: [], data: [18446744073709551615n] });
     d.table('raw', { prim: 'custom', hint: 40, data: new Uint8Array([1, 2, 3]) });
     file.setRoot(d);
-    const reader = await UdfReader.open(new MemorySource(file.toBytes()));
+    const reader = await openUdf(new MemorySource(file.toBytes()));
     const root = (await reader.root())!;
     expect((await root.read('s8')).text).toBe('héllo ✓');
     expect((await root.read('s16')).text).toBe('日本 🎉');
@@ -165,7 +165,7 @@ describeWith(VECTORS_NEEDED, 'vectors', () => {
   it('reads nested_text_json lazily: the root, then one child table', async () => {
     const file = path.join(UDF_VECTORS, 'nested_text_json', 'nested_text_json.udf');
     const source = new CountingSource(openFile(file));
-    const reader = await UdfReader.open(source, { wholeDatasetBelow: 0 });
+    const reader = await openUdf(source, { wholeDatasetBelow: 0 });
     const root = (await reader.root())!;
     const kids = await root.children();
     const child = await reader.dataset(kids[1].at, kids[1].from);

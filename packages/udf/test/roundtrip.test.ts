@@ -3,7 +3,7 @@ import { describeWith } from '@binscope/testkit';
 import { MemorySource } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { describe, expect, it } from 'vitest';
-import { hashName, UdfBuilder, UdfReader } from '../src/index.js';
+import { hashName, openUdf, UdfBuilder } from '../src/index.js';
 import { rebuild, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 describeWith(VECTORS_NEEDED, 're-encoding the vectors', () => {
@@ -11,7 +11,7 @@ describeWith(VECTORS_NEEDED, 're-encoding the vectors', () => {
   for (const vector of validVectors()) {
     it(`${vector.name}: decode → build with default settings → ${byteIdentical.has(vector.name) ? 'identical bytes' : 'same content'}`, async () => {
       const original = new Uint8Array(fs.readFileSync(vector.file));
-      const reader = await UdfReader.open(new MemorySource(original));
+      const reader = await openUdf(new MemorySource(original));
       const builder = await rebuild(reader);
       const bytes = builder.toBytes();
       if (byteIdentical.has(vector.name)) expect(Buffer.from(bytes).equals(Buffer.from(original))).toBe(true);
@@ -20,7 +20,7 @@ describeWith(VECTORS_NEEDED, 're-encoding the vectors', () => {
       await builder.write(sink);
       expect(Buffer.from(sink.bytes()).equals(Buffer.from(bytes))).toBe(true);
       // And the rebuilt file decodes to the same content.
-      const again = await rebuild(await UdfReader.open(new MemorySource(bytes)));
+      const again = await rebuild(await openUdf(new MemorySource(bytes)));
       expect(Buffer.from(again.toBytes()).equals(Buffer.from(bytes))).toBe(true);
     });
   }
@@ -42,7 +42,7 @@ describe('hashing and layout', () => {
     const root = file.dataset({ id: 'R' }).datasets('kids', [a, null]).text('t', 'x');
     file.setRoot(root);
     const bytes = file.toBytes();
-    const reader = await UdfReader.open(new MemorySource(bytes));
+    const reader = await openUdf(new MemorySource(bytes));
     const [r, child] = await reader.allDatasets();
     // Post-order: the child comes first, right after the file header; the root follows it.
     expect(child.fileOffset.offset).toBe(64);

@@ -2,7 +2,7 @@ import { isBinscopeError, MemorySource, type ProgressEvent } from '@binscope/cor
 import { describe, expect, it } from 'vitest';
 import { expectProgressToEnd } from '@binscope/testkit';
 import { arr } from './helpers.js';
-import { type TableInfo, type UdfDataset, UdfBuilder, UdfReader, validateUdf } from '../src/index.js';
+import { openUdf, type TableInfo, UdfBuilder, type UdfDataset, validateUdf } from '../src/index.js';
 
 function baseFile(): Uint8Array {
   const file = new UdfBuilder({ id: 'BASE' });
@@ -33,7 +33,7 @@ interface Ctx {
 
 async function context(): Promise<Ctx> {
   const bytes = baseFile();
-  const reader = await UdfReader.open(new MemorySource(bytes.slice()));
+  const reader = await openUdf(new MemorySource(bytes.slice()));
   const root = (await reader.root())!;
   const lookupAt = root.fileOffset.offset + 0x18 + 0x30 * root.header.descsLen;
   return {
@@ -46,7 +46,7 @@ async function context(): Promise<Ctx> {
 }
 
 async function strictRead(bytes: Uint8Array): Promise<void> {
-  const reader = await UdfReader.open(new MemorySource(bytes));
+  const reader = await openUdf(new MemorySource(bytes));
   for await (const d of reader.walk()) for (const t of d.tables) await d.read(t);
 }
 
@@ -344,7 +344,7 @@ describe('only reported (U8)', () => {
     const c = await context();
     c.bytes[c.t('ids').descriptorOffset + 5] = 0x0c; // hint 12: reserved
     expect((await validateUdf(new MemorySource(c.bytes))).valid).toBe(true);
-    const reader = await UdfReader.open(new MemorySource(c.bytes));
+    const reader = await openUdf(new MemorySource(c.bytes));
     const ids = await (await reader.root())!.read('ids');
     expect(arr(ids.values!)).toEqual([1, 2, 3, 4]);
   });
@@ -353,7 +353,7 @@ describe('only reported (U8)', () => {
     const c = await context();
     c.view.setUint16(c.t('tri').dataOffset, 9, true);
     c.bytes[c.t('name').dataOffset] = 0xff;
-    const kid = (await (await UdfReader.open(new MemorySource(baseFile()))).allDatasets())[1];
+    const kid = (await (await openUdf(new MemorySource(baseFile()))).allDatasets())[1];
     c.bytes[kid.table('vals')!.descriptorOffset + 4] |= 0x40;
     const report = await validateUdf(new MemorySource(c.bytes));
     expect(report.errors.map((e) => e.code)).toEqual(['OutOfBounds', 'InvalidValue', 'ReservedNonZero']);

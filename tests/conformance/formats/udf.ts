@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Target } from '@binscope/core';
+import { recordToJson, type Target } from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
 import { openFile } from '@binscope/core/node';
-import { type TableInfo, type UdfDataset, UdfReader, udfPlugin } from '@binscope/udf';
+import { openUdf, type TableInfo, type UdfDataset, type UdfReader, udfPlugin } from '@binscope/udf';
 import { expect } from 'vitest';
 import type { ValidCase } from '../vectors.js';
 import type { FormatConformance } from './types.js';
@@ -108,6 +108,31 @@ function flattenText(value: Json): Json {
 
 const INFO_KEYS = new Set(['format', 'valid', 'case', 'note']);
 
+/**
+ * The records the apps print (the catalogue, through recordToJson): one per table in walk
+ * order, each with the content the reader API decodes, in A5 form (64-bit integers compared
+ * as decimal text, as expected.json writes them).
+ */
+async function expectCatalogue(reader: UdfReader, datasets: UdfDataset[]): Promise<void> {
+  const tables = datasets.flatMap((d) => d.tables.map((info) => ({ d, info })));
+  let i = 0;
+  for await (const record of udfPlugin.records(reader)) {
+    const json = await recordToJson(reader.schema, record);
+    const { d, info } = tables[i++];
+    expect([json.dataset_id, json.table, json.shape]).toEqual([d.id, info.name, info.shape]);
+    const table = await d.read(info);
+    const wide = info.prim === 'u64' || info.prim === 'i64';
+    if (table.text !== undefined) expect(json.text).toEqual(table.text);
+    else if (table.json !== undefined) expect(json.json).toEqual(table.json);
+    else if (table.fileOffsets) expect(json.file_offsets).toEqual(table.fileOffsets);
+    else if (table.values && info.elementCount <= 65_536)
+      expect((json.values as Json[]).map((v) => (wide ? String(v) : v))).toEqual(
+        Array.from(table.values as ArrayLike<number | bigint>, (v) => (wide ? String(v) : elementJson(v))),
+      );
+  }
+  expect(i).toBe(tables.length);
+}
+
 const conformance: FormatConformance = {
   plugin: udfPlugin,
 
@@ -122,7 +147,7 @@ const conformance: FormatConformance = {
     const bytes = fs.readFileSync(file);
     const source = openFile(file);
     try {
-      const reader = await UdfReader.open(source);
+      const reader = await openUdf(source);
       const h = reader.header;
       const datasets = await reader.allDatasets();
       const actual: Record<string, unknown> = {
@@ -156,6 +181,7 @@ const conformance: FormatConformance = {
       // The plugin's own summary agrees with the walk.
       const summary = await udfPlugin.info(reader);
       expect(summary.counts.datasets).toBe(expected.dataset_count);
+      await expectCatalogue(reader, datasets);
     } finally {
       await source.close();
     }
@@ -163,13 +189,14 @@ const conformance: FormatConformance = {
 
   /** Opens the file, walks every dataset and decodes every table, as a user reading it all would. */
   async readAll(target: Target): Promise<void> {
-    const reader = (await udfPlugin.open(target)) as UdfReader;
     try {
+      const reader = (await udfPlugin.open(target)) as UdfReader;
       for await (const dataset of reader.walk()) {
         for (const info of dataset.tables) await dataset.read(info);
       }
     } finally {
-      await reader.close();
+      // A reader never closes the target it was handed: whoever opened it does.
+      if (target.kind === 'file') await target.source.close?.();
     }
   },
 };

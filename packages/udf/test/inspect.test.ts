@@ -12,15 +12,15 @@ import {
 import { describeWith } from '@binscope/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type FileOffset, UdfBuilder, UdfReader, udfPlugin } from '../src/index.js';
-import { walkRefs } from '../src/walk.js';
+import { type FileOffset, openUdf, UdfBuilder, udfPlugin } from '../src/index.js';
+import { DatasetWalk } from '../src/walk.js';
 import { UDF_VECTORS, VECTORS_NEEDED, validVectors } from './helpers.js';
 
 /** The strict reader end to end: open, then every table of every dataset in walk order. */
 async function strictError(bytes: Uint8Array): Promise<{ code: string; offset?: number } | undefined> {
   try {
-    const reader = await UdfReader.open(new MemorySource(bytes, 'f.udf'));
-    const walk = walkRefs(reader.header.root, async (ref) => {
+    const reader = await openUdf(new MemorySource(bytes, 'f.udf'));
+    const walk = new DatasetWalk(reader.header.root, async (ref) => {
       const dataset = await reader.dataset(ref.at, ref.from);
       const children: { at: FileOffset; from: number }[] = [];
       for (const info of dataset.tables) {
@@ -166,7 +166,7 @@ describe('inspect mode over broken files of our writer', () => {
   });
 
   it('a child dataset pointer past the end keeps the root dataset and marks the pointer', async () => {
-    const reader = await UdfReader.open(new MemorySource(valid));
+    const reader = await openUdf(new MemorySource(valid));
     const root = (await reader.root())!;
     const kids = root.table('kids')!;
     const bytes = valid.slice();
