@@ -1,4 +1,4 @@
-import type { JsonRecord, JsonValue } from '@binscope/core';
+import { appendAll, type JsonRecord, type JsonValue, maxOf } from '@binscope/core';
 import { CliError, EXIT } from './errors.js';
 import type { Output } from './io.js';
 
@@ -156,7 +156,13 @@ function tableWriter(out: Output): RecordWriter {
       Math.floor((out.columns - 2 * columns.length) / Math.max(1, columns.length)),
     );
     widths = columns.map((c) =>
-      Math.min(budget, Math.max(c.length, ...rows.map((r) => cellText(r[c]).length))),
+      Math.min(
+        budget,
+        Math.max(
+          c.length,
+          maxOf(rows, (r) => cellText(r[c]).length, 0),
+        ),
+      ),
     );
     numeric = columns.map(
       (c) =>
@@ -237,7 +243,12 @@ function grid(
       return clip(Array.isArray(v) ? listText(v, 8) : scalarText(v), MAX_CELL);
     }),
   );
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const widths = columns.map((c, i) =>
+    Math.max(
+      c.length,
+      maxOf(cells, (r) => r[i].length, 0),
+    ),
+  );
   const line = (row: string[]) => `${indent}${row.map((c, i) => c.padEnd(widths[i])).join('  ')}`.trimEnd();
   const lines = [line(columns), ...cells.map(line)];
   if (items.length > maxItems) lines.push(`${indent}… ${items.length - maxItems} more`);
@@ -245,7 +256,7 @@ function grid(
     for (const [k, v] of Object.entries(item)) {
       if (isFlatValue(v)) continue;
       lines.push(`${indent}${label}[${i}].${k}:`);
-      lines.push(...outline(v, `${indent}  `, maxItems));
+      appendAll(lines, outline(v, `${indent}  `, maxItems));
     }
   });
   return lines;
@@ -262,7 +273,7 @@ export function outline(value: JsonValue, indent = '', maxItems = 20): string[] 
     const lines: string[] = [];
     value.slice(0, maxItems).forEach((item, i) => {
       lines.push(`${indent}[${i}]:`);
-      lines.push(...outline(item, `${indent}  `, maxItems));
+      appendAll(lines, outline(item, `${indent}  `, maxItems));
     });
     if (value.length > maxItems) lines.push(`${indent}… ${value.length - maxItems} more`);
     return lines;
@@ -274,10 +285,10 @@ export function outline(value: JsonValue, indent = '', maxItems = 20): string[] 
       else if (Array.isArray(v) && v.every(isScalar)) lines.push(`${indent}${k}: ${listText(v, maxItems)}`);
       else if (Array.isArray(v) && v.length > 0 && v.every(isObject)) {
         lines.push(`${indent}${k}:`);
-        lines.push(...grid(v as { [key: string]: JsonValue }[], `${indent}  `, k, maxItems));
+        appendAll(lines, grid(v as { [key: string]: JsonValue }[], `${indent}  `, k, maxItems));
       } else {
         lines.push(`${indent}${k}:`);
-        lines.push(...outline(v, `${indent}  `, maxItems));
+        appendAll(lines, outline(v, `${indent}  `, maxItems));
       }
     }
     return lines;

@@ -67,6 +67,7 @@ export {
   type ValidationReport,
   withLocation,
 } from './errors.js';
+export { appendAll, maxOf, minOf } from './collections.js';
 export { crc32 } from './crc32.js';
 export { type CoalescingOptions, CoalescingSource, RequestPool, remoteReads } from './coalesce.js';
 export { ForwardReadSource, type ForwardReadsOptions } from './forward.js';
@@ -88,7 +89,13 @@ export {
   unparsedResult,
   walk,
 } from './inspect.js';
-export { int64String, type JsonValue, toJsonValue } from './json.js';
+export {
+  int64String,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  parseBoundedJson,
+  toJsonValue,
+} from './json.js';
 export {
   type AnyFormatPlugin,
   type ByteLocation,

@@ -1,4 +1,4 @@
-import { formatErrors, type JsonValue, toTypedArray } from '@binscope/core';
+import { formatErrors, type JsonValue, parseBoundedJson, toTypedArray } from '@binscope/core';
 import { FORMAT_ID, type MldfField, ND_DTYPES } from './layout.js';
 import type { ImageValue, MldfValue, NdArray } from './values.js';
 
@@ -119,7 +119,7 @@ export function decodeText(
 
 export function parseJson(text: string, ptr: number, name: string, file: string | undefined): JsonValue {
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseBoundedJson(text) as JsonValue;
   } catch (cause) {
     throw fail(
       'InvalidValue',

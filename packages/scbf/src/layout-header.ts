@@ -1,4 +1,11 @@
-import { decodeUtf8, type ErrorCode, type FormatError, Phase, type ProblemList } from '@binscope/core';
+import {
+  decodeUtf8,
+  type ErrorCode,
+  type FormatError,
+  Phase,
+  type ProblemList,
+  parseBoundedJson,
+} from '@binscope/core';
 import { FORMAT, PREFIX_LENGTH, type ScbfHeader, type ScbfSchemaColumn } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
 
@@ -64,7 +71,7 @@ export function parseSchema(bytes: Uint8Array, problems: ProblemList): ScbfHeade
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseBoundedJson(text);
   } catch (error) {
     add(
       Phase.header,

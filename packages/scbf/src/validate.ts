@@ -1,4 +1,5 @@
 import {
+  appendAll,
   type ByteSource,
   type FormatError,
   isFormatError,
@@ -77,7 +78,7 @@ async function checkPayloads(
     try {
       const found: StrUncompMismatch[] = [];
       await columnDecoder(layout.source, column, readWhole, options.signal, (m) => found.push(m)).finish();
-      mismatches.push(...found);
+      appendAll(mismatches, found);
     } catch (error) {
       if (!isFormatError(error)) throw error;
       problems.capture(error, { phase: Phase.payload, scope: `column ${column.index}` });

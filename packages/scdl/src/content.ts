@@ -1,4 +1,5 @@
 import {
+  appendAll,
   type ByteLocation,
   type ContentField,
   type JsonValue,
@@ -113,8 +114,8 @@ export async function scdlContentFields(
     );
   }
   options.signal?.throwIfAborted();
-  if (reader.varIndex) fields.push(...(await featureFields(reader, 'var', reader.varIndex)));
-  if (reader.obsIndex) fields.push(...(await featureFields(reader, 'obs', reader.obsIndex)));
+  if (reader.varIndex) appendAll(fields, await featureFields(reader, 'var', reader.varIndex));
+  if (reader.obsIndex) appendAll(fields, await featureFields(reader, 'obs', reader.obsIndex));
   return fields;
 }
 

@@ -7,6 +7,7 @@ import {
   isSourceError,
   type ReadOptions,
   decodeUtf8,
+  parseBoundedJson,
   readExact,
 } from '@binscope/core';
 import {
@@ -417,7 +418,7 @@ export class FeatureIndex {
       const text = decodeUtf8(bytes, { file: labelsFile, offset: 0, format: FORMAT, what: labelsFile });
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseBoundedJson(text);
       } catch {
         throw fail('InvalidValue', `${labelsFile} is not valid JSON`, 0, labelsFile);
       }

@@ -1,3 +1,4 @@
+import { parseBoundedJson } from '@binscope/core';
 import type { FieldSpec, NdDtype } from '@binscope/mldf';
 import { decodeImage } from './image.js';
 import { badMember, kindOf, type MemberKind, type MemberPlace } from './member.js';
@@ -58,7 +59,7 @@ function classValue(bytes: Uint8Array, place: MemberPlace): bigint {
 
 function jsonValue(bytes: Uint8Array, place: MemberPlace): unknown {
   try {
-    return JSON.parse(text(bytes, place));
+    return parseBoundedJson(text(bytes, place));
   } catch (error) {
     if (error instanceof SyntaxError) throw badMember(place, `is not JSON (${error.message})`, error);
     throw error;

@@ -1,4 +1,4 @@
-import { type NumericArray, readU64, toTypedArray } from '@binscope/core';
+import { type NumericArray, parseBoundedJson, readU64, toTypedArray } from '@binscope/core';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { decodeStored } from './stored.js';
 import { asciiName } from './ascii.js';
@@ -48,7 +48,7 @@ export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8A
     case 'json': {
       let json: unknown;
       try {
-        json = JSON.parse(utf8.decode(bytes));
+        json = parseBoundedJson(utf8.decode(bytes));
       } catch (error) {
         throw dataset.reader.fail(
           'InvalidValue',

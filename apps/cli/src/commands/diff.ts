@@ -1,11 +1,12 @@
-import type {
-  AnyFormatPlugin,
-  ByteLocation,
-  ContentField,
-  FormatReader,
-  JsonRecord,
-  JsonValue,
-  Summary,
+import {
+  type AnyFormatPlugin,
+  appendAll,
+  type ByteLocation,
+  type ContentField,
+  type FormatReader,
+  type JsonRecord,
+  type JsonValue,
+  type Summary,
 } from '@binscope/core';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
@@ -302,7 +303,7 @@ export async function diffCommand(
       });
     } else {
       try {
-        differences.push(...(await compareContent(a, b, MAX_CONTENT_DIFFERENCES)));
+        appendAll(differences, await compareContent(a, b, MAX_CONTENT_DIFFERENCES));
       } catch (error) {
         throw new CliError(describeError(error, `${pathA} vs ${pathB}`), EXIT.usage, { cause: error });
       }
