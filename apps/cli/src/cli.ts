@@ -509,8 +509,9 @@ export async function run(
     return exitCodeFor(error);
   }
   await ctx.out.flush();
-  if (ctx.out.error) {
-    ctx.messages.line(`binscope: cannot write to stdout: ${ctx.out.error.message}`);
+  const failure = ctx.out.failure();
+  if (failure) {
+    ctx.messages.line(`binscope: ${failure.message}`);
     return EXIT.usage;
   }
   return exitCode;

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { CliError, EXIT, systemErrorText } from './errors.js';
 
 /** Where a command writes: data to `stdout`, messages and progress to `stderr`. */
 export interface CliStreams {
@@ -22,6 +23,7 @@ export class Output {
   error: NodeJS.ErrnoException | undefined;
   /** Something was written: a --json error must then go inside that document, not after it. */
   started = false;
+  private failureThrown = false;
 
   constructor(readonly stream: CliStreams['stdout']) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -32,6 +34,24 @@ export class Output {
 
   get isTTY(): boolean {
     return Boolean(this.stream.isTTY);
+  }
+
+  /**
+   * The one-line error for a stdout that failed (a full disk, an I/O error). A reader that went
+   * away (EPIPE: `| head`) is not one: the output stops quietly, as `cat`'s does.
+   */
+  failure(): CliError | undefined {
+    if (!this.error || this.failureThrown) return undefined;
+    return new CliError(`cannot write to stdout: ${systemErrorText(this.error)}`, EXIT.usage, {
+      cause: this.error,
+    });
+  }
+
+  /** Throws `failure()`, once: the command's error handler then reports it. */
+  throwIfFailed(): void {
+    const failure = this.failure();
+    this.failureThrown ||= failure !== undefined;
+    if (failure) throw failure;
   }
 
   get columns(): number {
@@ -84,7 +104,10 @@ export class Output {
 
 /** Messages for a person: stderr, one line each. */
 export class Messages {
-  constructor(readonly stream: CliStreams['stderr']) {}
+  constructor(readonly stream: CliStreams['stderr']) {
+    // A closed or failed stderr has no one left to tell: never crash over it.
+    stream.on('error', () => {});
+  }
 
   get isTTY(): boolean {
     return Boolean(this.stream.isTTY);

@@ -92,7 +92,7 @@ export async function convertCommand(
   if (inputKind(input) === 'path' && !fs.existsSync(input))
     throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
-  const ends = new ConvertEnds(input, output, ctx.streams);
+  const ends = new ConvertEnds(input, output, ctx.out);
   if (ends.toStdout && (options.json || conversion === 'h5ad→scdl'))
     throw new CliError(
       'output - (stdout) takes the converted bytes: not with --json, and not for an SCDL folder',
@@ -186,7 +186,8 @@ export async function convertCommand(
     ends.cleanup();
   }
   if (options.json) await printJson(ctx.out, report);
-  else ctx.messages.line(`wrote ${output} (${conversion})`);
+  // A stdout reader that went away (`| head`) took what it wanted: nothing more to say.
+  else if (!(ends.toStdout && ctx.out.closed)) ctx.messages.line(`wrote ${output} (${conversion})`);
   return EXIT.ok;
 }
 
