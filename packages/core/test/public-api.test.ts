@@ -100,6 +100,7 @@ it('exports exactly these names, entry by entry', async () => {
       'AtomicFile',
       'NodeDirectory',
       'NodeFileSource',
+      'assertReplaceable',
       'describeFsError',
       'lockTarget',
       'makeScratchDir',

@@ -104,6 +104,7 @@ export async function convertCommand(
       output,
       inputs: inputKind(input) === 'path' ? [input] : [],
       force: options.force,
+      folder: conversion === 'h5ad→scdl',
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
     });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
