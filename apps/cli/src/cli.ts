@@ -101,7 +101,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       } catch (error) {
         if (options.debug) {
           const original = error instanceof CliError && error.cause ? error.cause : error;
-          ctx.messages.line(String((original as Error)?.stack ?? original));
+          ctx.messages.lines(String((original as Error)?.stack ?? original));
         }
         ctx.messages.line(`binscope: ${describeError(error)}`);
         // --json: the error is a JSON document too, unless the verb already closed one holding it.

@@ -7,6 +7,7 @@ import {
   type PlainInspectNode,
   type Problem,
 } from '@binscope/core';
+import { printable, printableJson } from './printable.js';
 
 /** A node as printed: lazy children loaded a page at most, the rest counted (`childCount`). */
 export type ShownNode = PlainInspectNode;
@@ -135,12 +136,12 @@ export function problemKey(p: Problem): string {
 
 function problemLine(p: Problem, error: boolean, styles: Styles, ownFile: string): string {
   // The file is named only inside an archive: a single file's problems are all in it.
-  const inFile = p.file && p.file !== ownFile ? `in ${p.file}` : undefined;
+  const inFile = p.file && p.file !== ownFile ? `in ${printable(p.file)}` : undefined;
   const where = [p.offset === undefined ? undefined : `byte ${p.offset}`, inFile].filter(Boolean).join(' ');
   const head = error
-    ? styles.error(`${ERROR_MARK} error ${p.code}`)
-    : styles.warning(`${WARNING_MARK} warning ${p.code}`);
-  return `${head}${where ? ` at ${where}` : ''}: ${p.message}`;
+    ? styles.error(`${ERROR_MARK} error ${printable(p.code)}`)
+    : styles.warning(`${WARNING_MARK} warning ${printable(p.code)}`);
+  return `${head}${where ? ` at ${where}` : ''}: ${printable(p.message)}`;
 }
 
 function markOf(problems: readonly Problem[], errors: ReadonlySet<string>, styles: Styles): string {
@@ -148,9 +149,11 @@ function markOf(problems: readonly Problem[], errors: ReadonlySet<string>, style
   const mild = problems.filter((p) => !isError(p, errors));
   const parts: string[] = [];
   if (bad.length > 0)
-    parts.push(styles.error(`${ERROR_MARK} ${[...new Set(bad.map((p) => p.code))].join(', ')}`));
+    parts.push(styles.error(`${ERROR_MARK} ${printable([...new Set(bad.map((p) => p.code))].join(', '))}`));
   if (mild.length > 0)
-    parts.push(styles.warning(`${WARNING_MARK} ${[...new Set(mild.map((p) => p.code))].join(', ')}`));
+    parts.push(
+      styles.warning(`${WARNING_MARK} ${printable([...new Set(mild.map((p) => p.code))].join(', '))}`),
+    );
   return parts.join('  ');
 }
 
@@ -180,7 +183,7 @@ export function treeLines(
       });
       continue;
     }
-    rows.push({ left: `${indent}${n.name}`, indent, node: n });
+    rows.push({ left: `${indent}${printable(n.name)}`, indent, node: n });
     if (hidden > 0) stack.push({ n, level, moreLine: true });
     const children = n.children ?? [];
     for (let i = children.length - 1; i >= 0; i--) stack.push({ n: children[i], level: level + 1 });
@@ -189,7 +192,7 @@ export function treeLines(
     48,
     maxOf(rows, (r) => r.left.length),
   );
-  const kindWidth = maxOf(rows, (r) => r.node.kind.length);
+  const kindWidth = maxOf(rows, (r) => printable(r.node.kind).length);
   let lastFile: string | undefined = root.file;
   const lines: string[] = [];
   for (const { left, indent, node: n, more } of rows) {
@@ -198,11 +201,11 @@ export function treeLines(
       continue;
     }
     const end = n.offset + n.length;
-    let line = `${left.padEnd(width)}  ${n.kind.padEnd(kindWidth)}  ${String(n.offset).padStart(10)}..${String(end).padEnd(10)} ${String(n.length).padStart(10)} B`;
-    if (n.file !== undefined && n.file !== lastFile) line += `  in ${n.file}`;
+    let line = `${left.padEnd(width)}  ${printable(n.kind).padEnd(kindWidth)}  ${String(n.offset).padStart(10)}..${String(end).padEnd(10)} ${String(n.length).padStart(10)} B`;
+    if (n.file !== undefined && n.file !== lastFile) line += `  in ${printable(n.file)}`;
     if (n.file !== undefined) lastFile = n.file;
     if (n.value !== undefined)
-      line += `  = ${typeof n.value === 'string' ? JSON.stringify(n.value) : n.value}`;
+      line += `  = ${typeof n.value === 'string' ? printableJson(JSON.stringify(n.value)) : n.value}`;
     const problems = n.problems ?? [];
     if (problems.length > 0) line += `  ${markOf(problems, errors, styles)}`;
     lines.push(line.trimEnd());

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { CliError, EXIT, systemErrorText } from './errors.js';
+import { printable } from './printable.js';
 
 /** Where a command writes: data to `stdout`, messages and progress to `stderr`. */
 export interface CliStreams {
@@ -58,6 +59,10 @@ export class Output {
     return this.stream.columns ?? 120;
   }
 
+  /**
+   * Writes a document as it is (JSON, JSONL, CSV: data whose own syntax escapes or quotes what
+   * it holds). Text for people goes through `line`.
+   */
   async write(text: string): Promise<void> {
     this.started = true;
     if (this.closed) return;
@@ -66,7 +71,21 @@ export class Output {
     if (this.pendingLength >= FLUSH_AT) await this.flush();
   }
 
+  /** One line of text for people: control characters in it are shown escaped (printable.ts). */
   async line(text = ''): Promise<void> {
+    await this.write(`${printable(text)}\n`);
+  }
+
+  /** Several lines (`text` split at its newlines), each as `line` prints it. */
+  async lines(text: string): Promise<void> {
+    for (const l of text.split('\n')) await this.line(l);
+  }
+
+  /**
+   * A line whose parts from files were escaped by the caller (`printable`) and which carries
+   * the CLI's own ANSI styles (the coloured marks of `inspect` on a terminal).
+   */
+  async styledLine(text: string): Promise<void> {
     await this.write(`${text}\n`);
   }
 
@@ -113,7 +132,13 @@ export class Messages {
     return Boolean(this.stream.isTTY);
   }
 
+  /** One line: control characters in it (from a file's names or bytes) are shown escaped. */
   line(text: string): void {
-    this.stream.write(`${text}\n`);
+    this.stream.write(`${printable(text)}\n`);
+  }
+
+  /** Several lines (a --debug stack trace), each escaped as `line` does. */
+  lines(text: string): void {
+    for (const l of text.split('\n')) this.line(l);
   }
 }

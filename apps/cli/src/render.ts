@@ -1,5 +1,6 @@
 import { appendAll, type JsonRecord, type JsonValue, maxOf } from '@binscope/core';
 import { CliError, EXIT } from './errors.js';
+import { printable, printableJson } from './printable.js';
 import type { Output } from './io.js';
 
 export type RecordFormat = 'table' | 'jsonl' | 'csv' | 'json';
@@ -64,14 +65,18 @@ function containsNegativeZero(value: JsonValue): boolean {
  * float -0.0 is data (A5 and the vectors write it `-0.0`, which JSON.parse reads back as -0).
  */
 export function jsonText(value: JsonValue): string {
+  return printableJson(rawJsonText(value));
+}
+
+function rawJsonText(value: JsonValue): string {
   if (!containsNegativeZero(value)) return JSON.stringify(value);
   if (typeof value === 'number') return isNegativeZero(value) ? '-0.0' : JSON.stringify(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : jsonText(v))).join(',')}]`;
+    return `[${value.map((v) => (v === undefined ? 'null' : rawJsonText(v))).join(',')}]`;
   const parts: string[] = [];
   for (const [k, v] of Object.entries(value))
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${jsonText(v)}`);
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${rawJsonText(v)}`);
   return `{${parts.join(',')}}`;
 }
 
@@ -103,9 +108,9 @@ function csvWriter(out: Output): RecordWriter {
             EXIT.usage,
           );
         }
-        await out.line(columns.map(csvField).join(','));
+        await out.write(`${columns.map(csvField).join(',')}\n`);
       }
-      await out.line(columns.map((c) => csvField(record[c])).join(','));
+      await out.write(`${columns.map((c) => csvField(record[c])).join(',')}\n`);
     },
     async end() {
       await out.flush();
@@ -120,7 +125,7 @@ export function cellText(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   // Control characters would break the grid; show them escaped.
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return printable(text);
 }
 
 function clip(text: string, width: number): string {
@@ -192,7 +197,7 @@ function tableWriter(out: Output): RecordWriter {
 
 /** A JSON document on stdout: the `--json` contract. */
 export async function printJson(out: Output, value: unknown): Promise<void> {
-  await out.line(JSON.stringify(value, null, 2));
+  await out.write(`${printableJson(JSON.stringify(value, null, 2))}\n`);
   await out.flush();
 }
 
