@@ -294,21 +294,26 @@ export async function walkTar(
   const where = { file, offset: 0 };
   const header: HeaderVisit = { block: window, at: 0, offset: 0, size: 0 };
 
-  while (offset + TAR_BLOCK <= size) {
+  while (offset < size) {
     let at = 0;
+    if (offset + TAR_BLOCK > size) {
+      await refuseCutHeader(read, offset, size, file);
+      break;
+    }
     if (readAt) {
       // One block per header, straight into the reused block: no payload byte is read.
-      if (readAt(block, 0, TAR_BLOCK, offset) < TAR_BLOCK) break;
+      if (readAt(block, 0, TAR_BLOCK, offset) < TAR_BLOCK) throw cutHeader(offset, size, file);
       windowStart = offset;
     } else {
       if (offset < windowStart || offset + TAR_BLOCK > windowStart + window.byteLength) {
         const got = read(offset, Math.min(windowSize, size - offset));
         window = got instanceof Uint8Array ? got : await got;
         windowStart = offset;
-        if (window.byteLength < TAR_BLOCK) break;
+        if (window.byteLength < TAR_BLOCK) throw cutHeader(offset, size, file);
       }
       at = offset - windowStart;
     }
+    // The end-of-archive marker: what follows is not read.
     if (window[at] === 0 && isZeroBlock(window, at)) break;
     where.offset = offset;
     const badChecksum = checksumProblem(window, at);
@@ -344,6 +349,26 @@ export async function walkTar(
   }
   options.onBytes?.(Math.min(offset, size));
   return count;
+}
+
+function cutHeader(offset: number, size: number, file: string): FormatError {
+  return fail(
+    'Truncated',
+    `tar header at ${offset} is cut off: the shard ends at ${size}, ${size - offset} of its 512 bytes (a half-copied shard?)`,
+    offset,
+    file,
+  );
+}
+
+/**
+ * Fewer than 512 bytes after the last member: a header cut short (a half-copied shard or an
+ * interrupted stream) unless they are all zero (an end-of-archive block cut short, which
+ * loses nothing).
+ */
+async function refuseCutHeader(read: Reader, offset: number, size: number, file: string): Promise<void> {
+  const got = read(offset, size - offset);
+  const tail = got instanceof Uint8Array ? got : await got;
+  if (tail.some((b) => b !== 0)) throw cutHeader(offset, size, file);
 }
 
 async function readPaxSize(
