@@ -28,6 +28,7 @@ export {
   numberToFloat16,
   readU64,
   readU64Big,
+  readU64Exact,
 } from './cursor.js';
 export {
   basename,

@@ -84,6 +84,7 @@ it('exports exactly these names, entry by entry', async () => {
       'readIntoAwaitable',
       'readU64',
       'readU64Big',
+      'readU64Exact',
       'remoteReads',
       'throwIfAborted',
       'toFormatError',

@@ -7,6 +7,7 @@ import {
   readU64,
 } from '@binscope/core';
 import { ALLOC_ENTRY_SIZE, FORMAT_ID, type MldfHeader, type MldfLayout } from './layout.js';
+import { valueRange } from './locate.js';
 import type { AllocEntry } from './values.js';
 
 const ALLOC_CHUNK_BYTES = 1 << 20;
@@ -169,7 +170,7 @@ export async function* readAllocationEntries(
       if (ptr < dataPtr || ptr + size > allocTablePtr) {
         throw error(
           'OutOfBounds',
-          `allocation entry ${first + k} [${ptr}, ${ptr + size}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
+          `allocation entry ${first + k} [${valueRange(view, k * ALLOC_ENTRY_SIZE, size)}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
           at,
         );
       }

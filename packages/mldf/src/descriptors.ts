@@ -1,4 +1,12 @@
-import { DTYPE_SIZE, decodeUtf8, formatErrors, Phase, type ProblemList, readU64 } from '@binscope/core';
+import {
+  DTYPE_SIZE,
+  decodeUtf8,
+  formatErrors,
+  Phase,
+  type ProblemList,
+  readU64,
+  readU64Exact,
+} from '@binscope/core';
 import {
   ARGUMENTS_SIZE,
   DESCRIPTOR_SIZE,
@@ -165,9 +173,11 @@ function parseNdArguments(
   if (view.getUint32(12, true) !== 0)
     throw fail('ReservedNonZero', `field '${name}': NDARRAY reserved argument must be 0`, abs + 12, file);
   const shape: number[] = [];
+  const exactShape: (number | bigint)[] = [];
   let count = 1;
   for (let i = 0; i < MAX_NDIM; i++) {
     const dim = readU64(view, 16 + i * 8);
+    if (i < ndim) exactShape.push(readU64Exact(view, 16 + i * 8));
     if (i >= ndim) {
       if (dim !== 0)
         throw fail(
@@ -187,7 +197,7 @@ function parseNdArguments(
   if (!Number.isSafeInteger(byteLength) || byteLength > 0xffffffff) {
     throw fail(
       'InvalidValue',
-      `field '${name}': NDARRAY shape [${shape.join(', ')}] is larger than a value can be (4 GiB)`,
+      `field '${name}': NDARRAY shape [${exactShape.join(', ')}] is larger than a value can be (4 GiB)`,
       abs + 16,
       file,
     );

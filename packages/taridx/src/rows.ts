@@ -7,6 +7,7 @@ import {
   type ReadOptions,
   readExact,
   readU64,
+  readU64Big,
 } from '@binscope/core';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows, type RowGroups } from './groups.js';
@@ -91,7 +92,7 @@ export function checkRows(
     if (!Number.isSafeInteger(offset))
       errors.error(
         'OutOfBounds',
-        `row ${i}: offset is beyond any file size`,
+        `row ${i}: offset ${readU64Big(view, row + R.offset)} is beyond any file size`,
         at(fileAt + R.offset, Phase.bounds),
       );
     else if (offset % TAR_BLOCK !== 0) {
@@ -104,7 +105,7 @@ export function checkRows(
     if (!Number.isSafeInteger(size))
       errors.error(
         'OutOfBounds',
-        `row ${i}: size is beyond any file size`,
+        `row ${i}: size ${readU64Big(view, row + R.size)} is beyond any file size`,
         at(fileAt + R.size, Phase.bounds),
       );
     const extid = view.getUint16(row + R.extid, true);

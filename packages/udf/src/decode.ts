@@ -1,4 +1,4 @@
-import { type NumericArray, parseBoundedJson, readU64, toTypedArray } from '@binscope/core';
+import { type NumericArray, parseBoundedJson, readU64, readU64Big, toTypedArray } from '@binscope/core';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { decodeStored } from './stored.js';
 import { asciiName } from './ascii.js';
@@ -96,7 +96,7 @@ export function decodeFileOffsets(
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size)) {
       throw dataset.reader.fail(
         'OutOfBounds',
-        `${label}: FileOffset ${pos / 16} is beyond any file size`,
+        `${label}: FileOffset ${pos / 16} (${readU64Big(view, pos)}, ${readU64Big(view, pos + 8)}) is beyond any file size`,
         info.dataOffset + pos,
       );
     }
