@@ -309,6 +309,11 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       )
       .option('--level <n>', 'CSV → SCBF: zlib compression level 0-9 (default 6)', wholeNumber('--level'))
       .option(
+        '--max-columns <n>',
+        'CSV → SCBF: refuse a CSV with more columns (default 100000; memory grows about 3 KB per column)',
+        wholeNumber('--max-columns'),
+      )
+      .option(
         '--extensions',
         'CSV → SCBF: append the extension footer (block checksums, column statistics); upstream readers ignore it',
       )

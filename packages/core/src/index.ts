@@ -119,6 +119,7 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { nextTurn, pacer } from './pace.js';
 export { percentProgress } from './progress.js';
 export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
 export {

@@ -1,7 +1,7 @@
 /** Node-only: CSV → SCBF, streaming, with memory and open files bounded whatever the column count. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ProgressCallback, SourceError } from '@binscope/core';
+import { pacer, type ProgressCallback, SourceError } from '@binscope/core';
 import { AtomicFile, describeFsError, openRegularFile, trackTemp, untrackTemp } from '@binscope/core/node';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
@@ -30,6 +30,11 @@ export interface CsvToScbfOptions {
   spillBudget?: number;
   /** Longest record held while reading, an unclosed quoted field included (default 256 MiB). */
   maxRecordBytes?: number;
+  /**
+   * Most columns accepted (default 100,000): memory grows by about
+   * 3 KB per column, so a wider CSV is refused (InvalidValue) while its header is read.
+   */
+  maxColumns?: number;
 }
 
 export interface CsvToScbfResult {
@@ -78,7 +83,9 @@ export async function csvToScbf(
   let columns: ColumnWriter[] | undefined;
   let rows = 0;
   let csvBytes = 0;
-  const records = new CsvRecords(inputName, options.maxRecordBytes);
+  const records = new CsvRecords(inputName, options.maxRecordBytes, options.maxColumns);
+  // Loops over every column give the event loop turns (a SIGTERM handler, an abort).
+  const pace = pacer(options.signal);
   const take = (batch: string[][]): void => {
     let r = 0;
     if (!columns && batch.length) {
@@ -119,7 +126,11 @@ export async function csvToScbf(
         // The deflaters' finished work is handed back (and their next chunk started) only
         // when this thread returns to the event loop: do so often, or the thread pool idles.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (columns) for (const column of columns) for (const spill of column.spills()) await spill.settle();
+        if (columns)
+          for (const column of columns) {
+            for (const spill of column.spills()) await spill.settle();
+            await pace();
+          }
       }
       csvBytes += chunk.byteLength;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
@@ -134,9 +145,11 @@ export async function csvToScbf(
     }
     take(records.end());
     if (!columns) throw csvError('the CSV is empty: it has no header row', inputName);
-    for (const column of columns) {
-      options.signal?.throwIfAborted();
-      await column.finish();
+    for (let c = 0; c < columns.length; c++) {
+      await pace();
+      await columns[c].finish(pace);
+      if (options.onProgress && (c % 1024 === 0 || c === columns.length - 1))
+        options.onProgress({ phase: 'columns', done: c + 1, total: columns.length, unit: 'items' });
     }
 
     const plans: ColumnPlan[] = columns.map((c) => ({
@@ -150,7 +163,10 @@ export async function csvToScbf(
     const { head } = encodeHead(plans, rows);
     file.writeSync(head);
     const buffer = Buffer.allocUnsafe(4 << 20);
-    for (const column of columns) for (const block of column.blocks) block.copyTo(file, buffer);
+    for (const column of columns) {
+      for (const block of column.blocks) block.copyTo(file, buffer);
+      await pace();
+    }
     // Spills go before the rename, so a crash after it leaves nothing behind.
     space?.close();
     fs.rmSync(scratchDir, { recursive: true, force: true });

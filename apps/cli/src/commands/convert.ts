@@ -17,6 +17,7 @@ import { addScbfExtensions } from './convert-extensions.js';
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  maxColumns?: number;
   /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
   zlib?: 'node' | 'python';
   dataDtype: string;
@@ -120,6 +121,7 @@ export async function convertCommand(
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
             pythonZlib: options.zlib === 'python',
+            maxColumns: options.maxColumns,
             onProgress: progress.onProgress,
           }),
         );
