@@ -1,4 +1,4 @@
-import { type ByteSource, type FormatError, type ReadOptions, throwIfAborted } from '@binscope/core';
+import { type ByteSource, type FormatError, pacer, type ReadOptions } from '@binscope/core';
 import { TAR_BLOCK, fail } from './layout.js';
 
 /**
@@ -293,6 +293,9 @@ export async function walkTar(
   let count = 0;
   const where = { file, offset: 0 };
   const header: HeaderVisit = { block: window, at: 0, offset: 0, size: 0 };
+  // Local reads are synchronous: without turns of the event loop, a walk of a large shard
+  // would hold off an abort or a SIGTERM handler until its end.
+  const pace = pacer(options.signal);
 
   while (offset < size) {
     let at = 0;
@@ -342,9 +345,9 @@ export async function walkTar(
     header.size = memberSize;
     visit(header);
     offset += TAR_BLOCK + Math.ceil(memberSize / TAR_BLOCK) * TAR_BLOCK;
-    if ((++count & 0x3fff) === 0) {
-      throwIfAborted(options.signal);
-      options.onBytes?.(offset);
+    if ((++count & 0xff) === 0) {
+      await pace();
+      if ((count & 0x3fff) === 0) options.onBytes?.(offset);
     }
   }
   options.onBytes?.(Math.min(offset, size));
