@@ -1,4 +1,4 @@
-import { type ByteSink, type ProgressCallback, readExact, throwIfAborted } from '@binscope/core';
+import { type ByteSink, pacer, type ProgressCallback, readExact } from '@binscope/core';
 import {
   type DataSpill,
   type FieldSpec,
@@ -100,9 +100,11 @@ export async function convertInto(
   const byExt = new Map(plans.map((p) => [p.spec.name, p]));
   try {
     let done = 0;
+    // Local reads are synchronous: the pacer gives the event loop turns (an abort, SIGTERM).
+    const pace = pacer(signal);
     for await (const sample of reader.samples({ signal })) {
       // Sources that need no I/O (memory, a page's files) never look at the signal themselves.
-      throwIfAborted(signal);
+      await pace();
       writer.add(await sampleInput(reader, sample, byExt, signal));
       if (++done % 256 === 0 || done === total)
         onProgress?.({ phase: 'converting', done, total, unit: 'items' });
@@ -122,8 +124,9 @@ export async function convertInto(
 async function surveyFold(reader: TaridxReader, signal?: AbortSignal) {
   const exts: string[] = [];
   const npy = new Map<string, NpyLayout | undefined | 'mixed'>();
+  const pace = pacer(signal);
   for await (const sample of reader.samples({ signal })) {
-    throwIfAborted(signal);
+    await pace();
     for (const member of sample.members) if (!exts.includes(member.ext)) exts.push(member.ext);
     for (const data of await reader.readSample(sample, {
       ext: exts.filter((e) => kindOf(e) === 'npy'),
