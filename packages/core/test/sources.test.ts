@@ -17,6 +17,8 @@ import {
   SubDirectory,
 } from '../src/index.js';
 import { NodeFileSource, openDirectory, openPath } from '../src/node/index.js';
+// Relative, not the package: @binscope/testkit depends on core.
+import { expectSameBytes } from '../../../tests/testkit/src/same.js';
 
 const payload = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
 
@@ -77,7 +79,7 @@ describe('file and blob sources', () => {
     await source.close();
     // The read was not cut short by the close that came after it.
     expect(await inFlight).toBe(payload.byteLength);
-    expect(big).toEqual(payload);
+    expectSameBytes(big, payload, 'the read in flight');
     await expect(source.readAtAsync(target, 0, 1, 0)).rejects.toThrow(/read after close/);
   });
 

@@ -35,3 +35,4 @@ export { runUnprivileged } from './unprivileged.js';
 export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
 export { expectProgressToEnd } from './progress.js';
 export { publicApi } from './public-api.js';
+export { digest, expectSameBytes } from './same.js';
