@@ -5,7 +5,6 @@
  * C1 controls become JSON-style escapes (`\n`, `\r`, `\u001b`, `\u009b`), as in JSON output.
  * The CLI's one boundary for it: `Output.line` and `Messages.line` apply it to every line.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
@@ -19,7 +18,6 @@ export function printable(text: string): string {
   return text.replace(CONTROL, escapeControl);
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: DEL and C1 controls, which JSON.stringify leaves raw
 const JSON_RAW_CONTROL = /[\u007f-\u009f]/g;
 
 /**

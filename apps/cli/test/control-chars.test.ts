@@ -11,7 +11,6 @@ import { cli } from './helpers.js';
 // control character the CLI may print is its own line end (and, on a terminal, its colours).
 
 const NAME = 'ev\u001b]0;owned\u0007il\r\u001b[2Kname\u007f\u009bX';
-// biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 const scratch = tempDir('binscope-cli-controls-');
