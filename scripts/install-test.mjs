@@ -127,8 +127,13 @@ console.log(JSON.stringify({ format: info.format, counts: info.counts, records, 
 /**
  * The tar shards → MLDF converter with only the packages it joins: its browser entry loads in
  * Node, and its /node entry converts the TARIDX vector (images kept encoded: the vectors' .jpg
- * members are not real JPEGs) into an MLDF file that @binscope/mldf then validates.
+ * members are not real JPEGs) into an MLDF file that @binscope/mldf then validates. Its JPEG
+ * decoder (libjpeg-turbo in WebAssembly, inlined) decodes a 16×12 4:2:0 JPEG from the installed
+ * tarball to the pixels Pillow 12.3 gives (their sha256), with nothing fetched.
  */
+const PILLOW_JPEG =
+  '/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAYEBQYFBAYGBQYHBwYIChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCUoKSj/2wBDAQcHBwoIChMKChMoGhYaKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCgoKCj/wAARCAAMABADASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwCL4h+MtZ0+aQzSCYg/8soyn82NJ8PPGes6hNGYZBCSf+WsZf8Akwr0Xxt4c02a6fzIc8+tJ4K8OabDcp5cOOfWg29vLsvuX+R//9k=';
+const PILLOW_SHA256 = '29f5a34fc32c4db463a2f22def9cbecee2c4ef55771db6f4b86a76c9d3c1bb84';
 function converterAlone(tarballOf) {
   const project = freshProject('install-taridx-mldf');
   const wanted = ['core', 'mldf', 'taridx', 'taridx-mldf'];
@@ -146,12 +151,17 @@ import { convertTaridxToMldfFile } from '@binscope/taridx-mldf/node';
 import { openTaridxFile } from '@binscope/taridx/node';
 import { validateMldf } from '@binscope/mldf';
 import { openFile } from '@binscope/core/node';
+import { decodeImage } from '@binscope/taridx-mldf';
+import { createHash } from 'node:crypto';
 if (typeof convertTaridxToMldf !== 'function') throw new Error('no browser entry');
+const jpeg = await decodeImage(Buffer.from('${PILLOW_JPEG}', 'base64'), { file: 'x.tar', offset: 0, key: 'k', ext: 'jpg' });
+const pixels = createHash('sha256').update(jpeg.pixels).digest('hex');
+if (pixels !== '${PILLOW_SHA256}') throw new Error('JPEG pixels differ from Pillow: ' + pixels);
 const reader = await openTaridxFile(process.argv[2]);
 const result = await convertTaridxToMldfFile(reader, 'out.mldf', { keepEncoded: true, checksum: true });
 await reader.close();
 const report = await validateMldf(openFile('out.mldf'));
-console.log(JSON.stringify({ samples: result.samples, fields: result.fields.length, valid: report.valid }));
+console.log(JSON.stringify({ samples: result.samples, fields: result.fields.length, valid: report.valid, jpeg: [jpeg.width, jpeg.height, jpeg.channels] }));
 `,
   );
   const target = vectorOf('taridx');

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
 import { indexShards, openTaridx } from '@binscope/taridx';
 import { MemorySource } from '@binscope/core';
-import { TarWriter } from '@binscope/testkit';
+import { jpegBytes, TarWriter } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
 import { convertTaridxToMldfFile } from '@binscope/taridx-mldf/node';
 import type { Bench } from './harness.js';
@@ -12,13 +12,20 @@ const SHARDS = 4;
 const FOLD = 'train';
 const SIDE = 32;
 
-/** Shards of `samples` samples: a 32×32 RGB PNG, a ~150 B .json and a .cls each. */
-function generate(dir: string, samples: number): number {
+/** 16 different 32×32 images (RGB for PNG, RGBA for the JPEG encoder). */
+function pixels(channels: number): Uint8Array[] {
+  return Array.from({ length: 16 }, (_, k) =>
+    new Uint8Array(SIDE * SIDE * channels).map((_, i) => (i * (k + 3) + (i >> 5) * 11) & 0xff),
+  );
+}
+
+/** Shards of `samples` samples: a 32×32 RGB PNG (or 4:2:0 JPEG), a ~150 B .json and a .cls each. */
+async function generate(dir: string, samples: number, image: 'png' | 'jpg'): Promise<number> {
   const encoder = new TextEncoder();
-  const pngs = Array.from({ length: 16 }, (_, k) => {
-    const data = new Uint8Array(SIDE * SIDE * 3).map((_, i) => (i * (k + 3) + (i >> 5) * 11) & 0xff);
-    return encodePng({ width: SIDE, height: SIDE, data, channels: 3, depth: 8 });
-  });
+  const pngs =
+    image === 'png'
+      ? pixels(3).map((data) => encodePng({ width: SIDE, height: SIDE, data, channels: 3, depth: 8 }))
+      : await Promise.all(pixels(4).map((rgba) => jpegBytes({ width: SIDE, height: SIDE, rgba })));
   let total = 0;
   const perShard = Math.ceil(samples / SHARDS);
   for (let s = 0; s < SHARDS; s++) {
@@ -26,7 +33,7 @@ function generate(dir: string, samples: number): number {
     const writer = new TarWriter((chunk) => chunks.push(chunk.slice()));
     for (let i = s * perShard; i < Math.min(samples, (s + 1) * perShard); i++) {
       const key = `s${String(i).padStart(7, '0')}`;
-      writer.add({ name: `${key}.png`, data: pngs[i % pngs.length] });
+      writer.add({ name: `${key}.${image}`, data: pngs[i % pngs.length] });
       writer.add({
         name: `${key}.json`,
         data: encoder.encode(JSON.stringify({ key, caption: 'y'.repeat(100 + (i % 50)) })),
@@ -59,7 +66,7 @@ function rawRead(files: readonly string[]): number {
 export default async function run(b: Bench): Promise<void> {
   const dir = b.dir('taridx-mldf');
   const samples = b.n(20_000, 100);
-  const bytes = generate(dir, samples);
+  const bytes = await generate(dir, samples, 'png');
   const files = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.tar'))
@@ -92,4 +99,29 @@ export default async function run(b: Bench): Promise<void> {
     floor,
   );
   await directory.close();
+
+  // The same fold with JPEGs (libjpeg-turbo in WebAssembly, as Pillow decodes them).
+  const jpgDir = b.dir('taridx-mldf-jpg');
+  await generate(jpgDir, samples, 'jpg');
+  const jpgFiles = fs
+    .readdirSync(jpgDir)
+    .filter((f) => f.endsWith('.tar'))
+    .map((f) => path.join(jpgDir, f));
+  const jpgFolder = new NodeDirectory(jpgDir);
+  const { bytes: jpgIndex } = await indexShards({ directory: jpgFolder, fold: FOLD });
+  await b.compare(
+    {
+      format: 'taridx→mldf',
+      operation: 'convert, JPEGs decoded (samples/s)',
+      items: samples,
+      note: '32×32 4:2:0 JPEG + .json + .cls per sample',
+    },
+    async () => {
+      const reader = await openTaridx(new MemorySource(jpgIndex, `${FOLD}.taridx`), { shards: jpgFolder });
+      await convertTaridxToMldfFile(reader, path.join(jpgDir, 'out.mldf'));
+      await reader.close();
+    },
+    { name: 'raw read of the shards', run: () => rawRead(jpgFiles) },
+  );
+  await jpgFolder.close();
 }

@@ -343,8 +343,8 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       .option('--use-x', '.h5ad → SCDL: read X instead of raw.X')
       .option(
         '--lossy-cast',
-        '.h5ad → SCDL: cast values the data dtype cannot hold (NaN, ±inf, fractions, out of range) as ' +
-          'numpy does, instead of refusing them',
+        '.h5ad → SCDL: cast values the data dtype cannot hold (NaN, ±inf, fractions, out of range) one ' +
+          "by one as numpy's scalar cast does on x86-64, instead of refusing them",
       )
       .option('--neighbors <key>', '.h5ad → SCDL: write neighbor files from obsp[KEY]')
       .option(
@@ -401,13 +401,15 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
         'Compare two files (or archives) of the same format by content: header fields, schema / fields / ' +
           'tables / arrays, counts, then records in order, reporting the first differing records. Each ' +
           'difference names its location in both files (byte range, inspect node or record number). Encoding ' +
-          'details are not content: SCBF files that differ only in compressed bytes are equal. Exits 0 when ' +
-          'equal, 1 when they differ, 2 when either cannot be read.',
+          'details are not content: SCBF files that differ only in compressed bytes are equal, and so are ' +
+          'files that store the same values at other offsets; --layout compares where each value is ' +
+          'stored too. Exits 0 when equal, 1 when they differ, 2 when either cannot be read.',
       )
       .argument('<a>', 'first file or archive')
       .argument('<b>', 'second file or archive')
       .option('--max-records <n>', 'stop after this many differing records', wholeNumber('--max-records'), 5)
       .option('--no-records', 'compare header, structure and counts only')
+      .option('--layout', 'compare the layout too: offsets and sizes of the values compared')
       .addOption(asOption()),
   )
     .addHelpText(
@@ -415,6 +417,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       examples(
         '$ binscope diff old.scbf new.scbf',
         '$ binscope diff a_scdl/ b_scdl/ --json | jq .differences',
+        '$ binscope diff a.udf b.udf --layout',
       ),
     )
     .action(run((a: string, b: string, options) => diffCommand(ctx, a, b, options)));

@@ -3,6 +3,7 @@ import {
   fileTarget,
   HttpDirectory,
   HttpSource,
+  type HttpSourceOptions,
   isHttpUrl,
   isS3Url,
   isSourceError,
@@ -11,6 +12,7 @@ import {
   remoteReads,
   S3Client,
   S3Directory,
+  SourceError,
   type Target,
   type DirectorySource,
 } from '@binscope/core';
@@ -59,39 +61,72 @@ function parentUrl(url: string): string {
   return url.slice(0, url.lastIndexOf('/') + 1);
 }
 
+/** A number of seconds from the environment, in ms; undefined (core's default) when unset. */
+function secondsFromEnv(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const seconds = Number(raw);
+  if (!(seconds > 0)) throw new CliError(`${name}=${raw}: expected a number of seconds above 0`, EXIT.usage);
+  return seconds * 1000;
+}
+
+/**
+ * Timeouts of every remote request (objects and listings): BINSCOPE_HTTP_IDLE_TIMEOUT and
+ * BINSCOPE_HTTP_DEADLINE in seconds, else core's defaults (30 s idle, 120 s in all).
+ */
+function requestTimeouts(): Pick<HttpSourceOptions, 'idleTimeout' | 'deadline'> {
+  return {
+    idleTimeout: secondsFromEnv('BINSCOPE_HTTP_IDLE_TIMEOUT'),
+    deadline: secondsFromEnv('BINSCOPE_HTTP_DEADLINE'),
+  };
+}
+
+/**
+ * An S3 prefix as a folder target, listed now: a listing that fails (refused, expired, a
+ * missing bucket, a store that stalls, loops or stays busy) or finds nothing is reported as
+ * what it is, not as a folder that no format recognises.
+ */
+async function s3Folder(client: S3Client, url: string): Promise<Target> {
+  const directory = new S3Directory(client, url, requestTimeouts());
+  if ((await directory.list()).length === 0)
+    throw new SourceError(`${directory.name}: no objects under this prefix`, directory.name);
+  return directoryTarget(directory);
+}
+
 /**
  * An s3:// URL as a target. A trailing slash names a folder (an SCDL archive); a key that
  * is no object but a prefix with objects under it is read as a folder too.
  */
 async function openS3(url: string): Promise<Target> {
   const client = s3Client();
-  if (url.endsWith('/')) return directoryTarget(new S3Directory(client, url));
+  if (url.endsWith('/')) return s3Folder(client, url);
   const { bucket, key } = parseS3Url(url);
-  if (!key) return directoryTarget(new S3Directory(client, `${url}/`));
+  if (!key) return s3Folder(client, `${url}/`);
+  const timeouts = requestTimeouts();
   try {
-    const source = await client.open(url);
-    return fileTarget(source, new S3Directory(client, parentUrl(url)));
+    const source = await client.open(url, timeouts);
+    return fileTarget(source, new S3Directory(client, parentUrl(url), timeouts));
   } catch (error) {
     if (
       isSourceError(error) &&
       /NoSuchKey/.test(error.message) &&
-      (await client.hasPrefix(bucket, `${key}/`))
+      (await client.hasPrefix(bucket, `${key}/`, timeouts))
     )
-      return directoryTarget(new S3Directory(client, `${url}/`));
+      return s3Folder(client, `${url}/`);
     throw error;
   }
 }
 
 async function openHttp(url: string): Promise<Target> {
-  const fetchFn = countingFetch();
+  const options = { fetch: countingFetch(), ...requestTimeouts() };
   if (url.endsWith('/')) {
-    const directory = new HttpDirectory(url, { fetch: fetchFn });
+    const directory = new HttpDirectory(url, options);
     await expectScdlFiles(directory);
     return directoryTarget(directory);
   }
   const pool = new RequestPool();
-  const source = remoteReads(await HttpSource.open(url, { fetch: fetchFn }), pool);
-  return fileTarget(source, new HttpDirectory(parentUrl(url), { fetch: fetchFn }, pool));
+  const source = remoteReads(await HttpSource.open(url, options), pool);
+  return fileTarget(source, new HttpDirectory(parentUrl(url), options, pool));
 }
 
 /** Opens a URL as a plugin target; undefined for local paths (the caller opens those). */
@@ -119,8 +154,9 @@ export function randomAccessPipe(what = 'this command'): CliError {
 /** A folder by path or URL (`--shards s3://bucket/shards/`). */
 export function openFolder(location: string): DirectorySource {
   const folder = location.endsWith('/') ? location : `${location}/`;
-  if (inputKind(location) === 's3') return new S3Directory(s3Client(), folder);
-  if (inputKind(location) === 'http') return new HttpDirectory(folder, { fetch: countingFetch() });
+  if (inputKind(location) === 's3') return new S3Directory(s3Client(), folder, requestTimeouts());
+  if (inputKind(location) === 'http')
+    return new HttpDirectory(folder, { fetch: countingFetch(), ...requestTimeouts() });
   if (location === '-') throw randomAccessPipe('a folder of shards');
   return openDirectory(location);
 }

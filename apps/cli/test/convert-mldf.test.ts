@@ -3,9 +3,8 @@ import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
 import { openMldf, validateMldf } from '@binscope/mldf';
 import { indexShards, openTaridx } from '@binscope/taridx';
-import { npyBytes, tarBytes, tempDir } from '@binscope/testkit';
+import { jpegBytes, npyBytes, tarBytes, tempDir } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
-import { encode as encodeJpeg } from 'jpeg-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeImage, npyLayout } from '@binscope/taridx-mldf';
 import { convertTaridxToMldfFile as convertTaridxToMldf } from '@binscope/taridx-mldf/node';
@@ -171,7 +170,7 @@ describe('tar shards → MLDF', () => {
     await badReader.close();
   });
 
-  it('decodes 16-bit, palette and grey PNGs to 8-bit HWC with fast-png', () => {
+  it('decodes 16-bit, palette and grey PNGs to 8-bit HWC with fast-png', async () => {
     const place = { file: 's.tar', offset: 0, key: 'k', ext: 'png' };
     const deep = encodePng({
       width: 2,
@@ -180,7 +179,7 @@ describe('tar shards → MLDF', () => {
       channels: 3,
       depth: 16,
     });
-    expect(Array.from(decodeImage(deep, place).pixels)).toEqual([0x12, 0xff, 0x01, 0, 0xff, 0x80]);
+    expect(Array.from((await decodeImage(deep, place)).pixels)).toEqual([0x12, 0xff, 0x01, 0, 0xff, 0x80]);
     const grey = encodePng({
       width: 3,
       height: 1,
@@ -188,7 +187,10 @@ describe('tar shards → MLDF', () => {
       channels: 1,
       depth: 8,
     });
-    expect(decodeImage(grey, place)).toMatchObject({ channels: 1, pixels: new Uint8Array([0, 128, 255]) });
+    expect(await decodeImage(grey, place)).toMatchObject({
+      channels: 1,
+      pixels: new Uint8Array([0, 128, 255]),
+    });
     const indexed = encodePng({
       width: 2,
       height: 1,
@@ -200,20 +202,20 @@ describe('tar shards → MLDF', () => {
         [40, 50, 60],
       ],
     });
-    expect(decodeImage(indexed, place)).toMatchObject({
+    expect(await decodeImage(indexed, place)).toMatchObject({
       channels: 3,
       pixels: new Uint8Array([40, 50, 60, 10, 20, 30]),
     });
   });
 
-  it('decodes JPEG to RGB with jpeg-js; refuses a non-image; reads .npy layouts', () => {
-    const pixels = new Uint8Array(8 * 8 * 4).fill(200);
-    const jpeg = encodeJpeg({ width: 8, height: 8, data: pixels }, 95).data;
+  it('decodes JPEG to RGB (libjpeg-turbo); refuses a non-image; reads .npy layouts', async () => {
+    const rgba = new Uint8Array(8 * 8 * 4).fill(200);
+    const jpeg = await jpegBytes({ width: 8, height: 8, rgba }, { quality: 95 });
     const place = { file: 's.tar', offset: 0, key: 'k', ext: 'jpg' };
-    const image = decodeImage(new Uint8Array(jpeg), place);
+    const image = await decodeImage(jpeg, place);
     expect(image).toMatchObject({ width: 8, height: 8, channels: 3 });
     expect(Math.abs(image.pixels[0] - 200)).toBeLessThan(4);
-    expect(() => decodeImage(enc.encode('not an image'), place)).toThrow(/neither a PNG nor a JPEG/);
+    await expect(decodeImage(enc.encode('not an image'), place)).rejects.toThrow(/neither a PNG nor a JPEG/);
     expect(npyLayout(npyBytes('<i8', [2, 1], new Uint8Array(16)))).toMatchObject({
       dtype: '<i8',
       shape: [2, 1],

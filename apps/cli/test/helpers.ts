@@ -70,3 +70,37 @@ export function expectOneLineError(stderr: string): string[] {
   const lines = stderr.split('\n').filter((l) => l.trim() && !l.includes('warning:'));
   return lines;
 }
+
+/**
+ * Like `cli`, without blocking this process: for tests whose server runs in the test process
+ * itself (a synchronous run would stall it). The run is killed after `killAfterMs` (its result
+ * then has code null), so a CLI that hangs fails the test instead of stalling the suite.
+ */
+export function cliAsync(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; killAfterMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const stdoutBytes = Buffer.concat(out);
+      resolve({
+        code,
+        stdoutBytes,
+        stdout: stdoutBytes.toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
+    });
+  });
+}

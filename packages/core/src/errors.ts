@@ -102,9 +102,14 @@ export function withLocation(error: unknown, location: ProblemLocation): unknown
 
 /**
  * What went wrong with a remote source: `http` an error status, `dropped` the connection ended
- * early, `timeout` no byte for the idle timeout, `aborted` the caller's signal, `range-ignored`
- * a server that ignores Range for a file too large to keep, `changed` the file changed between
- * requests, `bad-response` a reply that contradicts the request (206 without Content-Range).
+ * early, `timeout` no byte for the idle timeout or no complete reply by the deadline, `aborted`
+ * the caller's signal, `range-ignored` a server that ignores Range for a file too large to keep,
+ * `changed` the file changed between requests, `bad-response` a reply that contradicts the
+ * request (206 without Content-Range, a listing that cycles), `limit` a listing past one of its
+ * bounds (pages, entries, page size). Writes add: `credentials` the store rejected the keys
+ * (wrong, expired), `denied` it refused the request (permissions, a bucket policy), `missing`
+ * the place to write does not exist (a bucket), `exists` the output exists and replacing it
+ * was not asked for.
  */
 export type SourceErrorReason =
   | 'http'
@@ -113,7 +118,12 @@ export type SourceErrorReason =
   | 'aborted'
   | 'range-ignored'
   | 'changed'
-  | 'bad-response';
+  | 'bad-response'
+  | 'limit'
+  | 'credentials'
+  | 'denied'
+  | 'missing'
+  | 'exists';
 
 export interface SourceErrorDetails {
   cause?: unknown;

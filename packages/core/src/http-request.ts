@@ -1,11 +1,12 @@
 import { SourceError, type SourceErrorReason } from './errors.js';
 
 /**
- * One HTTP exchange as HttpSource needs it, with everything a real server can do wrong turned
- * into a typed SourceError that names the URL, the range and the status: an idle timeout (a
- * stalled server never hangs a read), a body read in bounded pieces (an endless reply never
- * fills memory), and bounded retries with exponential backoff and jitter for 429/5xx replies
- * and dropped connections. Browser-safe: fetch, AbortController and timers only.
+ * One HTTP exchange as HttpSource and the folder listings need it, with everything a real
+ * server can do wrong turned into a typed SourceError that names the URL, the range and the
+ * status: an idle timeout (a stalled server never hangs a read), an overall deadline (nor does
+ * one that trickles), a body read in bounded pieces (an endless reply never fills memory), and
+ * bounded retries with exponential backoff and jitter for 429/5xx replies and dropped
+ * connections. Browser-safe: fetch, AbortController and timers only.
  */
 
 export interface RequestPolicy {
@@ -13,6 +14,11 @@ export interface RequestPolicy {
   headers: Readonly<Record<string, string>>;
   /** Milliseconds without a byte (or without response headers) before the request fails. */
   idleTimeout: number;
+  /**
+   * Milliseconds one exchange may take in all, retries and their backoff included, however
+   * steadily bytes arrive (Infinity: none).
+   */
+  deadline: number;
   /** Further attempts after a retryable failure. */
   retries: number;
   /** First backoff delay in ms; doubled per attempt, jittered, capped at MAX_BACKOFF. */
@@ -21,8 +27,38 @@ export interface RequestPolicy {
   signal?: AbortSignal;
 }
 
+/** The settings an exchange is made with, as HttpSourceOptions and listings take them. */
+export interface RequestOptions {
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  idleTimeout?: number;
+  deadline?: number;
+  retries?: number;
+  retryDelay?: number;
+  signal?: AbortSignal;
+}
+
+/** Defaults of RequestOptions, documented on HttpSourceOptions and in SECURITY.md. */
+const REQUEST_DEFAULTS = { idleTimeout: 30_000, deadline: 120_000, retries: 3, retryDelay: 250 };
+
+export function requestPolicy(options: RequestOptions): RequestPolicy {
+  return {
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    headers: options.headers ?? {},
+    idleTimeout: options.idleTimeout ?? REQUEST_DEFAULTS.idleTimeout,
+    deadline: options.deadline ?? REQUEST_DEFAULTS.deadline,
+    retries: options.retries ?? REQUEST_DEFAULTS.retries,
+    retryDelay: options.retryDelay ?? REQUEST_DEFAULTS.retryDelay,
+    signal: options.signal,
+  };
+}
+
 export interface RangeRequest {
   url: string;
+  /** How messages (and the error's path) name the request when not by its URL: an s3:// name. */
+  name?: string;
+  /** What the request is for, shown after the name when there is no range ("listing page 3"). */
+  purpose?: string;
   /** "bytes=a-b", or undefined for a plain GET. */
   range?: string;
   headers?: Readonly<Record<string, string>>;
@@ -51,21 +87,29 @@ const MAX_BACKOFF = 5000;
 /** Retry-After in seconds from the server, honoured up to the same cap. */
 const retryAfter = new WeakMap<SourceError, number>();
 
-/** Runs `handle` on the reply, retrying retryable failures with backoff. */
+/**
+ * Runs `handle` on the reply, retrying retryable failures with backoff, all within the
+ * policy's deadline: a retry that could not start before it is not made.
+ */
 export async function exchange<T>(
   policy: RequestPolicy,
   request: RangeRequest,
   handle: Handler<T>,
 ): Promise<T> {
+  const deadlineAt = Date.now() + policy.deadline;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await attemptOnce(policy, request, handle);
+      return await attemptOnce(policy, request, handle, deadlineAt);
     } catch (error) {
       if (!(error instanceof SourceError) || !isRetryable(error) || attempt >= policy.retries) throw error;
       const base = Math.min(MAX_BACKOFF, policy.retryDelay * 2 ** attempt);
       // Full jitter over the upper half: clients retrying together spread out.
-      const delay = Math.max(retryAfter.get(error) ?? 0, base * (0.5 + Math.random() / 2));
-      await sleep(Math.min(MAX_BACKOFF, delay), request, policy);
+      const delay = Math.min(
+        MAX_BACKOFF,
+        Math.max(retryAfter.get(error) ?? 0, base * (0.5 + Math.random() / 2)),
+      );
+      if (Date.now() + delay >= deadlineAt) throw error;
+      await sleep(delay, request, policy);
     }
   }
 }
@@ -74,21 +118,41 @@ function isRetryable(error: SourceError): boolean {
   return error.reason === 'dropped' || (error.reason === 'http' && RETRYABLE_STATUS.has(error.status ?? 0));
 }
 
-async function attemptOnce<T>(policy: RequestPolicy, request: RangeRequest, handle: Handler<T>): Promise<T> {
+function failFor(request: RangeRequest): Fail {
+  const name = request.name ?? request.url;
+  const what = request.range ?? request.purpose;
+  const where = what ? ` (${what})` : '';
+  return (reason, message, status) =>
+    new SourceError(`${name}${where}: ${message}`, name, { reason, status, range: request.range });
+}
+
+async function attemptOnce<T>(
+  policy: RequestPolicy,
+  request: RangeRequest,
+  handle: Handler<T>,
+  deadlineAt: number,
+): Promise<T> {
   const signals = [request.signal, policy.signal].filter((s): s is AbortSignal => s !== undefined);
-  const where = request.range ? ` (${request.range})` : '';
-  const fail: Fail = (reason, message, status) =>
-    new SourceError(`${request.url}${where}: ${message}`, request.url, {
-      reason,
-      status,
-      range: request.range,
-    });
+  const fail = failFor(request);
   const callerAborted = () => signals.some((s) => s.aborted);
   if (callerAborted()) throw fail('aborted', 'read aborted');
 
   const controller = new AbortController();
   let timedOut = false;
+  let pastDeadline = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // setTimeout takes at most 2^31-1 ms; a longer (or no) deadline needs no timer.
+  const untilDeadline = deadlineAt - Date.now();
+  const deadlineTimer =
+    untilDeadline < 2 ** 31
+      ? setTimeout(
+          () => {
+            pastDeadline = true;
+            controller.abort();
+          },
+          Math.max(0, untilDeadline),
+        )
+      : undefined;
   const arm = () => {
     clearTimeout(timer);
     timer = setTimeout(() => {
@@ -103,6 +167,8 @@ async function attemptOnce<T>(policy: RequestPolicy, request: RangeRequest, hand
     if (cause instanceof SourceError) return cause;
     let error: SourceError;
     if (callerAborted()) error = fail('aborted', 'read aborted');
+    else if (pastDeadline)
+      error = fail('timeout', `no complete reply within ${policy.deadline / 1000} s (deadline)`);
     else if (timedOut)
       error = fail('timeout', `no data from the server for ${policy.idleTimeout / 1000} s (idleTimeout)`);
     else error = fail('dropped', `connection failed or dropped: ${describe(cause)}`);
@@ -138,6 +204,7 @@ async function attemptOnce<T>(policy: RequestPolicy, request: RangeRequest, hand
     return await handle(response, body, fail);
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadlineTimer);
     for (const s of signals) s.removeEventListener('abort', onAbort);
     // Ends whatever is still flowing (a discarded or refused body); a no-op after a full read.
     controller.abort();
@@ -218,12 +285,7 @@ function sleep(ms: number, request: RangeRequest, policy: RequestPolicy): Promis
     };
     const stop = () => {
       done();
-      reject(
-        new SourceError(`${request.url}: read aborted`, request.url, {
-          reason: 'aborted',
-          range: request.range,
-        }),
-      );
+      reject(failFor(request)('aborted', 'read aborted'));
     };
     const timer = setTimeout(() => {
       done();

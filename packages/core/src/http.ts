@@ -1,6 +1,6 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
 import { SourceError } from './errors.js';
-import { exchange, type Fail, type RangeRequest, type RequestPolicy } from './http-request.js';
+import { exchange, type Fail, type RangeRequest, type RequestPolicy, requestPolicy } from './http-request.js';
 
 export interface HttpSourceOptions {
   /** Extra request headers (auth). */
@@ -17,6 +17,12 @@ export interface HttpSourceOptions {
   maxWholeBody?: number;
   /** Milliseconds without a byte before a request fails with SourceError `timeout` (default 30 000). */
   idleTimeout?: number;
+  /**
+   * Milliseconds one request may take in all, retries included, before it fails with SourceError
+   * `timeout` however steadily bytes arrive (default 120 000; `Infinity` for none). Raise it to
+   * read ranges of hundreds of MB over a slow link in one request.
+   */
+  deadline?: number;
   /** Retries for 429/5xx replies and dropped connections (default 3), with backoff and jitter. */
   retries?: number;
   /** First retry delay in ms (default 250), doubled per retry, at most 5 s; Retry-After is honoured. */
@@ -68,14 +74,7 @@ export class HttpSource implements ByteSource {
 
   /** Opens a URL: one small ranged request learns the size (and whether ranges work). */
   static async open(url: string, options: HttpSourceOptions = {}): Promise<HttpSource> {
-    const policy: RequestPolicy = {
-      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
-      headers: options.headers ?? {},
-      idleTimeout: options.idleTimeout ?? 30_000,
-      retries: options.retries ?? 3,
-      retryDelay: options.retryDelay ?? 250,
-      signal: options.signal,
-    };
+    const policy: RequestPolicy = requestPolicy(options);
     const maxWholeBody = options.maxWholeBody ?? 64 * 1024 * 1024;
     const counters = { bytesFetched: 0, requests: 0 };
     const request: RangeRequest = { url, range: `bytes=0-${PROBE - 1}`, counters };

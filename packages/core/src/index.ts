@@ -76,6 +76,14 @@ export { fromHex, hexDump, toHex } from './hex.js';
 export { HttpSource, type HttpSourceOptions } from './http.js';
 export { HttpDirectory, S3Directory } from './remote-directory.js';
 export { isHttpUrl, isS3Url, parseS3Url, S3Client, type S3Location, type S3Settings } from './s3.js';
+export { S3DirectorySink, type S3DirectorySinkOptions } from './s3-directory-sink.js';
+export {
+  abortMultipartUpload,
+  listMultipartUploads,
+  type UnfinishedUpload,
+  type WriteRequestOptions,
+} from './s3-multipart.js';
+export { S3Upload, type S3UploadOptions } from './s3-upload.js';
 export {
   type InspectNode,
   type InspectResult,

@@ -121,6 +121,11 @@ export interface ContentField {
   path: string;
   value: JsonValue;
   location?: ByteLocation;
+  /**
+   * A field that says where or how something is stored (an offset, a size, a compression)
+   * rather than what: `diff` compares it only when asked for layout (`--layout`).
+   */
+  layout?: boolean;
 }
 
 /** One format, implemented by one package. Writers are the packages' own exports. */
@@ -148,12 +153,19 @@ export interface FormatPlugin<R extends FormatReader = FormatReader> extends For
   csv?(reader: R, options?: RecordOptions): AsyncIterable<string>;
   /**
    * For `diff`: the content as comparable fields (header fields, schema, fields, tables,
-   * arrays, counts) with their locations. Leave out what only reflects the encoding
-   * (compressed sizes, block offsets, padding) so files of equal content compare equal.
+   * arrays, counts) with their locations. What only reflects the encoding (compressed sizes,
+   * block offsets, padding) is left out, or marked `layout` for `diff --layout`, so files of
+   * equal content compare equal.
    */
   contentFields(reader: R, options?: ReadOptions): Promise<ContentField[]>;
   /** For `diff`: where record `index` (numbered as records() yields them) is stored. */
   locateRecord(reader: R, index: number, options?: ReadOptions): Promise<ByteLocation[]>;
+  /**
+   * Optional, for `diff`: record keys whose values say where something is stored (offsets,
+   * sizes) rather than what is stored. `diff` leaves them out of the record comparison and
+   * compares them only when asked for layout (`--layout`), like contentFields' layout fields.
+   */
+  readonly layoutFields?: readonly string[];
 }
 
 /** Erases a plugin's reader type so different plugins fit one list. */

@@ -3,6 +3,8 @@ import type { DirectorySource } from './directory.js';
 import { SourceError } from './errors.js';
 import { RequestPool, remoteReads } from './coalesce.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
+import { exchange, requestPolicy } from './http-request.js';
+import { ListingGuard, type ListingLimits, MAX_LISTING_PAGE } from './listing.js';
 import { parseS3Url, type S3Client } from './s3.js';
 
 function normalize(path: string): string {
@@ -14,8 +16,9 @@ function withSlash(url: string): string {
 }
 
 /**
- * The objects under an `s3://bucket/prefix/`, as a folder: listed once with ListObjectsV2,
- * each opened on demand. Serves SCDL archives and the shards beside a TARIDX index.
+ * The objects under an `s3://bucket/prefix/`, as a folder: listed once with ListObjectsV2
+ * (within `ListingLimits`, with the objects' timeouts and retries), each opened on demand.
+ * Serves SCDL archives and the shards beside a TARIDX index.
  */
 export class S3Directory implements DirectorySource {
   readonly name: string;
@@ -26,7 +29,7 @@ export class S3Directory implements DirectorySource {
   constructor(
     private readonly client: S3Client,
     url: string,
-    private readonly sourceOptions: Omit<HttpSourceOptions, 'fetch'> = {},
+    private readonly sourceOptions: Omit<HttpSourceOptions, 'fetch'> & ListingLimits = {},
   ) {
     this.name = withSlash(url);
     const { bucket, key } = parseS3Url(this.name);
@@ -35,7 +38,7 @@ export class S3Directory implements DirectorySource {
   }
 
   list(): Promise<string[]> {
-    this.listing ??= this.client.list(this.bucket, this.prefix).then((objects) =>
+    this.listing ??= this.client.list(this.bucket, this.prefix, this.sourceOptions).then((objects) =>
       objects
         .map((o) => o.key.slice(this.prefix.length))
         // Zero-byte "folder" markers that consoles create are not files.
@@ -59,17 +62,22 @@ function childLinks(html: string): string[] {
   const out: string[] = [];
   for (const match of html.matchAll(/href\s*=\s*"([^"]*)"|href\s*=\s*'([^']*)'/gi)) {
     const href = match[1] ?? match[2];
-    if (!href || /^[a-z]+:|^\/|^\.\.|^#|\?/i.test(href)) continue;
+    if (!href || /^[a-z][a-z0-9+.-]*:|^\/|^#|\?/i.test(href)) continue;
+    let path: string;
     try {
-      out.push(decodeURIComponent(href.replace(/^\.\//, '')));
+      path = decodeURIComponent(href.replace(/^\.\//, ''));
     } catch {
-      // A link that is not valid percent-encoding names no file we could open.
+      continue; // A link that is not valid percent-encoding names no file we could open.
     }
+    // Encoded or not, a `..` segment leaves the folder, and `.` or an empty one lists a
+    // folder again under another name: a cycle with a new path each time round.
+    const segments = path.replace(/\/$/, '').split(/[\\/]/);
+    if (segments.some((segment) => segment === '' || segment === '.' || segment === '..')) continue;
+    out.push(path);
   }
   return out;
 }
 
-const MAX_LISTED = 100_000;
 const MAX_DEPTH = 4;
 /** Probes in flight per listing: enough to hide latency, few enough to be polite to a server. */
 const PROBES_AT_ONCE = 8;
@@ -77,7 +85,9 @@ const PROBES_AT_ONCE = 8;
 /**
  * Files below an HTTP base URL. Formats with fixed file names (SCDL's header.sch and its
  * arrays) are opened by name; `list()` reads the server's index page where it has one
- * (nginx autoindex, `python -m http.server`) and is empty where it has not.
+ * (nginx autoindex, `python -m http.server`) and is empty where it has not (4xx, not HTML).
+ * Index pages are requests like file reads (idle timeout, deadline, retries), at most
+ * MAX_DEPTH folders deep and within `ListingLimits`; past a limit is an error, not a partial list.
  */
 export class HttpDirectory implements DirectorySource {
   readonly name: string;
@@ -92,7 +102,7 @@ export class HttpDirectory implements DirectorySource {
    */
   constructor(
     base: string,
-    private readonly sourceOptions: HttpSourceOptions = {},
+    private readonly sourceOptions: HttpSourceOptions & ListingLimits = {},
     readonly pool: RequestPool = new RequestPool(),
   ) {
     this.name = withSlash(base);
@@ -114,7 +124,8 @@ export class HttpDirectory implements DirectorySource {
 
   list(): Promise<string[]> {
     this.listing ??= (async () => {
-      const paths = new Set(await this.listFolder('', 0, []));
+      const paths = new Set<string>();
+      await this.listFolder(new ListingGuard(this.name, this.sourceOptions), '', 0, paths);
       const names = [...this.expected].filter((name) => !paths.has(name));
       for (let i = 0; i < names.length; i += PROBES_AT_ONCE) {
         const batch = names.slice(i, i + PROBES_AT_ONCE);
@@ -126,24 +137,36 @@ export class HttpDirectory implements DirectorySource {
     return this.listing;
   }
 
-  private async listFolder(folder: string, depth: number, into: string[]): Promise<string[]> {
-    let response: Response;
-    try {
-      response = await this.fetchFn(new URL(folder, this.name).href, { headers: this.sourceOptions.headers });
-    } catch {
-      return into;
+  /** One index page, then the folders it links to, depth first. */
+  private async listFolder(
+    guard: ListingGuard,
+    folder: string,
+    depth: number,
+    into: Set<string>,
+  ): Promise<void> {
+    const request = {
+      url: this.url(folder),
+      purpose: `folder listing page ${guard.page()}`,
+      counters: { bytesFetched: 0, requests: 0 },
+    };
+    const html = await exchange(requestPolicy(this.sourceOptions), request, async (response, body, fail) => {
+      if (response.ok && (response.headers.get('content-type') ?? '').includes('html'))
+        return new TextDecoder().decode(await body.upTo(MAX_LISTING_PAGE, () => guard.pageTooLarge()));
+      await body.discard();
+      // No index page here (servers refuse or lack one, or serve something else): nothing listed.
+      if (response.ok || response.status < 500) return undefined;
+      throw fail('http', `HTTP ${response.status} ${response.statusText}`.trim(), response.status);
+    });
+    if (html === undefined) return;
+    const folders = new Set<string>();
+    for (const link of childLinks(html)) {
+      const path = folder + link;
+      if (!link.endsWith('/')) {
+        if (!into.has(path)) guard.entry(path);
+        into.add(path);
+      } else if (depth < MAX_DEPTH) folders.add(path);
     }
-    const type = response.headers.get('content-type') ?? '';
-    if (!response.ok || !type.includes('html')) {
-      await response.body?.cancel().catch(() => {});
-      return into;
-    }
-    for (const link of childLinks(await response.text())) {
-      if (into.length >= MAX_LISTED) break;
-      if (!link.endsWith('/')) into.push(folder + link);
-      else if (depth < MAX_DEPTH) await this.listFolder(folder + link, depth + 1, into);
-    }
-    return into;
+    for (const below of folders) await this.listFolder(guard, below, depth + 1, into);
   }
 
   /** Opens (and keeps) the file, or undefined when the server says it is not there. */

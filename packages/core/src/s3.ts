@@ -3,6 +3,9 @@ import type { ByteSource } from './bytes.js';
 import { SourceError } from './errors.js';
 import { RequestPool, remoteReads } from './coalesce.js';
 import { HttpSource, type HttpSourceOptions } from './http.js';
+import { exchange, type RequestOptions, requestPolicy } from './http-request.js';
+import { ListingGuard, type ListingLimits, MAX_LISTING_PAGE } from './listing.js';
+import { describeS3Error, xmlAll, xmlText } from './s3-xml.js';
 
 /**
  * How to reach S3 (or an S3-compatible store). Browser-safe: the caller supplies the values;
@@ -22,6 +25,9 @@ export interface S3Settings {
   concurrency?: number;
   fetch?: typeof fetch;
 }
+
+/** How a listing is made: the requests' timeouts and retries (as for objects) and its bounds. */
+export type S3ListOptions = Omit<RequestOptions, 'fetch'> & ListingLimits;
 
 export interface S3Location {
   bucket: string;
@@ -45,35 +51,6 @@ export function isHttpUrl(url: string): boolean {
 
 function encodeKey(key: string): string {
   return key.split('/').map(encodeURIComponent).join('/');
-}
-
-/** The one line S3 puts in an error body: `NoSuchKey: The specified key does not exist.` */
-function describeS3Error(xml: string): string | undefined {
-  const code = xmlText(xml, 'Code');
-  if (!code) return undefined;
-  const message = xmlText(xml, 'Message');
-  return message ? `${code}: ${message}` : code;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeXml(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (_, entity: string) => {
-    if (entity[0] !== '#') return ENTITIES[entity.toLowerCase()] ?? '';
-    const codePoint =
-      entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : Number(entity.slice(1));
-    return codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : '';
-  });
-}
-
-/** S3's responses are flat enough that a tag scan reads them without an XML parser. */
-function xmlText(xml: string, tag: string): string | undefined {
-  const match = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml);
-  return match ? decodeXml(match[1]) : undefined;
-}
-
-function xmlAll(xml: string, tag: string): string[] {
-  return [...xml.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g'))].map((m) => m[1]);
 }
 
 /** The largest error body read to name the S3 error code; the rest is discarded. */
@@ -154,56 +131,83 @@ export class S3Client {
   }
 
   /**
-   * Whether any object's key starts with `prefix`: one listing request. No `max-keys`:
-   * some S3-compatible servers fail on it, and one page costs the same round trip.
+   * Whether any object's key starts with `prefix`: one listing request, with the timeouts
+   * and retries of any other. An error status is "no" (the caller reports its own error);
+   * a server that stalls or drops is a SourceError. No `max-keys`: some S3-compatible servers
+   * fail on it, and one page costs the same round trip.
    */
-  async hasPrefix(bucket: string, prefix: string): Promise<boolean> {
-    const response = await this.fetch(this.httpUrl({ bucket, key: '' }, { 'list-type': '2', prefix }));
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
-      return false;
-    }
-    return xmlAll(await response.text(), 'Contents').length > 0;
+  async hasPrefix(bucket: string, prefix: string, options: S3ListOptions = {}): Promise<boolean> {
+    const guard = new ListingGuard(`s3://${bucket}/${prefix}`, options);
+    const page = await this.listPage(bucket, prefix, undefined, guard, options, 'no');
+    return page !== undefined && xmlAll(page, 'Contents').length > 0;
   }
 
   /**
-   * Every key under a prefix with ListObjectsV2, following continuation tokens up to
-   * `maxKeys` keys, so a listing can neither loop nor grow without bound.
+   * Every key under a prefix with ListObjectsV2, following continuation tokens. Each page is
+   * a request like an object read (idle timeout, deadline, retries of 5xx and SlowDown); a
+   * token given twice, a truncated page without a token, and a listing past its limits
+   * (`maxPages`, `maxEntries`, `maxNamesLength`; a number is `maxEntries`) are SourceErrors,
+   * so a listing neither loops, nor grows without bound, nor ends early in silence.
    */
   async list(
     bucket: string,
     prefix: string,
-    maxKeys = 1_000_000,
+    limits: number | S3ListOptions = {},
   ): Promise<Array<{ key: string; size: number }>> {
+    const options = typeof limits === 'number' ? { maxEntries: limits } : limits;
+    const guard = new ListingGuard(`s3://${bucket}/${prefix}`, options);
     const out: Array<{ key: string; size: number }> = [];
     let token: string | undefined;
-    const where = `s3://${bucket}/${prefix}`;
     do {
-      const query: Record<string, string> = { 'list-type': '2', prefix };
-      if (token) query['continuation-token'] = token;
-      let response: Response;
-      try {
-        response = await this.fetch(this.httpUrl({ bucket, key: '' }, query));
-      } catch (cause) {
-        throw new SourceError(`cannot list ${where}: ${String((cause as Error)?.message ?? cause)}`, where, {
-          cause,
-        });
-      }
-      if (!response.ok)
-        throw new SourceError(`cannot list ${where}: HTTP ${response.status} ${response.statusText}`, where);
-      const xml = await response.text();
+      const xml = (await this.listPage(bucket, prefix, token, guard, options, 'fail')) ?? '';
       for (const entry of xmlAll(xml, 'Contents')) {
         const key = xmlText(entry, 'Key');
-        if (key !== undefined) out.push({ key, size: Number(xmlText(entry, 'Size') ?? 0) });
+        if (key === undefined) continue;
+        guard.entry(key);
+        out.push({ key, size: Number(xmlText(entry, 'Size') ?? 0) });
       }
-      const next = xmlText(xml, 'IsTruncated') === 'true' ? xmlText(xml, 'NextContinuationToken') : undefined;
-      if (next !== undefined && next === token)
-        throw new SourceError(`cannot list ${where}: the server repeated its continuation token`, where);
-      token = next;
-      if (out.length > maxKeys)
-        throw new SourceError(`cannot list ${where}: more than ${maxKeys} keys under the prefix`, where);
+      token = undefined;
+      if (xmlText(xml, 'IsTruncated') === 'true') {
+        token = xmlText(xml, 'NextContinuationToken');
+        if (!token)
+          throw guard.fail(
+            'bad-response',
+            'the page says the listing is truncated but gives no continuation token',
+          );
+        guard.follow(token);
+      }
     } while (token);
     return out;
+  }
+
+  /** One ListObjectsV2 page as text; on an error status, a SourceError or (`onError: 'no'`) undefined. */
+  private listPage(
+    bucket: string,
+    prefix: string,
+    token: string | undefined,
+    guard: ListingGuard,
+    options: S3ListOptions,
+    onError: 'fail' | 'no',
+  ): Promise<string | undefined> {
+    const query: Record<string, string> = { 'list-type': '2', prefix };
+    if (token) query['continuation-token'] = token;
+    const page = guard.page();
+    const policy = requestPolicy({ ...options, fetch: this.fetch as typeof fetch });
+    const request = {
+      url: this.httpUrl({ bucket, key: '' }, query),
+      name: guard.where,
+      purpose: `listing page ${page}`,
+      counters: { bytesFetched: 0, requests: 0 },
+    };
+    return exchange(policy, request, async (response, body, fail) => {
+      if (!response.ok) {
+        await body.discard();
+        if (onError === 'no') return undefined;
+        throw fail('http', `HTTP ${response.status} ${response.statusText}`.trim(), response.status);
+      }
+      const bytes = await body.upTo(MAX_LISTING_PAGE, () => guard.pageTooLarge());
+      return new TextDecoder().decode(bytes);
+    });
   }
 }
 

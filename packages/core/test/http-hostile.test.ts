@@ -147,6 +147,25 @@ beforeAll(async () => {
       case '/always-503':
         res.writeHead(503);
         return void res.end('down');
+      case '/trickle': {
+        // A correct reply, one byte every 200 ms: never idle long enough for the idle timeout.
+        const range = parseRange(req.headers.range) ?? [0, SIZE - 1];
+        res.writeHead(206, {
+          'Content-Range': `bytes ${range[0]}-${range[1]}/${SIZE}`,
+          'Content-Length': String(range[1] - range[0] + 1),
+        });
+        let at = range[0];
+        const timer = setInterval(() => {
+          if (res.destroyed || at > range[1]) {
+            clearInterval(timer);
+            return void res.end();
+          }
+          res.write(payload.subarray(at, at + 1));
+          at++;
+          sent.set(key, at - range[0]);
+        }, 200);
+        return void res.on('close', () => clearInterval(timer));
+      }
       default:
         res.writeHead(404);
         res.end();
@@ -266,6 +285,27 @@ describe('HttpSource against hostile and flaky servers', () => {
     const error = await failure(HttpSource.open(`${base}/always-503`, { retries: 2, ...fast }));
     expect(error.status).toBe(503);
     expect(seen.get('/always-503?')).toBe(3);
+  });
+
+  it('ends a read that trickles one byte every 200 ms at its overall deadline', async () => {
+    const error = await failure(
+      HttpSource.open(`${base}/trickle?id=a`, { idleTimeout: 10_000, deadline: 1000 }),
+    );
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toMatch(/no complete reply within 1 s \(deadline\)/);
+    expect(error.range).toBe(PROBE_RANGE);
+    // Far fewer than the 65,536 bytes asked for arrived: the read was cut short, not finished slowly.
+    expect(sent.get('/trickle?a')).toBeLessThan(1000);
+  });
+
+  it('the deadline bounds retries too', async () => {
+    const error = await failure(
+      HttpSource.open(`${base}/always-503?id=b`, { retries: 1000, retryDelay: 100, deadline: 1000 }),
+    );
+    // The last 503, or the deadline if it fell during an attempt: either way the read ended.
+    expect(error.status === 503 || error.reason === 'timeout', error.message).toBe(true);
+    // Backoff doubles from 100 ms: a handful of attempts fit in a second, never a thousand.
+    expect(seen.get('/always-503?b')).toBeLessThan(10);
   });
 
   it('validate() reports an I/O failure instead of throwing it', async () => {

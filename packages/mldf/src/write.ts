@@ -20,6 +20,7 @@ import {
   VERSION_MAJOR,
   VERSION_MINOR,
 } from './layout.js';
+import { MldfLazyText } from './decode.js';
 import type { ImageValue, NdArray } from './values.js';
 
 export interface FieldSpec {
@@ -35,7 +36,8 @@ export interface FieldSpec {
 /**
  * What `add` accepts per field: INT bigint | safe integer; FLOAT number; BYTES Uint8Array;
  * NDARRAY an NdArray or a typed array of the field's dtype with prod(shape) elements;
- * JSON any JSON-able value; IMAGE_RAW {height, width, channels, pixels}; TEXT_RAW string.
+ * JSON any JSON-able value, or an MldfLazyText of type JSON whose bytes are stored as they are
+ * (checked to be JSON: big integers, `-0.0` and repeated keys survive); IMAGE_RAW {height, width, channels, pixels}; TEXT_RAW string.
  * An absent (or `undefined`) value is missing: ptr 0, size 0 (INT/FLOAT store 0). `null`
  * is missing too, except for JSON, where it is the JSON text `null`.
  */
@@ -410,6 +412,7 @@ function encodeValue(
       return encoder.encode(value);
     case 'JSON': {
       if (value === undefined) return undefined;
+      if (value instanceof MldfLazyText) return jsonBytes(value, where);
       let text: string | undefined;
       try {
         text = JSON.stringify(value);
@@ -481,6 +484,17 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 
 function isInt(v: unknown, max: number): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+}
+
+/** Raw JSON bytes as they are, once they are known to be strict UTF-8 JSON. */
+function jsonBytes(value: MldfLazyText, where: () => string): Uint8Array {
+  if (value.type !== 'JSON') throw new TypeError(`${where()}: expected JSON text, got ${value.type} text`);
+  try {
+    value.value();
+  } catch (cause) {
+    throw new TypeError(`${where()}: value is not JSON (${(cause as Error).message})`, { cause });
+  }
+  return value.bytes;
 }
 
 function describe(value: unknown): string {

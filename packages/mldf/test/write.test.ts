@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { expectProgressToEnd } from '@binscope/testkit';
 import {
   type FieldSpec,
+  MldfLazyText,
   type MldfSample,
   MldfWriter,
   type NdDtype,
@@ -79,6 +80,29 @@ describe('writer refuses what MLDF cannot hold, with a clear error', () => {
     ).toThrow(/0..65535/);
     expect(() => w.add({ j: 1n })).toThrow(/cannot be written as JSON/);
     expect(() => w.add({ nope: 1 })).toThrow(/'nope' is not a declared field/);
+    expect(w.samples).toBe(0);
+  });
+
+  it('JSON given as raw text is stored byte for byte, once it is known to be JSON', async () => {
+    const enc = new TextEncoder();
+    const raw = (text: string, type: 'JSON' | 'TEXT_RAW' = 'JSON') => {
+      const bytes = enc.encode(text);
+      return new MldfLazyText(bytes, 0, bytes.byteLength, type, 'j', 0, undefined);
+    };
+    // What JSON.parse + JSON.stringify would round, flip or drop.
+    const texts = ['{"id": 12345678901234567890, "z": -0.0, "k": 1, "k": 2}', ' [1e400, 0.10] '];
+    const file = await writeMldf(
+      [{ name: 'j', type: 'JSON' }],
+      texts.map((t) => ({ j: raw(t) })),
+    );
+    const reader = await openMldf(new MemorySource(file));
+    for (let i = 0; i < texts.length; i++) {
+      const lazy = (await reader.sample(i, { decode: 'lazy' })).j as MldfLazyText;
+      expect(new TextDecoder().decode(lazy.bytes)).toBe(texts[i]);
+    }
+    const w = new MldfWriter([{ name: 'j', type: 'JSON' }]);
+    expect(() => w.add({ j: raw('{"a": 1,}') })).toThrow(/sample 0 field 'j' \(JSON\): value is not JSON/);
+    expect(() => w.add({ j: raw('"text"', 'TEXT_RAW') })).toThrow(/expected JSON text, got TEXT_RAW/);
     expect(w.samples).toBe(0);
   });
 

@@ -25,82 +25,111 @@ const STRING_WINDOW = 1 << 18;
 /** Reads at most this many numeric elements per call. */
 const NUMERIC_WINDOW = 1 << 22;
 
+const NULLABLE = new Set(['nullable-integer', 'nullable-boolean', 'nullable-string-array']);
+
 /** One obs/var column of an AnnData dataframe: plain, categorical, or nullable (with its mask). */
 export function readColumn(file: AnnDataFile, group: H5Group, name: string, where: string): Column {
   const entity = child(group, name);
   const path = `${where}/${name}`;
   if (entity === undefined) throw h5adError('InvalidValue', file.name, `${path}: missing`);
-  if (isGroup(entity)) {
-    const encoding = readStringAttr(entity, 'encoding-type');
-    if (encoding === 'categorical') {
-      const categories = child(entity, 'categories');
-      const codes = child(entity, 'codes');
-      if (!isDataset(categories) || !isDataset(codes))
-        throw h5adError('InvalidValue', file.name, `${path}: categorical without categories/codes`);
-      return readCategorical(file, name, path, categories, codes);
-    }
-    if (
-      encoding === 'nullable-integer' ||
-      encoding === 'nullable-boolean' ||
-      encoding === 'nullable-string-array'
-    ) {
-      const values = child(entity, 'values');
-      const mask = child(entity, 'mask');
-      if (!isDataset(values) || !isDataset(mask))
-        throw h5adError('InvalidValue', file.name, `${path}: ${encoding} without values/mask`);
-      const decoded = readPlain(file, name, `${path}/values`, values);
-      const missing = readPlain(file, 'mask', `${path}/mask`, mask).values;
-      if (missing.length !== decoded.values.length)
-        throw h5adError('CountMismatch', file.name, `${path}: mask and values differ in length`);
-      const out = decoded.values.map((v, i) => (missing[i] ? null : v));
-      // np.array() of a masked integer array: its own dtype when nothing is missing,
-      // float64 with NaN (stored as null) when something is, as upstream writes it.
-      if (encoding === 'nullable-integer') {
-        if (!out.includes(null)) return { name, type: decoded.type, values: out };
-        return { name, type: 'float64', values: out.map((v) => (v === null ? null : Number(v))) };
+  if (isGroup(entity) && readStringAttr(entity, 'encoding-type') === 'categorical') {
+    const codes = child(entity, 'codes');
+    if (child(entity, 'categories') === undefined || !isDataset(codes))
+      throw h5adError('InvalidValue', file.name, `${path}: categorical without categories/codes`);
+    // Categories are any 1-D array anndata writes: a string-array or numeric array, or (0.11–0.12
+    // with nullable strings, or pandas' nullable dtypes) a nullable-* group.
+    const categories = readArray(file, entity, 'categories', path);
+    return readCategorical(file, name, path, categories, codes);
+  }
+  if (isDataset(entity)) {
+    const categoriesRef = readAttr(entity, 'categories');
+    if (categoriesRef !== undefined) {
+      // anndata 0.7: codes dataset whose "categories" attribute references the categories dataset.
+      const ref = Array.isArray(categoriesRef) ? categoriesRef[0] : categoriesRef;
+      let categories: unknown;
+      try {
+        categories = file.file.dereference(ref as Parameters<H5File['dereference']>[0]);
+      } catch {
+        categories = undefined;
       }
-      if (encoding === 'nullable-boolean')
-        return { name, type: 'bool', values: out.map((v) => (v === null ? null : Boolean(v))) };
-      return { name, type: 'string', values: out };
+      if (!isDataset(categories))
+        throw h5adError('InvalidValue', file.name, `${path}: categories reference does not resolve`);
+      return readCategorical(
+        file,
+        name,
+        path,
+        readPlain(file, name, `${path}/categories`, categories),
+        entity,
+      );
     }
+  }
+  return { ...readArray(file, group, name, where), name };
+}
+
+/** A 1-D array element: a plain dataset, or a nullable-* group (values and mask). */
+function readArray(file: AnnDataFile, group: H5Group, name: string, where: string): Column {
+  const entity = child(group, name);
+  const path = `${where}/${name}`;
+  if (entity === undefined) throw h5adError('InvalidValue', file.name, `${path}: missing`);
+  if (isDataset(entity)) return readPlain(file, name, path, entity);
+  const encoding = readStringAttr(entity, 'encoding-type');
+  if (encoding === undefined || !NULLABLE.has(encoding)) {
     throw h5adError(
       'UnsupportedFeature',
       file.name,
       `${path}: column encoding "${encoding ?? 'none'}" is not supported`,
     );
   }
-  const categoriesRef = readAttr(entity, 'categories');
-  if (categoriesRef !== undefined) {
-    // anndata 0.7: codes dataset whose "categories" attribute references the categories dataset.
-    const ref = Array.isArray(categoriesRef) ? categoriesRef[0] : categoriesRef;
-    let categories: unknown;
-    try {
-      categories = file.file.dereference(ref as Parameters<H5File['dereference']>[0]);
-    } catch {
-      categories = undefined;
-    }
-    if (!isDataset(categories))
-      throw h5adError('InvalidValue', file.name, `${path}: categories reference does not resolve`);
-    return readCategorical(file, name, path, categories, entity);
+  const values = child(entity, 'values');
+  const mask = child(entity, 'mask');
+  if (!isDataset(values) || !isDataset(mask))
+    throw h5adError('InvalidValue', file.name, `${path}: ${encoding} without values/mask`);
+  const decoded = readPlain(file, name, `${path}/values`, values);
+  const missing = readPlain(file, 'mask', `${path}/mask`, mask).values;
+  if (missing.length !== decoded.values.length)
+    throw h5adError('CountMismatch', file.name, `${path}: mask and values differ in length`);
+  const out = decoded.values.map((v, i) => (missing[i] ? null : v));
+  // np.array() of a masked integer array: its own dtype when nothing is missing,
+  // float64 with NaN (stored as null) when something is, as upstream writes it.
+  if (encoding === 'nullable-integer') {
+    if (!out.includes(null)) return { name, type: decoded.type, values: out };
+    return { name, type: 'float64', values: out.map((v) => (v === null ? null : Number(v))) };
   }
-  return readPlain(file, name, path, entity);
+  if (encoding === 'nullable-boolean')
+    return { name, type: 'bool', values: out.map((v) => (v === null ? null : Boolean(v))) };
+  return { name, type: 'string', values: out };
+}
+
+/** Elements along the first axis of a column or index, without reading its values. */
+export function elementLength(entity: H5Group | H5Dataset): number | undefined {
+  if (isDataset(entity)) return length(entity);
+  const part = child(entity, readStringAttr(entity, 'encoding-type') === 'categorical' ? 'codes' : 'values');
+  return isDataset(part) ? length(part) : undefined;
 }
 
 function readCategorical(
   file: AnnDataFile,
   name: string,
   path: string,
-  categoriesDs: H5Dataset,
+  categories: Column,
   codesDs: H5Dataset,
 ): Column {
-  const categories = readPlain(file, name, `${path}/categories`, categoriesDs);
+  const cats = categories.values;
+  const missingCategory = cats.indexOf(null);
+  if (missingCategory >= 0) {
+    // pandas refuses null categories ("Categorical categories cannot be null"), so anndata cannot read this.
+    throw h5adError(
+      'InvalidValue',
+      file.name,
+      `${path}/categories[${missingCategory}]: a category is missing (masked); categories cannot be null`,
+    );
+  }
   const codesType = elementType(codesDs.metadata);
   if (codesType === undefined || codesType === 'bool' || codesType.startsWith('f')) {
     throw h5adError('InvalidValue', file.name, `${path}/codes: integer codes expected`);
   }
   const count = length(codesDs);
   const values: Column['values'] = new Array(count);
-  const cats = categories.values;
   for (let start = 0; start < count; start += NUMERIC_WINDOW) {
     const end = Math.min(count, start + NUMERIC_WINDOW);
     const codes = file.integers(codesDs, codesType, start, end);

@@ -20,7 +20,7 @@ import {
   readStringListAttr,
   withRawRows,
 } from './h5.js';
-import { readColumn } from './anndata-columns.js';
+import { elementLength, readColumn } from './anndata-columns.js';
 import { h5adError } from './h5ad-error.js';
 
 /** A sparse matrix stored as data / indices / indptr (CSR: rows are major; CSC: columns). */
@@ -316,9 +316,10 @@ export class AnnDataFile {
     const indexName =
       readStringAttr(entity, '_index') ?? (entity.keys().includes('_index') ? '_index' : 'index');
     const indexEntity = child(entity, indexName);
-    if (!isDataset(indexEntity))
+    // A string-array dataset, or a nullable-string-array group (a pandas string index, anndata ≥ 0.11).
+    const rows = indexEntity === undefined ? undefined : elementLength(indexEntity);
+    if (rows === undefined)
       throw h5adError('InvalidValue', this.name, `/${name}/${indexName}: index missing`);
-    const rows = length(indexEntity);
     const order =
       readStringListAttr(entity, 'column-order') ??
       entity
@@ -393,7 +394,7 @@ export class AnnDataFile {
       const entity = this.entity(group);
       if (!isGroup(entity)) return undefined;
       const idx = child(entity, readStringAttr(entity, '_index') ?? '_index');
-      return isDataset(idx) ? length(idx) : undefined;
+      return idx === undefined ? undefined : elementLength(idx);
     };
     return {
       name: this.name,

@@ -85,10 +85,12 @@ const isFloat = (t: ElementType) => t === 'f16' || t === 'f32' || t === 'f64';
 const isSigned = (t: ElementType) => t === 'i8' || t === 'i16' || t === 'i32' || t === 'i64';
 
 /**
- * Casts little-endian elements to `to`, exactly as numpy's `astype` does on x86-64 (the
- * platform upstream runs on): floats round to nearest even; float → unsigned truncates toward
- * zero and wraps like C's conversion through a 32-bit (u8, u16) or 64-bit (u32) register, NaN
- * and out-of-range values giving 0 (2^63 for u64); integer → unsigned wraps modulo 2^bits.
+ * Casts little-endian elements to `to`, each on its own as numpy's scalar cast loop does on
+ * x86-64 (the platform upstream runs on): floats round to nearest even; float → unsigned
+ * truncates toward zero and wraps like C's conversion through a 32-bit (u8, u16) or 64-bit
+ * (u32) register, NaN and out-of-range values giving 0 (2^63 for u64); integer → unsigned
+ * wraps modulo 2^bits. numpy's vectorised float → u32 loop differs for values u32 cannot hold
+ * (README, "Casts"); following it would make a value's result depend on its array's length.
  */
 export function castElements(
   bytes: Uint8Array,

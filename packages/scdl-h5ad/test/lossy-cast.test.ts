@@ -117,7 +117,7 @@ describe('converting values the data dtype cannot hold (C10)', () => {
     });
   }
 
-  it('lossyCast casts as numpy does: [1e10, NaN] → uint32 gives [1410065408, 0]', async () => {
+  it("lossyCast casts each value as numpy's scalar loop does: [1e10, NaN] → uint32 gives [1410065408, 0]", async () => {
     const { out, run } = await convert(
       { layout: 'csr', values: [[1e10, Number.NaN]], dtype: '<f8' },
       { dataDtype: 'uint32', lossyCast: true },

@@ -1,8 +1,10 @@
 import {
   DETECTION_SCORE,
   type FormatInfo,
+  isSourceError,
   type NearMiss,
   nearMisses,
+  nearMissScore,
   type ReadOptions,
   type Target,
 } from '@binscope/core';
@@ -38,7 +40,10 @@ export const scdlFormat: FormatInfo = {
         String.fromCharCode(...head.subarray(0, 4)) === SIGNATURE
         ? DETECTION_SCORE.magicAndStructure
         : 0;
-    } catch {
+    } catch (error) {
+      // A header.sch that cannot be read (a store refusing or failing) is that failure, not
+      // a folder of no known format.
+      if (isSourceError(error)) throw error;
       return 0;
     }
   },
@@ -62,10 +67,51 @@ export const scdlHeaderFile: FormatInfo = {
  * starts with "SCDL", as "BadMagic for SCDL: byte 3 is 0x58, expected 0x4c (…)". Undefined otherwise.
  */
 export async function scdlNearMiss(target: Target, options?: ReadOptions): Promise<NearMiss | undefined> {
+  const incomplete = await incompleteArchive(target);
+  if (incomplete) return incomplete;
   try {
     const head = await headerHead(target, options);
     return head && nearMisses([scdlHeaderFile], head, 'header.sch')[0];
-  } catch {
+  } catch (error) {
+    if (isSourceError(error)) throw error;
     return undefined;
   }
+}
+
+/** Files only an SCDL archive has together (the matrix arrays and the files beside them). */
+const ARCHIVE_FILES = ['data.npy', 'row_ptr.npy', 'col_ptr.npy', 'metadata.json', 'version.json'];
+
+/**
+ * A folder with SCDL's files but no header.sch: the writer puts header.sch last, so this is
+ * an archive whose writing did not finish (an interrupted upload to an S3 prefix). Reported
+ * as such rather than as a folder of no known format. Two of the names are needed, so a
+ * folder that merely holds a data.npy is not taken for one.
+ */
+async function incompleteArchive(target: Target): Promise<NearMiss | undefined> {
+  if (target.kind !== 'directory') return undefined;
+  let files: string[];
+  try {
+    files = await target.directory.list();
+  } catch (error) {
+    // A listing the store refuses or fails is that failure, as for header.sch itself.
+    if (isSourceError(error)) throw error;
+    return undefined;
+  }
+  if (files.includes('header.sch')) return undefined;
+  const found = ARCHIVE_FILES.filter((name) => files.includes(name));
+  if (found.length < 2) return undefined;
+  const detail = `incomplete archive (no header.sch): ${found.join(', ')} and ${files.length - found.length} other file${files.length - found.length === 1 ? '' : 's'} are there, but header.sch, which writers write last, is missing`;
+  return {
+    id: 'scdl',
+    title: scdlFormat.title,
+    offset: 0,
+    expected: SIGNATURE.charCodeAt(0),
+    actual: null,
+    matched: 0,
+    length: SIGNATURE.length,
+    byExtension: false,
+    score: nearMissScore(0, SIGNATURE.length, false),
+    detail,
+    message: `Truncated for SCDL: ${detail}`,
+  };
 }

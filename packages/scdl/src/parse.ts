@@ -107,6 +107,15 @@ async function parseHeaderFile(
   problems: ProblemList,
   options: ReadOptions,
 ): Promise<void> {
+  // Writers put header.sch last (an S3 prefix, a folder copied file by file): the other files
+  // without it are an archive whose writing never finished, not a damaged one.
+  if (state.files.length > 0 && !state.files.includes(HEADER_FILE))
+    throw fail(
+      'Truncated',
+      `incomplete archive (no ${HEADER_FILE}): missing file ${HEADER_FILE}, which writers write last; ${state.files.length} other file${state.files.length === 1 ? ' is' : 's are'} there`,
+      0,
+      HEADER_FILE,
+    );
   const source = await openRequired(state.directory, HEADER_FILE, options);
   state.headerSize = source.size;
   state.headerHead = await readExact(source, 0, Math.min(source.size, CORE_HEADER_SIZE), options);

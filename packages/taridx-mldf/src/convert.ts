@@ -6,7 +6,7 @@ import {
   type MldfWriterOptions,
   type SampleInput,
 } from '@binscope/mldf';
-import type { TaridxReader, TaridxSample } from '@binscope/taridx';
+import type { TaridxMember, TaridxReader, TaridxSample } from '@binscope/taridx';
 import { type FieldPlan, memberValue, planField } from './fields.js';
 import { openInput, type ShardsInput } from './input.js';
 import { kindOf, type MemberPlace } from './member.js';
@@ -105,7 +105,9 @@ export async function convertInto(
     for await (const sample of reader.samples({ signal })) {
       // Sources that need no I/O (memory, a page's files) never look at the signal themselves.
       await pace();
-      writer.add(await sampleInput(reader, sample, byExt, signal));
+      const input = await sampleInput(reader, sample, byExt, signal);
+      // A group of rows that are only tar extended headers (`@PaxHeader`) is no sample.
+      if (input) writer.add(input);
       if (++done % 256 === 0 || done === total)
         onProgress?.({ phase: 'converting', done, total, unit: 'items' });
     }
@@ -119,7 +121,9 @@ export async function convertInto(
 
 /**
  * Every member extension of the fold in order of first appearance, and for .npy fields the
- * array layout if every value shares it. Reads only .npy payloads (the others need no look).
+ * array layout if every value shares it. Reads only .npy payloads, and tar headers until each
+ * extension is seen on a member: rows that are tar extended headers (PAX, GNU long names;
+ * `././@PaxHeader` has extension "") make no field, so an extension only they have is none.
  */
 async function surveyFold(reader: TaridxReader, signal?: AbortSignal) {
   const exts: string[] = [];
@@ -127,7 +131,10 @@ async function surveyFold(reader: TaridxReader, signal?: AbortSignal) {
   const pace = pacer(signal);
   for await (const sample of reader.samples({ signal })) {
     await pace();
-    for (const member of sample.members) if (!exts.includes(member.ext)) exts.push(member.ext);
+    for (const member of sample.members) {
+      if (exts.includes(member.ext)) continue;
+      if ((await reader.listMembers(sample, { ext: member.ext, signal })).length > 0) exts.push(member.ext);
+    }
     for (const data of await reader.readSample(sample, {
       ext: exts.filter((e) => kindOf(e) === 'npy'),
       signal,
@@ -146,10 +153,12 @@ async function sampleInput(
   sample: TaridxSample,
   byExt: ReadonlyMap<string, FieldPlan>,
   signal?: AbortSignal,
-): Promise<Record<string, unknown>> {
+): Promise<Record<string, unknown> | undefined> {
   const shards = await reader.shards();
+  // Tar extended headers are left out here: their header comes in the same read.
   const members = await reader.readSample(sample, { signal });
-  const key = await keyOf(reader, sample, shards);
+  if (members.length === 0) return undefined;
+  const key = await keyOf(reader, sample, members[0], shards);
   const input: Record<string, unknown> = { [KEY_FIELD]: key };
   for (const member of members) {
     // A repeated extension within one sample keeps its first member, as WebDataset loaders do.
@@ -160,7 +169,7 @@ async function sampleInput(
       key,
       ext: member.ext,
     };
-    input[member.ext] = memberValue(byExt.get(member.ext)!, member.data, place);
+    input[member.ext] = await memberValue(byExt.get(member.ext)!, member.data, place);
   }
   return input;
 }
@@ -176,11 +185,11 @@ const nameDecoder = new TextDecoder('utf-8');
 async function keyOf(
   reader: TaridxReader,
   sample: TaridxSample,
+  first: TaridxMember,
   shards: Awaited<ReturnType<TaridxReader['shards']>>,
 ): Promise<string> {
   if (sample.key !== undefined) return sample.key;
-  const first = sample.members[0];
-  if (!shards || !first) return (await reader.key(sample)) ?? '';
+  if (!shards) return (await reader.key(sample)) ?? '';
   const source = await shards.open(first.fid);
   const block = await readExact(source, first.offset, 512, { format: 'taridx', what: 'tar header' });
   let end = block.subarray(0, 100).indexOf(0);

@@ -1,5 +1,5 @@
 import { parseBoundedJson } from '@binscope/core';
-import type { FieldSpec, NdDtype } from '@binscope/mldf';
+import { type FieldSpec, MldfLazyText, type NdDtype } from '@binscope/mldf';
 import { decodeImage } from './image.js';
 import { badMember, kindOf, type MemberKind, type MemberPlace } from './member.js';
 import type { NpyLayout } from './npy.js';
@@ -57,17 +57,33 @@ function classValue(bytes: Uint8Array, place: MemberPlace): bigint {
   return value;
 }
 
-function jsonValue(bytes: Uint8Array, place: MemberPlace): unknown {
+const utf8KeepBom = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A .json member as its own bytes, once they are known to be UTF-8 JSON: never parsed and
+ * re-serialized, which would round integers above 2^53, turn `-0.0` into `0` and drop
+ * repeated keys. A leading UTF-8 BOM (which Python's json.loads accepts) is left out.
+ */
+function jsonValue(bytes: Uint8Array, place: MemberPlace): MldfLazyText {
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  let decoded: string;
   try {
-    return parseBoundedJson(text(bytes, place));
+    decoded = utf8KeepBom.decode(body);
+  } catch (error) {
+    throw badMember(place, 'is not valid UTF-8', error);
+  }
+  try {
+    // Bounded: JSON nested past 1,000 levels could not be printed or compared.
+    parseBoundedJson(decoded);
   } catch (error) {
     if (error instanceof SyntaxError) throw badMember(place, `is not JSON (${error.message})`, error);
     throw error;
   }
+  return new MldfLazyText(body, 0, body.byteLength, 'JSON', place.ext, place.offset + 512, place.file);
 }
 
-/** One member's bytes as the value its field takes. */
-export function memberValue(plan: FieldPlan, bytes: Uint8Array, place: MemberPlace): unknown {
+/** One member's bytes as the value its field takes (a promise: images decode asynchronously). */
+export async function memberValue(plan: FieldPlan, bytes: Uint8Array, place: MemberPlace): Promise<unknown> {
   switch (plan.spec.type) {
     case 'IMAGE_RAW':
       return decodeImage(bytes, place);

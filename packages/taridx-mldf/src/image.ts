@@ -1,10 +1,11 @@
 import { FormatError } from '@binscope/core';
 import { convertIndexedToRgb, decode as decodePng } from 'fast-png';
-import { decode as decodeJpeg } from 'jpeg-js';
+import { decodeJpeg } from './jpeg.js';
 import { badMember, type MemberPlace } from './member.js';
 
-// jpeg-js and fast-png are pure JavaScript, so the same decoding runs in Node and browsers,
-// without a canvas (whose colour management would make browser pixels differ from Node's).
+// JPEG: libjpeg-turbo in WebAssembly (jpeg.ts), the decoder Pillow uses, so training code that
+// decodes with Pillow sees the same pixels; PNG: fast-png, pure JavaScript. Both run the same
+// in Node and browsers, without a canvas (whose colour management differs between browsers).
 
 /** A decoded image's pixels may not exceed this (the decoder would allocate it). */
 const MAX_PIXEL_BYTES = 512 << 20;
@@ -77,21 +78,14 @@ function decodePngImage(bytes: Uint8Array, place: MemberPlace): RawImage {
   return { height: png.height, width: png.width, channels: png.channels, pixels };
 }
 
-/** JPEG → RGB or PNG → its own channel count (grey, grey+alpha, RGB, RGBA), 8 bits, HWC. */
-export function decodeImage(bytes: Uint8Array, place: MemberPlace): RawImage {
+/**
+ * JPEG → RGB, or grey for a greyscale JPEG (as Pillow's default decode: mode RGB or L); PNG →
+ * its own channel count (grey, grey+alpha, RGB, RGBA); 8 bits, HWC.
+ */
+export async function decodeImage(bytes: Uint8Array, place: MemberPlace): Promise<RawImage> {
   try {
     if (isPng(bytes)) return decodePngImage(bytes, place);
-    if (isJpeg(bytes)) {
-      const jpeg = decodeJpeg(bytes, {
-        useTArray: true,
-        formatAsRGBA: false,
-        maxResolutionInMP: (0xffff * 0xffff) / 1e6,
-        maxMemoryUsageInMB: MAX_PIXEL_BYTES >> 20,
-      });
-      if (jpeg.width > 0xffff || jpeg.height > 0xffff)
-        throw badMember(place, 'JPEG is wider or taller than 65535');
-      return { height: jpeg.height, width: jpeg.width, channels: 3, pixels: jpeg.data };
-    }
+    if (isJpeg(bytes)) return await decodeJpeg(bytes, place);
   } catch (error) {
     if (error instanceof FormatError) throw error;
     throw badMember(

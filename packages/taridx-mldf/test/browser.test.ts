@@ -58,7 +58,10 @@ describeWith([builtFile(path.join(root, 'dist/index.js')), chromiumInstalled()],
   it('the bundle is the browser entry with both image decoders and nothing of Node', () => {
     expect(bundle.inputs).toContain('dist/index.js');
     expect(bundle.inputs.filter((p) => p.startsWith('src/') || p === 'dist/node.js')).toEqual([]);
-    expect(bundle.inputs.some((p) => p.includes('jpeg-js'))).toBe(true);
+    // libjpeg-turbo's WebAssembly, inlined (no fetch), and its emscripten glue.
+    expect(bundle.inputs.some((p) => p.includes('@jsquash/jpeg/codec/dec/mozjpeg_dec.js'))).toBe(true);
+    expect(bundle.inputs.some((p) => p.includes('jpeg-codec'))).toBe(true);
+    expect(bundle.code).not.toMatch(/\bBuffer\.from\(/);
     expect(bundle.inputs.some((p) => p.includes('fast-png'))).toBe(true);
     expect(
       bundle.inputs.filter((p) => /(^|[/:])node:|\bnode_modules\/(buffer|process|path-browserify)\//.test(p)),
@@ -70,7 +73,7 @@ describeWith([builtFile(path.join(root, 'dist/index.js')), chromiumInstalled()],
   });
 
   it('converts a fold with PNG, JPEG, .json, .txt, .cls and .npy members to the bytes Node writes', async () => {
-    const { files } = makeFold();
+    const { files } = await makeFold();
     const options = { checksum: true };
     const nodeSink = new MemorySink();
     await convertTaridxToMldf({ directory: new MemoryDirectory(files), fold: 'train' }, nodeSink, options);

@@ -12,7 +12,7 @@ import { makeFold } from './fold.js';
 const scratch = tempDir('taridx-mldf-');
 afterAll(() => scratch.remove());
 
-const { files, samples } = makeFold();
+const { files, samples } = await makeFold();
 const directory = () => new MemoryDirectory(files);
 
 async function toBytes(...args: Parameters<typeof convertTaridxToMldf>): Promise<Uint8Array> {

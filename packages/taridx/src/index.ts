@@ -4,6 +4,7 @@ export type { TaridxHeader, TaridxRow } from './layout.js';
 export { taridxFormat } from './magic.js';
 export { taridxPlugin } from './plugin.js';
 export {
+  type ListMembersOptions,
   type MemberData,
   type OpenTaridxOptions,
   openTaridx,
@@ -16,5 +17,14 @@ export {
 } from './read.js';
 export { MAX_MEMBER_BYTES, STREAM_CHUNK } from './member-stream.js';
 export { listShards, ShardSet } from './shards.js';
+export {
+  indexShardRange,
+  type MergeResult,
+  mergeIndexes,
+  type PartialIndexResult,
+  type PartialRange,
+  parseShardRange,
+  type ShardRange,
+} from './partial.js';
 export { validateTaridx } from './validate.js';
 export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';

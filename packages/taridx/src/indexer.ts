@@ -35,7 +35,21 @@ export interface IndexResult {
  * more than 65,536 shards.
  */
 export async function indexShards(input: ShardInput, options: IndexOptions = {}): Promise<IndexResult> {
-  let shards: Array<{ name: string; open: () => Promise<ByteSource> }>;
+  const shards = await foldShards(input);
+  const builder = await TaridxBuilder.create();
+  await scanShards(builder, shards, 0, options);
+  return { bytes: builder.finish(), shards: shards.map((s) => s.name), rows: builder.rowCount };
+}
+
+/** A shard to index: its name (for messages and results) and how to open it. */
+export interface ShardToIndex {
+  name: string;
+  open: () => Promise<ByteSource>;
+}
+
+/** The fold's shards in fid order (T4): listed from a folder, or the given sources sorted so. */
+export async function foldShards(input: ShardInput): Promise<ShardToIndex[]> {
+  let shards: ShardToIndex[];
   if (Array.isArray(input)) {
     const sources = [...(input as readonly ByteSource[])].sort((a, b) => compareShardNames(a.name, b.name));
     shards = sources.map((s) => ({ name: s.name, open: async () => s }));
@@ -54,8 +68,19 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
       undefined,
     );
   }
+  return shards;
+}
 
-  const builder = await TaridxBuilder.create();
+/**
+ * Walks each shard's headers into the builder (T1–T6), shard i getting fid `firstFid + i`:
+ * reads each 512-byte header and seeks over payloads.
+ */
+export async function scanShards(
+  builder: TaridxBuilder,
+  shards: readonly ShardToIndex[],
+  firstFid: number,
+  options: IndexOptions = {},
+): Promise<void> {
   const sources: ByteSource[] = [];
   let total = 0;
   for (const shard of shards) {
@@ -66,9 +91,10 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
   let before = 0;
   const progress = options.onProgress;
   progress?.({ phase: 'index', done: 0, total, unit: 'bytes' });
-  for (let fid = 0; fid < sources.length; fid++) {
+  for (let i = 0; i < sources.length; i++) {
     throwIfAborted(options.signal);
-    const source = sources[fid];
+    const fid = firstFid + i;
+    const source = sources[i];
     const file = source.name;
     const origin = { file, offset: 0 };
     try {
@@ -90,5 +116,4 @@ export async function indexShards(input: ShardInput, options: IndexOptions = {})
     before += source.size;
   }
   progress?.({ phase: 'index', done: total, total, unit: 'bytes' });
-  return { bytes: builder.finish(), shards: shards.map((s) => s.name), rows: builder.rowCount };
 }

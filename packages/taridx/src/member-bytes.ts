@@ -29,6 +29,13 @@ export interface MemberRead {
   /** The next run starts at order[i]; the planned one ends before order[j]. */
   i: number;
   j: number;
+  /** How many members were tar extended headers, left out of `out`. */
+  skipped: number;
+}
+
+/** What a read hands out: `out`, less the holes where extended headers were left out. */
+export function membersOut(run: MemberRead): MemberData[] {
+  return run.skipped === 0 ? run.out : run.out.filter((m) => m !== undefined);
 }
 
 /** Whether readOwned/readReused complete without an await on this source. */

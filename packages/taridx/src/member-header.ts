@@ -1,4 +1,4 @@
-import { type ByteSource, readExact } from '@binscope/core';
+import { type ByteSource, type ReadOptions, readExact } from '@binscope/core';
 import { FORMAT, TAR_BLOCK, fail } from './layout.js';
 import { nameEnd, splitName, typeflagOf } from './tar.js';
 
@@ -41,10 +41,15 @@ const MAX_PSEUDO_HEADERS = 4;
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The member's 512-byte header block. */
-export function readHeaderBlock(source: ByteSource, m: HeaderLocation): Promise<Uint8Array> {
+export function readHeaderBlock(
+  source: ByteSource,
+  m: HeaderLocation,
+  options: ReadOptions = {},
+): Promise<Uint8Array> {
   return readExact(source, m.offset, TAR_BLOCK, {
     format: FORMAT,
     what: `tar header of row ${m.row} (shard ${source.name})`,
+    signal: options.signal,
   });
 }
 

@@ -67,18 +67,22 @@ async function info(reader: TaridxReader): Promise<Summary> {
 /**
  * Samples as `{key, crashid, members: [{ext, fid, offset, size}]}`. The key is the crash stem
  * or, when the shards are reachable, the stem read back from the first member's header;
- * null otherwise (the index stores only its hash). `columns` selects extensions.
+ * null otherwise (the index stores only its hash). `columns` selects extensions. With the
+ * shards at hand, tar extended headers are no members (each row's header says which), and
+ * a group of rows that are only such headers (`@PaxHeader`) is no record; `offset` counts
+ * the index's samples.
  */
 async function* records(reader: TaridxReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
   const exts = options.columns;
+  const shards = await reader.shards();
+  const headersAtHand = shards !== undefined && shards.count > 0;
   let left = options.limit ?? Number.POSITIVE_INFINITY;
-  for await (const sample of reader.samples({
-    offset: options.offset,
-    limit: exts ? undefined : options.limit,
-    signal: options.signal,
-  })) {
-    const members = reader.members(sample, exts);
-    if (exts && members.length === 0) continue;
+  if (left <= 0) return;
+  for await (const sample of reader.samples({ offset: options.offset, signal: options.signal })) {
+    const members = headersAtHand
+      ? await reader.listMembers(sample, { ext: exts, signal: options.signal })
+      : reader.members(sample, exts);
+    if (members.length === 0) continue;
     const key = await reader.key(sample);
     yield {
       key: key ?? null,
@@ -90,7 +94,7 @@ async function* records(reader: TaridxReader, options: RecordOptions = {}): Asyn
         size: toJsonValue(m.size),
       })),
     };
-    if (exts && --left <= 0) return;
+    if (--left <= 0) return;
   }
 }
 

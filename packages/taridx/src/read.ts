@@ -24,6 +24,7 @@ import {
 import {
   inShardOrder,
   type MemberRead,
+  membersOut,
   planRun,
   ScratchBuffer,
   readOwned,
@@ -31,9 +32,11 @@ import {
   rowAt,
   sampleHashMatches,
 } from './member-bytes.js';
+import { notAMember, RowKinds } from './member-kinds.js';
 import { MemberVerifier } from './member-verify.js';
 import { openIndex } from './parse.js';
 import type {
+  ListMembersOptions,
   MemberData,
   OpenTaridxOptions,
   ReadMemberOptions,
@@ -45,9 +48,11 @@ import { CappedErrors, checkRows, readRows } from './rows.js';
 import { headerInfo, readHeaderBlock, resolvePath, type TarMemberInfo } from './member-header.js';
 import { checkWholeReadable, payloadChunks } from './member-stream.js';
 import { foldOf, ShardSet } from './shards.js';
+import { isExtendedHeader, typeflagOf } from './tar.js';
 
 export type { TarMemberInfo } from './member-header.js';
 export type {
+  ListMembersOptions,
   MemberData,
   OpenTaridxOptions,
   ReadMemberOptions,
@@ -81,6 +86,7 @@ export class TaridxReader implements FormatReader {
   private readonly crashIds: Map<string, number>;
   private readonly verifier: MemberVerifier;
   private readonly scratch = new ScratchBuffer();
+  private readonly kinds: RowKinds;
 
   private constructor(
     readonly source: ByteSource,
@@ -93,6 +99,7 @@ export class TaridxReader implements FormatReader {
     readonly fold: string | undefined,
   ) {
     this.crashIds = new Map(crashStems.map((stem, i) => [stem, i + 1]));
+    this.kinds = new RowKinds(header.nRows);
     this.verifier = new MemberVerifier(
       hasher,
       this.crashIds,
@@ -215,11 +222,13 @@ export class TaridxReader implements FormatReader {
     return sample;
   }
 
-  /** One call per key: the sample's members with their payload bytes, or undefined. */
+  /** One call per key: the sample's members with payloads, or undefined (also for `@PaxHeader`). */
   async get(key: string, options: ReadMemberOptions = {}): Promise<MemberData[] | undefined> {
     const sample = await this.find(key);
     if (!sample) return undefined;
-    return this.readSample(sample, options);
+    const data = await this.readSample(sample, options);
+    if (data.length === 0 && options.ext === undefined && sample.members.length > 0) return undefined;
+    return data;
   }
 
   private sampleOf(loaded: Loaded, group: number): TaridxSample {
@@ -258,11 +267,20 @@ export class TaridxReader implements FormatReader {
     };
   }
 
-  /** Members of a sample, optionally only some extensions. */
+  /** A sample's rows (optionally only some extensions), extended headers included: no I/O. */
   members(sample: TaridxSample, ext?: string | readonly string[]): TaridxMember[] {
     if (ext === undefined) return sample.members;
     const wanted = typeof ext === 'string' ? [ext] : ext;
     return sample.members.filter((m) => wanted.includes(m.ext));
+  }
+
+  /**
+   * `members` without the tar extended headers (PAX, GNU long names) the index records as
+   * rows, from each row's 512-byte header (read once). Empty for `@PaxHeader`-like "samples".
+   */
+  async listMembers(sample: TaridxSample, options: ListMembersOptions = {}): Promise<TaridxMember[]> {
+    const shard = (fid: number) => this.openShard(fid) ?? this.shard(fid);
+    return this.kinds.members(this.members(sample, options.ext), shard, options);
   }
 
   /** The shards in fid order, or undefined when none are reachable. */
@@ -362,14 +380,18 @@ export class TaridxReader implements FormatReader {
     const source = await this.shard(member.fid);
     if (options.verify ?? true) {
       const run = this.startRead([], { verify: true }, options.sample);
-      this.verifier.verify(await readHeaderBlock(source, member), 0, member, source.name, run);
+      const block = await readHeaderBlock(source, member, options);
+      this.verifier.verify(block, 0, member, source.name, run);
+      if (!options.extendedHeaders && isExtendedHeader(block, 0))
+        throw notAMember(member, source.name, typeflagOf(block, 0));
     }
     yield* payloadChunks(source, member, options);
   }
 
-  /** A member's payload: `size` bytes at offset + 512 of its shard. */
+  /** A member's payload: `size` bytes at offset + 512 of its shard (an extended header: InvalidValue). */
   async readMember(member: TaridxMember, options: ReadMemberOptions = {}): Promise<Uint8Array> {
     const [out] = await this.readMembers([member], options);
+    if (!out) throw notAMember(member, this.shardName(member.fid));
     return out.data;
   }
 
@@ -392,7 +414,7 @@ export class TaridxReader implements FormatReader {
     const run = this.startRead(this.members(sample, options.ext), options, sample);
     // Each pass either finishes or stops at a run whose shard shardSync opens (or throws for).
     while (!this.readRunsSync(run)) this.shardSync(run.members[run.order[run.i]].fid);
-    return run.out;
+    return membersOut(run);
   }
 
   /** Throws synchronously: callers turn that into a rejection. */
@@ -404,7 +426,7 @@ export class TaridxReader implements FormatReader {
     const run = this.startRead(members, options, sample);
     // Runs on open shards with a sync read go without awaits (and without an async frame
     // when that is all of them); the others are awaited in readRest.
-    return this.readRunsSync(run) ? Promise.resolve(run.out) : this.readRest(run);
+    return this.readRunsSync(run) ? Promise.resolve(membersOut(run)) : this.readRest(run);
   }
 
   private async readRest(run: MemberRead): Promise<MemberData[]> {
@@ -418,7 +440,7 @@ export class TaridxReader implements FormatReader {
         : readOwned(source, head.offset, length, options);
       this.fillRun(run, source, got instanceof Uint8Array ? got : await got);
     } while (!this.readRunsSync(run));
-    return run.out;
+    return membersOut(run);
   }
 
   private startRead(
@@ -442,6 +464,7 @@ export class TaridxReader implements FormatReader {
       stem: undefined,
       i: 0,
       j: 0,
+      skipped: 0,
     };
   }
 
@@ -468,10 +491,16 @@ export class TaridxReader implements FormatReader {
     // Read once: the buffer getter is not free and every member's view needs it.
     const buffer = bytes.buffer;
     const base = bytes.byteOffset;
+    const extended = run.options.extendedHeaders;
     for (let k = run.i; k < run.j; k++) {
       const m = members[order[k]];
       const at = m.offset - headOffset;
       if (run.verify) this.verifier.verify(bytes, at, m, source.name, run);
+      // Its header came in this read: an extended header is left out, never a member.
+      if (!extended && isExtendedHeader(bytes, at)) {
+        run.skipped++;
+        continue;
+      }
       out[order[k]] = {
         row: m.row,
         ext: m.ext,

@@ -39,6 +39,13 @@ export interface StreamMemberOptions extends StreamChunkOptions {
   verify?: boolean;
   /** The sample the member belongs to: its key (or keyhash) is checked against the header's stem. */
   sample?: TaridxSample;
+  /** Stream a tar extended header's payload too (else, with `verify`, it is an error). */
+  extendedHeaders?: boolean;
+}
+
+export interface ListMembersOptions extends ReadOptions {
+  /** Only these extensions. */
+  ext?: string | readonly string[];
 }
 
 export interface MemberData extends TaridxMember {
@@ -60,4 +67,10 @@ export interface ReadMemberOptions extends ReadOptions {
    * what you keep. Default false.
    */
   reuse?: boolean;
+  /**
+   * Also hand out tar extended headers (typeflag `x`, `g`, `L`, `K`: PAX records, GNU long
+   * names) that the index records as rows, as upstream's indexer does (T2). Default false:
+   * they are never members, and are left out (their header comes in the same read anyway).
+   */
+  extendedHeaders?: boolean;
 }

@@ -93,6 +93,16 @@ export function typeflagOf(block: Uint8Array, at: number): string {
   return t === 0 ? '0' : String.fromCharCode(t);
 }
 
+/**
+ * Whether the header at `at` is a tar extended header (PAX `x`/`g`, GNU long name `L`/`K`):
+ * records about the member that follows (or the archive), never a member itself. The index
+ * records them as rows, as upstream's indexer does (T2); readers leave them out.
+ */
+export function isExtendedHeader(block: Uint8Array, at: number): boolean {
+  const t = block[at + 156];
+  return t === 0x78 || t === 0x67 || t === 0x4c || t === 0x4b;
+}
+
 export function isZeroBlock(block: Uint8Array, at: number): boolean {
   for (let i = at; i < at + TAR_BLOCK; i++) if (block[i] !== 0) return false;
   return true;

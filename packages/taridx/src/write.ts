@@ -3,6 +3,7 @@ import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows } from './groups.js';
 import { splitName } from './tar.js';
 import { hashBytes, loadHasher } from './hash.js';
+import { markPartial, type PartialRange } from './partial-layout.js';
 import {
   FLAG_CONTIGUOUS,
   H,
@@ -46,7 +47,7 @@ function writerError(message: string): FormatError {
   return fail('InvalidValue', message, undefined);
 }
 
-function textBlock(entries: readonly string[], what: string): Uint8Array {
+export function textBlock(entries: readonly string[], what: string): Uint8Array {
   for (const entry of entries) {
     if (entry.includes('\n'))
       throw writerError(`${what} ${JSON.stringify(entry)} contains "\\n", which the block cannot store`);
@@ -121,10 +122,30 @@ function assemble(
   nStems: number,
   runs: number,
 ): Uint8Array {
+  const head = headBytes(ext, crash, nExt, nCrash, rows.count, nStems, runs === nStems);
+  const rowBytes = rows.count * ROW_SIZE;
+  const out = new Uint8Array(head.byteLength + rowBytes);
+  out.set(head);
+  out.set(rows.bytes.subarray(0, rowBytes), head.byteLength);
+  return out;
+}
+
+/**
+ * Everything before the rows (spec section 11): the 64-byte header, the extension block and
+ * the crash block. `contiguous`: each (keyhash, crashid) pair's rows form one run (flags bit 0).
+ */
+export function headBytes(
+  ext: Uint8Array,
+  crash: Uint8Array,
+  nExt: number,
+  nCrash: number,
+  nRows: number,
+  nStems: number,
+  contiguous: boolean,
+): Uint8Array {
   const offCrash = HEADER_SIZE + ext.byteLength;
   const offArr = offCrash + crash.byteLength;
-  const rowBytes = rows.count * ROW_SIZE;
-  const out = new Uint8Array(offArr + rowBytes);
+  const out = new Uint8Array(offArr);
   const view = new DataView(out.buffer);
   out.set(MAGIC, H.magic);
   view.setUint16(H.major, MAJOR, true);
@@ -132,15 +153,14 @@ function assemble(
   view.setUint16(H.recSize, ROW_SIZE, true);
   view.setUint16(H.hdrSize, HEADER_SIZE, true);
   putU64(view, H.nStems, nStems);
-  putU64(view, H.nRows, rows.count);
+  putU64(view, H.nRows, nRows);
   view.setUint32(H.nExt, nExt, true);
   view.setUint32(H.nCrash, nCrash, true);
   putU64(view, H.offCrash, offCrash);
   putU64(view, H.offArr, offArr);
-  out[H.flags] = runs === nStems ? FLAG_CONTIGUOUS : 0;
+  out[H.flags] = contiguous ? FLAG_CONTIGUOUS : 0;
   out.set(ext, HEADER_SIZE);
   out.set(crash, offCrash);
-  out.set(rows.bytes.subarray(0, rowBytes), offArr);
   return out;
 }
 
@@ -312,7 +332,12 @@ export class TaridxBuilder {
    * canonical (crash id 0) and every other stem with that hash gets the next crash id, in
    * order of first appearance.
    */
-  private settleStems(): { same: Int32Array; crashOf: Uint32Array; crashStems: string[]; stems: number } {
+  private settleStems(everyStem: boolean): {
+    same: Int32Array;
+    crashOf: Uint32Array;
+    crashStems: string[];
+    stems: number;
+  } {
     const n = this.occTotal;
     const { occLo, occHi, occTextStart, occTextLength, stemText } = this;
     // Partition by the hash's top bits (stable, so each bucket lists occurrences in order).
@@ -402,17 +427,25 @@ export class TaridxBuilder {
         }
       }
     }
-    needsCrash.sort((a, b) => a - b);
+    // A partial index lists every stem (a merge needs their text); a whole one only collisions.
+    let listed = needsCrash;
+    if (everyStem) {
+      listed = [];
+      for (let k = 0; k < n; k++) if (same[k] === k) listed.push(k);
+    }
+    listed.sort((a, b) => a - b);
     const crashOf = new Uint32Array(n);
     const crashStems: string[] = [];
-    for (const k of needsCrash) {
+    for (const k of listed) {
       const stem = decoder.decode(stemText.subarray(occTextStart[k], occTextStart[k] + occTextLength[k]));
       if (stem.includes('\n')) {
         const row = this.occRow[k];
         const fid = this.view.getUint16(row * ROW_SIZE + R.fid, true);
         throw fail(
-          'InvalidValue',
-          `stem ${JSON.stringify(stem)} needs a crash-table entry but contains "\\n"`,
+          everyStem ? 'UnsupportedFeature' : 'InvalidValue',
+          everyStem
+            ? `stem ${JSON.stringify(stem)} contains "\\n", which a partial index cannot list; index the fold in one pass`
+            : `stem ${JSON.stringify(stem)} needs a crash-table entry but contains "\\n"`,
           readU64(this.view, row * ROW_SIZE + R.offset),
           this.files[fid],
         );
@@ -457,9 +490,13 @@ export class TaridxBuilder {
     return id;
   }
 
-  /** The index bytes. */
-  finish(): Uint8Array {
-    const { same, crashOf, crashStems, stems } = this.settleStems();
+  /**
+   * The index bytes. With `partial` (this builder saw shards first..last of a fold of
+   * `total`), a partial index for mergeIndexes instead (see partial.ts): every stem is listed
+   * in the crash table, so a merge can tell a shared stem from a colliding one.
+   */
+  finish(partial?: PartialRange): Uint8Array {
+    const { same, crashOf, crashStems, stems } = this.settleStems(partial !== undefined);
     const view = this.view;
     let runs = 0;
     let prevLo = 0;
@@ -480,7 +517,7 @@ export class TaridxBuilder {
     }
     const ext = textBlock(this.extensions, 'extension');
     const crash = textBlock(crashStems, 'crash stem');
-    return assemble(
+    const out = assemble(
       ext,
       crash,
       this.extensions.length,
@@ -489,6 +526,8 @@ export class TaridxBuilder {
       stems,
       runs,
     );
+    if (partial) markPartial(out, partial);
+    return out;
   }
 }
 

@@ -207,6 +207,9 @@ export const udfPlugin = definePlugin<UdfReader>({
     }
   },
 
+  // Where a table's dataset sits and the offsets a DATASET table holds are layout: `diff`
+  // compares the walk positions they point at (contentFields' refs) unless asked for layout.
+  layoutFields: ['dataset', 'file_offsets', 'dataset_size', 'referenced_at'],
   contentFields: (reader) => udfContentFields(reader),
   locateRecord: (reader, index) => udfLocateTable(reader, index),
 });

@@ -10,6 +10,7 @@ export {
   type Mutation,
   mutationArbitrary,
 } from './fuzz.js';
+export { type JpegOptions, jpegBytes } from './jpeg.js';
 export { npyBytes } from './npy.js';
 export { tempDir } from './temp.js';
 export {
@@ -32,7 +33,17 @@ export {
   vectorFormats,
 } from './vectors.js';
 export { runUnprivileged } from './unprivileged.js';
-export { builtFile, describeWith, IN_CI, type Prerequisite, vectorsFolder } from './prerequisites.js';
+export {
+  builtFile,
+  command,
+  describeWith,
+  gnuTar,
+  IN_CI,
+  type Prerequisite,
+  vectorsFolder,
+} from './prerequisites.js';
+export { gnuTarShard, pythonTarShard, type ToolTarEntry } from './tar-tools.js';
 export { expectProgressToEnd } from './progress.js';
+export { PYTHON, pythonModules, runPython } from './python.js';
 export { publicApi } from './public-api.js';
 export { digest, expectSameBytes } from './same.js';

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { describe, it } from 'vitest';
 
@@ -16,7 +17,7 @@ export interface Prerequisite {
 
 export const IN_CI = ['1', 'true'].includes((process.env.CI ?? '').toLowerCase());
 
-function prerequisite(present: boolean, missing: string): Prerequisite {
+export function prerequisite(present: boolean, missing: string): Prerequisite {
   if (present) return { present, missing: '' };
   if (IN_CI) throw new Error(`CI: ${missing}`);
   console.warn(`skipped: ${missing}`);
@@ -32,6 +33,23 @@ export function vectorsFolder(folder: string): Prerequisite {
 /** A built file, e.g. a package's `dist/node.js` that a child process imports. */
 export function builtFile(file: string): Prerequisite {
   return prerequisite(fs.existsSync(file), `${file} is not built (run \`pnpm build\` first)`);
+}
+
+/**
+ * A command that must run and succeed (exit 0): e.g. GNU tar, or python3 importing a module.
+ * `how` says how to get it when it is missing.
+ */
+export function command(file: string, args: readonly string[], what: string, how: string): Prerequisite {
+  const run = spawnSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const ok = run.error === undefined && run.status === 0;
+  return prerequisite(ok, `${what} is not available (\`${[file, ...args].join(' ')}\` failed; ${how})`);
+}
+
+/** GNU tar (not bsdtar): `tar --version` names it. */
+export function gnuTar(): Prerequisite {
+  const run = spawnSync('tar', ['--version'], { encoding: 'utf8' });
+  const ok = run.status === 0 && /GNU tar/.test(run.stdout ?? '');
+  return prerequisite(ok, 'GNU tar is not on PATH (apt-get install tar)');
 }
 
 /** `describe`, or, when a prerequisite is missing, one skipped test that names it. */

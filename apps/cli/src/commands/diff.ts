@@ -19,6 +19,8 @@ export interface DiffOptions extends CommonOptions {
   maxRecords: number;
   /** Compare only header, structure and counts. */
   records: boolean;
+  /** Compare the layout too: the plugin's layout fields and records' layout fields. */
+  layout?: boolean;
 }
 
 /** Where a difference is, in one file: a byte range, an inspect node, or a record number. */
@@ -41,7 +43,8 @@ export interface DiffSide {
 }
 
 export interface Difference {
-  kind: 'format' | 'header' | 'structure' | 'count' | 'record';
+  /** 'layout': where or how a value is stored differs (only with --layout); the rest are content. */
+  kind: 'format' | 'header' | 'structure' | 'count' | 'record' | 'layout';
   path: string;
   a: DiffSide;
   b: DiffSide;
@@ -52,6 +55,8 @@ export interface DiffReport {
   a: { path: string; format: string | null };
   b: { path: string; format: string | null };
   differences: Difference[];
+  /** True when layout was compared too (--layout). */
+  layout: boolean;
   /** Records compared before stopping (at the end, or after --max-records differences). */
   recordsCompared: number;
   /** True when comparison stopped early at --max-records differing records. */
@@ -129,8 +134,17 @@ function valueAt(value: JsonValue | undefined, segments: readonly Segment[]): Js
   return v;
 }
 
-/** Header, structure and count differences, each located in both files where possible. */
-async function compareContent(a: Side, b: Side, limit: number): Promise<Difference[]> {
+/**
+ * Header, structure and count differences, each located in both files where possible; with
+ * `layout`, the plugin's layout fields (offsets, sizes, compression) too. `describesLayout`
+ * says whether the plugin lists any layout field here.
+ */
+async function compareContent(
+  a: Side,
+  b: Side,
+  limit: number,
+  layout: boolean,
+): Promise<{ differences: Difference[]; describesLayout: boolean }> {
   const differences: Difference[] = [];
   const [fa, fb] = await Promise.all([a.plugin.contentFields(a.reader), b.plugin.contentFields(b.reader)]);
   const mapA = new Map<string, ContentField>(fa.map((f) => [f.path, f]));
@@ -138,16 +152,27 @@ async function compareContent(a: Side, b: Side, limit: number): Promise<Differen
   for (const path of new Set([...mapA.keys(), ...mapB.keys()])) {
     const x = mapA.get(path);
     const y = mapB.get(path);
+    const isLayout = Boolean(x?.layout || y?.layout);
+    if (isLayout && !layout) continue;
     if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
     differences.push({
-      kind: kindOf(path),
+      kind: isLayout ? 'layout' : kindOf(path),
       path,
       a: { value: x?.value ?? null, present: Boolean(x), location: byteLocation(x?.location) },
       b: { value: y?.value ?? null, present: Boolean(y), location: byteLocation(y?.location) },
     });
     if (differences.length >= limit) break;
   }
-  return differences;
+  return { differences, describesLayout: fa.some((f) => f.layout) || fb.some((f) => f.layout) };
+}
+
+/** A record's content and its layout fields (the plugin's layoutFields), as two records. */
+function splitLayout(record: JsonRecord, layoutKeys: ReadonlySet<string>): [JsonRecord, JsonRecord] {
+  if (layoutKeys.size === 0) return [record, {}];
+  const content: JsonRecord = {};
+  const layout: JsonRecord = {};
+  for (const [k, v] of Object.entries(record)) (layoutKeys.has(k) ? layout : content)[k] = v;
+  return [content, layout];
 }
 
 async function recordLocations(side: Side, index: number): Promise<ByteLocation[]> {
@@ -172,6 +197,7 @@ async function compareRecords(
   options: DiffOptions,
   differences: Difference[],
 ): Promise<{ compared: number; truncated: boolean }> {
+  const layoutKeys = new Set(a.plugin.layoutFields ?? []);
   const itA = a.plugin.records(a.reader)[Symbol.asyncIterator]();
   const itB = b.plugin.records(b.reader)[Symbol.asyncIterator]();
   let index = 0;
@@ -200,18 +226,31 @@ async function compareRecords(
       }
       const va = ra.value as JsonRecord;
       const vb = rb.value as JsonRecord;
-      if (JSON.stringify(va) !== JSON.stringify(vb)) {
-        const paths: Segment[][] = [];
-        // Records of different shape differ as wholes; records of one shape, field by field.
-        const sameShape = JSON.stringify(Object.keys(va)) === JSON.stringify(Object.keys(vb));
-        if (sameShape) jsonDifferences(va, vb, [], paths, 20);
-        else paths.push([]);
+      const [ca, pa] = splitLayout(va, layoutKeys);
+      const [cb, pb] = splitLayout(vb, layoutKeys);
+      const contentDiffers = JSON.stringify(ca) !== JSON.stringify(cb);
+      if (contentDiffers || (options.layout && JSON.stringify(pa) !== JSON.stringify(pb))) {
+        const found: { kind: 'record' | 'layout'; path: Segment[] }[] = [];
+        if (contentDiffers) {
+          const paths: Segment[][] = [];
+          // Records of different shape differ as wholes; records of one shape, field by field.
+          const sameShape = JSON.stringify(Object.keys(ca)) === JSON.stringify(Object.keys(cb));
+          if (sameShape) jsonDifferences(ca, cb, [], paths, 20);
+          else paths.push([]);
+          for (const path of paths) found.push({ kind: 'record', path });
+        }
+        if (options.layout) {
+          const paths: Segment[][] = [];
+          jsonDifferences(pa, pb, [], paths, 20);
+          for (const path of paths) found.push({ kind: 'layout', path });
+        }
         const [la, lb] = await Promise.all([recordLocations(a, index), recordLocations(b, index)]);
-        for (const p of paths) {
-          const av = valueAt(va, p);
-          const bv = valueAt(vb, p);
+        for (const { kind, path: p } of found) {
+          // A whole-record difference shows the content part: the layout part is compared apart.
+          const av = p.length === 0 ? ca : valueAt(va, p);
+          const bv = p.length === 0 ? cb : valueAt(vb, p);
           differences.push({
-            kind: 'record',
+            kind,
             path: pathString([`records[${index}]`, ...p]),
             a: { value: av ?? null, present: av !== undefined, location: recordLocation(index, la, p[0]) },
             b: { value: bv ?? null, present: bv !== undefined, location: recordLocation(index, lb, p[0]) },
@@ -260,8 +299,9 @@ async function openSide(
 
 /**
  * Compares content, not bytes: header fields, structure and counts from the plugins, then
- * records in order until the first --max-records differences. Exit 0 equal, 1 differ, 2 when
- * either file cannot be compared.
+ * records in order until the first --max-records differences. With --layout, also the
+ * plugins' layout fields and records' layout fields (where and how values are stored). Exit
+ * 0 equal, 1 differ, 2 when either file cannot be compared.
  */
 export async function diffCommand(
   ctx: Context,
@@ -286,11 +326,13 @@ export async function diffCommand(
     }
     const [a, b] = sides;
     const differences: Difference[] = [];
+    let describesLayout = false;
     report = {
       equal: true,
       a: { path: pathA, format: a.plugin.id },
       b: { path: pathB, format: b.plugin.id },
       differences,
+      layout: Boolean(options.layout),
       recordsCompared: 0,
       truncated: false,
     };
@@ -303,10 +345,19 @@ export async function diffCommand(
       });
     } else {
       try {
-        appendAll(differences, await compareContent(a, b, MAX_CONTENT_DIFFERENCES));
+        const content = await compareContent(a, b, MAX_CONTENT_DIFFERENCES, Boolean(options.layout));
+        appendAll(differences, content.differences);
+        describesLayout = content.describesLayout || (a.plugin.layoutFields ?? []).length > 0;
       } catch (error) {
         throw new CliError(describeError(error, `${pathA} vs ${pathB}`), EXIT.usage, { cause: error });
       }
+      // Saying "equal in layout" for a format that lists no layout would claim what was not compared.
+      if (options.layout && !describesLayout)
+        throw new CliError(
+          `diff --layout: ${a.plugin.id} files do not describe their layout (offsets, sizes) to compare; ` +
+            'leave out --layout to compare their content',
+          EXIT.usage,
+        );
       if (options.records) {
         try {
           const { compared, truncated } = await compareRecords(a, b, options, differences);
@@ -329,7 +380,7 @@ export async function diffCommand(
   else {
     if (report.equal) {
       await ctx.out.line(
-        `${pathA} and ${pathB}: equal in content (${report.a.format}${options.records ? `, ${report.recordsCompared} records` : ''})`,
+        `${pathA} and ${pathB}: equal in content${report.layout ? ' and layout' : ''} (${report.a.format}${options.records ? `, ${report.recordsCompared} records` : ''})`,
       );
     } else {
       await ctx.out.line(`${pathA} (A) and ${pathB} (B) differ:`);

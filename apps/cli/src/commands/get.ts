@@ -52,8 +52,13 @@ export async function getCommand(
     const { source, siblings } = input.target as Extract<Target, { kind: 'file' }>;
     const reader = await TaridxReader.open(source, { shards: shards ?? siblings });
     try {
-      const sample = await reader.find(key);
-      if (!sample) {
+      const found = await reader.find(key);
+      // Tar extended headers (PAX, GNU long names) are rows of the index but never members:
+      // each row's header says which; a key that only they have (`@PaxHeader`) is no sample.
+      const reachable = ((await reader.shards())?.count ?? 0) > 0;
+      const members = found && reachable ? await reader.listMembers(found) : found?.members;
+      const sample = members?.length ? found : undefined;
+      if (!sample || !members) {
         if (options.json) await printJson(ctx.out, { index: indexPath, key, found: false });
         ctx.messages.line(`binscope: ${indexPath}: no sample with key ${JSON.stringify(key)}`);
         return EXIT.failed;
@@ -73,7 +78,7 @@ export async function getCommand(
           index: indexPath,
           key,
           crashid: sample.crashid,
-          members: sample.members.map((m) => ({
+          members: members.map((m) => ({
             ext: m.ext,
             fid: m.fid,
             shard: shardName(m.fid),
@@ -84,7 +89,7 @@ export async function getCommand(
         if (options.json) await printJson(ctx.out, { ...doc, found: true });
         else {
           await ctx.out.line(
-            `${key}${sample.crashid ? ` (crash id ${sample.crashid})` : ''}: ${sample.members.length} member${sample.members.length === 1 ? '' : 's'}`,
+            `${key}${sample.crashid ? ` (crash id ${sample.crashid})` : ''}: ${members.length} member${members.length === 1 ? '' : 's'}`,
           );
           for (const m of doc.members) {
             await ctx.out.line(
@@ -96,19 +101,19 @@ export async function getCommand(
         return EXIT.ok;
       }
       const ext = options.ext.replace(/^\./, '').toLowerCase();
-      const members = reader.members(sample, ext);
-      if (members.length === 0) {
-        const has = sample.members.map((m) => m.ext || '(none)').join(', ');
+      const withExt = members.filter((m) => m.ext === ext);
+      if (withExt.length === 0) {
+        const has = members.map((m) => m.ext || '(none)').join(', ');
         if (options.json) await printJson(ctx.out, { index: indexPath, key, ext, found: false });
         ctx.messages.line(
           `binscope: ${indexPath}: sample ${JSON.stringify(key)} has no .${ext} member (it has: ${has})`,
         );
         return EXIT.failed;
       }
-      const member = members[0];
-      if (members.length > 1) {
+      const member = withExt[0];
+      if (withExt.length > 1) {
         ctx.messages.line(
-          `binscope: note: sample ${JSON.stringify(key)} has ${members.length} .${ext} members; this is the first (row ${member.row})`,
+          `binscope: note: sample ${JSON.stringify(key)} has ${withExt.length} .${ext} members; this is the first (row ${member.row})`,
         );
       }
       // Streamed in bounded chunks (members can be many GiB), with the member's tar header

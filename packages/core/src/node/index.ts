@@ -13,4 +13,19 @@ export { NodeDirectory, openDirectory } from './directory.js';
 export { describeFsError, NodeFileSource, openFile, openRegularFile } from './file.js';
 export { openPath } from './open.js';
 export { lockTarget, recoverInterruptedReplace } from './replace.js';
-export { removeTempsOnSignals, removeTrackedTemps, trackTemp, untrackTemp } from './temps.js';
+export {
+  type DirectoryOutput,
+  type Output,
+  type OutputOptions,
+  openDirectoryOutput,
+  openOutput,
+} from './output.js';
+export {
+  removeTempsOnSignals,
+  removeTrackedTemps,
+  runTrackedCleanups,
+  trackCleanup,
+  trackTemp,
+  untrackTemp,
+} from './temps.js';
+export { abortStaleUploads, journalDir } from './upload-journal.js';

@@ -180,7 +180,7 @@ export function H5adView({
                 onChange={(e) => setLossyCast(e.target.checked)}
                 data-testid="lossy-cast"
               />{' '}
-              cast values the dtype cannot hold, as numpy does (lossy)
+              cast values the dtype cannot hold, one by one as numpy's scalar cast does (lossy)
             </label>
             <label>
               neighbors from obsp{' '}

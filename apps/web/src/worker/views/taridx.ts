@@ -20,6 +20,10 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
     const { start, end } = pageOf(query, total, 200);
     const samples: Json[] = [];
     for await (const sample of reader.samples({ offset: start, limit: end - start, signal })) {
+      // With the shards open, tar extended headers (PAX, GNU long names) are left out: they
+      // are rows of the index, never members; a group of only such rows is no sample.
+      const members = shards ? await reader.listMembers(sample, { signal }) : sample.members;
+      if (members.length === 0) continue;
       let key: string | null = sample.key ?? null;
       let keyError: string | null = null;
       if (key === null && shards) {
@@ -37,7 +41,7 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
         crashid: sample.crashid,
         // The sample's rows in the index: its members are consecutive rows.
         rowsAt: rowsAt(reader, sample.members),
-        members: sample.members.map((m) => ({
+        members: members.map((m) => ({
           row: m.row,
           ext: m.ext,
           fid: m.fid,
@@ -50,9 +54,9 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
   }
   if (query.op === 'member') {
     const sample = await reader.sample(Number(query.sample));
-    const member = sample.members[Number(query.member)];
-    if (!member) throw new Error(`sample ${query.sample} has no member ${query.member}`);
     if (!shards) throw new Error('the shards are not open: drop the .taridx together with its .tar shards');
+    const member = (await reader.listMembers(sample, { signal }))[Number(query.member)];
+    if (!member) throw new Error(`sample ${query.sample} has no member ${query.member}`);
     if (member.size > MAX_PREVIEW) {
       const header = await reader.memberHeader(member);
       return {
