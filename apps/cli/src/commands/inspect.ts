@@ -1,5 +1,4 @@
 import {
-  type AnyFormatPlugin,
   type ByteSource,
   hexDump,
   type InspectNode,
@@ -19,7 +18,6 @@ import {
   treeLines,
 } from '../inspect-tree.js';
 import { type Input, openInput, pluginOrNearMiss } from '../open.js';
-import { registry } from '../plugins.js';
 import { printJson } from '../render.js';
 
 export interface InspectOptions extends CommonOptions {
