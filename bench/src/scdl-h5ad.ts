@@ -148,8 +148,10 @@ function childScripts(dir: string): { convert: string; floor: string } {
   const convert = path.join(dir, 'convert-child.mjs');
   fs.writeFileSync(
     convert,
-    `const { convertH5adToScdl, loadH5wasmNode } = await import(${JSON.stringify(import.meta.resolve('@binscope/scdl-h5ad/node'))});
-await loadH5wasmNode(); // module load and wasm start-up are not part of a conversion
+    `const { convertH5adToScdl, describeH5ad } = await import(${JSON.stringify(import.meta.resolve('@binscope/scdl-h5ad/node'))});
+// Module load and wasm start-up are not part of a conversion: a describe starts the HDF5
+// worker thread, which the conversion then reuses.
+await describeH5ad(process.argv[2]);
 ${cpuStart}
 const start = performance.now();
 const result = await convertH5adToScdl(process.argv[2], process.argv[3]);

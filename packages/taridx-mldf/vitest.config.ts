@@ -17,6 +17,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 120_000,
+    hookTimeout: 120_000,
     // Through vite, so that the plugin above sees the codec's `.wasm` import.
     server: { deps: { inline: [/@jsquash\/jpeg\/codec\/dec/] } },
   },

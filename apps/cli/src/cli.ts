@@ -101,7 +101,7 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       } catch (error) {
         if (options.debug) {
           const original = error instanceof CliError && error.cause ? error.cause : error;
-          ctx.messages.line(String((original as Error)?.stack ?? original));
+          ctx.messages.lines(String((original as Error)?.stack ?? original));
         }
         ctx.messages.line(`binscope: ${describeError(error)}`);
         // --json: the error is a JSON document too, unless the verb already closed one holding it.
@@ -309,6 +309,11 @@ export function createProgram(ctx: Context, setExit: (code: ExitCode) => void): 
       )
       .option('--level <n>', 'CSV → SCBF: zlib compression level 0-9 (default 6)', wholeNumber('--level'))
       .option(
+        '--max-columns <n>',
+        'CSV → SCBF: refuse a CSV with more columns (default 100000; memory grows about 3 KB per column)',
+        wholeNumber('--max-columns'),
+      )
+      .option(
         '--extensions',
         'CSV → SCBF: append the extension footer (block checksums, column statistics); upstream readers ignore it',
       )
@@ -512,8 +517,9 @@ export async function run(
     return exitCodeFor(error);
   }
   await ctx.out.flush();
-  if (ctx.out.error) {
-    ctx.messages.line(`binscope: cannot write to stdout: ${ctx.out.error.message}`);
+  const failure = ctx.out.failure();
+  if (failure) {
+    ctx.messages.line(`binscope: ${failure.message}`);
     return EXIT.usage;
   }
   return exitCode;

@@ -1,9 +1,10 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ByteSource } from '@binscope/core';
 import { CliError, EXIT } from './errors.js';
-import type { CliStreams } from './io.js';
+import type { Output } from './io.js';
 import { inputKind, openRemote, randomAccessPipe } from './remote.js';
-import { copyFileTo, scratchFolder, sourceChunks, spool, stdinChunks } from './streams.js';
+import { scratchFolder, sourceChunks, spool, stdinChunks } from './streams.js';
 
 /**
  * Where `convert` reads from and writes to when an end is not a local path: a URL or `-`
@@ -17,7 +18,7 @@ export class ConvertEnds {
   constructor(
     readonly input: string,
     readonly output: string,
-    private readonly streams: CliStreams,
+    private readonly out: Output,
   ) {}
 
   get toStdout(): boolean {
@@ -66,9 +67,19 @@ export class ConvertEnds {
     return this.toStdout ? path.join(this.scratchDir(), `output.${extension}`) : this.output;
   }
 
-  /** Sends a staged output to stdout; nothing for a path output. */
+  /**
+   * Sends a staged output to stdout; nothing for a path output. Through `Output`, so a reader
+   * that went away (`| head`) stops the copy quietly and a failed stdout (a full disk) is an
+   * error, never a wait for a 'drain' that cannot come.
+   */
   async deliver(staged: string): Promise<void> {
-    if (this.toStdout) await copyFileTo(staged, this.streams.stdout);
+    if (!this.toStdout) return;
+    for await (const chunk of fs.createReadStream(staged, { highWaterMark: 1 << 20 })) {
+      await this.out.bytes(chunk as Buffer);
+      if (this.out.closed) break;
+    }
+    await this.out.flush();
+    this.out.throwIfFailed();
   }
 
   cleanup(): void {

@@ -41,6 +41,13 @@ const SYSTEM_ERRORS: Record<string, string> = {
   EEXIST: 'already exists',
 };
 
+/** A system error in words ("no space left on device (ENOSPC)"), for one-line messages. */
+export function systemErrorText(error: NodeJS.ErrnoException): string {
+  const words = error.code ? SYSTEM_ERRORS[error.code] : undefined;
+  if (words) return `${words} (${error.code})`;
+  return error.code ? `${error.message.replace(/\s*\n\s*/g, ' ')} (${error.code})` : error.message;
+}
+
 /** Errors that mean a bug in binscope rather than a problem with the input or the call. */
 function isProgrammingError(error: unknown): error is Error {
   return error instanceof TypeError || error instanceof ReferenceError || error instanceof SyntaxError;

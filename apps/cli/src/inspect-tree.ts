@@ -1,4 +1,6 @@
 import type { InspectNode, InspectResult, LocatedProblem, PlainInspectNode, Problem } from '@binscope/core';
+import { appendAll, maxOf } from '@binscope/core/binary';
+import { printable, printableJson } from './printable.js';
 
 /** A node as printed: lazy children loaded a page at most, the rest counted (`childCount`). */
 export type ShownNode = PlainInspectNode;
@@ -36,14 +38,22 @@ export function jsonProblems(located: readonly LocatedProblem[], defaultFile?: s
  * these are shown however deep or far down the list they are.
  */
 function nodesLeadingToProblems(root: InspectNode): Set<InspectNode> {
+  // Every node with its parent, in tree order; then, from the last back, a marked node marks
+  // its parent: a loop, so no tree is too deep for it.
+  const order: { n: InspectNode; parent: number }[] = [];
+  const stack: { n: InspectNode; parent: number }[] = [{ n: root, parent: -1 }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const at = order.push(entry) - 1;
+    for (const child of entry.n.children ?? []) stack.push({ n: child, parent: at });
+  }
+  const leads = order.map(({ n }) => (n.problems?.length ?? 0) > 0);
   const leading = new Set<InspectNode>();
-  const visit = (n: InspectNode): boolean => {
-    let leads = (n.problems?.length ?? 0) > 0;
-    for (const child of n.children ?? []) if (visit(child)) leads = true;
-    if (leads) leading.add(n);
-    return leads;
-  };
-  visit(root);
+  for (let i = order.length - 1; i >= 0; i--) {
+    if (!leads[i]) continue;
+    leading.add(order[i].n);
+    if (order[i].parent >= 0) leads[order[i].parent] = true;
+  }
   return leading;
 }
 
@@ -51,7 +61,7 @@ async function shownChildren(n: InspectNode, limit: number, keep: Set<InspectNod
   const eager = n.children ?? [];
   const shown = eager.slice(0, limit);
   if (n.lazy && shown.length < limit && n.lazy.count > 0) {
-    shown.push(...(await n.lazy.load(0, Math.min(n.lazy.count, limit - shown.length))));
+    appendAll(shown, await n.lazy.load(0, Math.min(n.lazy.count, limit - shown.length)));
   }
   // Past the --children limit, a marked node (or one above it) still shows, in its place.
   for (const c of eager.slice(limit)) if (keep.has(c)) shown.push(c);
@@ -69,20 +79,25 @@ function shownNode(n: InspectNode): ShownNode {
 /** The tree to print: `depth` levels below the root, `limit` children per node, plus every defect's path. */
 export async function shownTree(root: InspectNode, depth: number, limit: number): Promise<ShownNode> {
   const keep = nodesLeadingToProblems(root);
-  const build = async (n: InspectNode, levels: number): Promise<ShownNode> => {
-    const out = shownNode(n);
+  const top = shownNode(root);
+  // Depth first with an explicit stack (children pushed last to first): lazy pages load in
+  // tree order, and no depth reaches the call stack.
+  const stack: { n: InspectNode; out: ShownNode; levels: number }[] = [{ n: root, out: top, levels: depth }];
+  while (stack.length > 0) {
+    const { n, out, levels } = stack.pop()!;
     const total = (n.children?.length ?? 0) + (n.lazy?.count ?? 0);
-    if (total === 0) return out;
+    if (total === 0) continue;
     const shown =
       levels > 0 ? await shownChildren(n, limit, keep) : (n.children ?? []).filter((c) => keep.has(c));
     if (shown.length > 0) {
-      out.children = [];
-      for (const child of shown) out.children.push(await build(child, levels - 1));
+      const children = shown.map(shownNode);
+      out.children = children;
+      for (let i = shown.length - 1; i >= 0; i--)
+        stack.push({ n: shown[i], out: children[i], levels: levels - 1 });
     }
     if (shown.length < total) out.childCount = total;
-    return out;
-  };
-  return build(root, depth);
+  }
+  return top;
 }
 
 /** ANSI styles, or none: colour only on a terminal without NO_COLOR, and never as the only sign. */
@@ -114,12 +129,12 @@ export function problemKey(p: Problem): string {
 
 function problemLine(p: Problem, error: boolean, styles: Styles, ownFile: string): string {
   // The file is named only inside an archive: a single file's problems are all in it.
-  const inFile = p.file && p.file !== ownFile ? `in ${p.file}` : undefined;
+  const inFile = p.file && p.file !== ownFile ? `in ${printable(p.file)}` : undefined;
   const where = [p.offset === undefined ? undefined : `byte ${p.offset}`, inFile].filter(Boolean).join(' ');
   const head = error
-    ? styles.error(`${ERROR_MARK} error ${p.code}`)
-    : styles.warning(`${WARNING_MARK} warning ${p.code}`);
-  return `${head}${where ? ` at ${where}` : ''}: ${p.message}`;
+    ? styles.error(`${ERROR_MARK} error ${printable(p.code)}`)
+    : styles.warning(`${WARNING_MARK} warning ${printable(p.code)}`);
+  return `${head}${where ? ` at ${where}` : ''}: ${printable(p.message)}`;
 }
 
 function markOf(problems: readonly Problem[], errors: ReadonlySet<string>, styles: Styles): string {
@@ -127,9 +142,11 @@ function markOf(problems: readonly Problem[], errors: ReadonlySet<string>, style
   const mild = problems.filter((p) => !isError(p, errors));
   const parts: string[] = [];
   if (bad.length > 0)
-    parts.push(styles.error(`${ERROR_MARK} ${[...new Set(bad.map((p) => p.code))].join(', ')}`));
+    parts.push(styles.error(`${ERROR_MARK} ${printable([...new Set(bad.map((p) => p.code))].join(', '))}`));
   if (mild.length > 0)
-    parts.push(styles.warning(`${WARNING_MARK} ${[...new Set(mild.map((p) => p.code))].join(', ')}`));
+    parts.push(
+      styles.warning(`${WARNING_MARK} ${printable([...new Set(mild.map((p) => p.code))].join(', '))}`),
+    );
   return parts.join('  ');
 }
 
@@ -144,21 +161,31 @@ export function treeLines(
 ): string[] {
   const errors = new Set(errorProblems.map(problemKey));
   const rows: Array<{ left: string; indent: string; node: ShownNode; more?: number }> = [];
-  const visit = (n: ShownNode, indent: string) => {
-    rows.push({ left: `${indent}${n.name}`, indent, node: n });
-    for (const c of n.children ?? []) visit(c, `${indent}  `);
+  // Tree order with an explicit stack: a node, its children, then its "… N more" line.
+  const stack: Array<{ n: ShownNode; level: number; moreLine?: true }> = [{ n: root, level: 0 }];
+  while (stack.length > 0) {
+    const { n, level, moreLine } = stack.pop()!;
+    const indent = indentFor(level);
     const hidden = (n.childCount ?? 0) - (n.children?.length ?? 0);
-    if (hidden > 0)
+    if (moreLine) {
       rows.push({
         left: `${indent}  … ${hidden.toLocaleString('en-US')} more`,
         indent,
         node: n,
         more: hidden,
       });
-  };
-  visit(root, '');
-  const width = Math.min(48, Math.max(...rows.map((r) => r.left.length)));
-  const kindWidth = Math.max(...rows.map((r) => r.node.kind.length));
+      continue;
+    }
+    rows.push({ left: `${indent}${printable(n.name)}`, indent, node: n });
+    if (hidden > 0) stack.push({ n, level, moreLine: true });
+    const children = n.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ n: children[i], level: level + 1 });
+  }
+  const width = Math.min(
+    48,
+    maxOf(rows, (r) => r.left.length),
+  );
+  const kindWidth = maxOf(rows, (r) => printable(r.node.kind).length);
   let lastFile: string | undefined = root.file;
   const lines: string[] = [];
   for (const { left, indent, node: n, more } of rows) {
@@ -167,11 +194,11 @@ export function treeLines(
       continue;
     }
     const end = n.offset + n.length;
-    let line = `${left.padEnd(width)}  ${n.kind.padEnd(kindWidth)}  ${String(n.offset).padStart(10)}..${String(end).padEnd(10)} ${String(n.length).padStart(10)} B`;
-    if (n.file !== undefined && n.file !== lastFile) line += `  in ${n.file}`;
+    let line = `${left.padEnd(width)}  ${printable(n.kind).padEnd(kindWidth)}  ${String(n.offset).padStart(10)}..${String(end).padEnd(10)} ${String(n.length).padStart(10)} B`;
+    if (n.file !== undefined && n.file !== lastFile) line += `  in ${printable(n.file)}`;
     if (n.file !== undefined) lastFile = n.file;
     if (n.value !== undefined)
-      line += `  = ${typeof n.value === 'string' ? JSON.stringify(n.value) : n.value}`;
+      line += `  = ${typeof n.value === 'string' ? printableJson(JSON.stringify(n.value)) : n.value}`;
     const problems = n.problems ?? [];
     if (problems.length > 0) line += `  ${markOf(problems, errors, styles)}`;
     lines.push(line.trimEnd());
@@ -179,6 +206,14 @@ export function treeLines(
       lines.push(`${indent}  ${problemLine(p, isError(p, errors), styles, root.file ?? root.name)}`);
   }
   return lines;
+}
+
+/** Indentation stops growing here; deeper lines say their level instead ("[40] name"). */
+const MAX_INDENT_LEVEL = 32;
+
+function indentFor(level: number): string {
+  if (level <= MAX_INDENT_LEVEL) return '  '.repeat(level);
+  return `${'  '.repeat(MAX_INDENT_LEVEL)}[${level}] `;
 }
 
 /** "2 errors, 1 warning" */

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { CliError, EXIT, systemErrorText } from './errors.js';
+import { printable } from './printable.js';
 
 /** Where a command writes: data to `stdout`, messages and progress to `stderr`. */
 export interface CliStreams {
@@ -22,6 +24,7 @@ export class Output {
   error: NodeJS.ErrnoException | undefined;
   /** Something was written: a --json error must then go inside that document, not after it. */
   started = false;
+  private failureThrown = false;
 
   constructor(readonly stream: CliStreams['stdout']) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
@@ -34,10 +37,32 @@ export class Output {
     return Boolean(this.stream.isTTY);
   }
 
+  /**
+   * The one-line error for a stdout that failed (a full disk, an I/O error). A reader that went
+   * away (EPIPE: `| head`) is not one: the output stops quietly, as `cat`'s does.
+   */
+  failure(): CliError | undefined {
+    if (!this.error || this.failureThrown) return undefined;
+    return new CliError(`cannot write to stdout: ${systemErrorText(this.error)}`, EXIT.usage, {
+      cause: this.error,
+    });
+  }
+
+  /** Throws `failure()`, once: the command's error handler then reports it. */
+  throwIfFailed(): void {
+    const failure = this.failure();
+    this.failureThrown ||= failure !== undefined;
+    if (failure) throw failure;
+  }
+
   get columns(): number {
     return this.stream.columns ?? 120;
   }
 
+  /**
+   * Writes a document as it is (JSON, JSONL, CSV: data whose own syntax escapes or quotes what
+   * it holds). Text for people goes through `line`.
+   */
   async write(text: string): Promise<void> {
     this.started = true;
     if (this.closed) return;
@@ -46,7 +71,21 @@ export class Output {
     if (this.pendingLength >= FLUSH_AT) await this.flush();
   }
 
+  /** One line of text for people: control characters in it are shown escaped (printable.ts). */
   async line(text = ''): Promise<void> {
+    await this.write(`${printable(text)}\n`);
+  }
+
+  /** Several lines (`text` split at its newlines), each as `line` prints it. */
+  async lines(text: string): Promise<void> {
+    for (const l of text.split('\n')) await this.line(l);
+  }
+
+  /**
+   * A line whose parts from files were escaped by the caller (`printable`) and which carries
+   * the CLI's own ANSI styles (the coloured marks of `inspect` on a terminal).
+   */
+  async styledLine(text: string): Promise<void> {
     await this.write(`${text}\n`);
   }
 
@@ -84,13 +123,22 @@ export class Output {
 
 /** Messages for a person: stderr, one line each. */
 export class Messages {
-  constructor(readonly stream: CliStreams['stderr']) {}
+  constructor(readonly stream: CliStreams['stderr']) {
+    // A closed or failed stderr has no one left to tell: never crash over it.
+    stream.on('error', () => {});
+  }
 
   get isTTY(): boolean {
     return Boolean(this.stream.isTTY);
   }
 
+  /** One line: control characters in it (from a file's names or bytes) are shown escaped. */
   line(text: string): void {
-    this.stream.write(`${text}\n`);
+    this.stream.write(`${printable(text)}\n`);
+  }
+
+  /** Several lines (a --debug stack trace), each escaped as `line` does. */
+  lines(text: string): void {
+    for (const l of text.split('\n')) this.line(l);
   }
 }

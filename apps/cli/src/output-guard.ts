@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { recoverInterruptedReplace } from '@binscope/core/node';
+import { isBinscopeError } from '@binscope/core';
+import { assertReplaceable, recoverInterruptedReplace } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
 
 /** What a writing verb is about to do: write `output`, having read `inputs`. */
@@ -12,6 +13,8 @@ export interface PlannedOutput {
   force?: boolean;
   /** Told about previous copies an interrupted folder replacement left. */
   onWarning?: (message: string) => void;
+  /** The output is a folder (an SCDL archive): an existing folder may be replaced, with --force. */
+  folder?: boolean;
 }
 
 function statOf(p: string): fs.Stats | undefined {
@@ -30,20 +33,30 @@ function realOf(p: string): string {
   }
 }
 
+function lstatOf(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Writers never destroy input: refuses an output that is one of the inputs (the same file
- * through any path, symlink or hard link) or a folder holding one, and an existing output
- * without --force. Every verb that writes a path calls this before it starts.
+ * through any path, symlink or hard link) or a folder holding one, anything but a regular file
+ * (or, for a folder output, a folder) even with --force, and an existing output without
+ * --force. A symbolic link at the output, dangling or not, is never replaced. Every verb that
+ * writes a path calls this before it starts.
  */
 export function guardOutput(plan: PlannedOutput): void {
   const { output } = plan;
   for (const message of recoverInterruptedReplace(path.resolve(output))) plan.onWarning?.(message);
+  if (!lstatOf(output)) return;
   const target = statOf(output);
-  if (!target) return;
   const realTarget = realOf(output);
-  for (const input of plan.inputs) {
+  for (const input of target ? plan.inputs : []) {
     const stat = statOf(input);
-    if (!stat) continue;
+    if (!stat || !target) continue;
     const same = stat.dev === target.dev && stat.ino === target.ino;
     const inside = target.isDirectory() && realOf(input).startsWith(realTarget + path.sep);
     if (same || inside) {
@@ -52,6 +65,13 @@ export function guardOutput(plan: PlannedOutput): void {
         EXIT.usage,
       );
     }
+  }
+  try {
+    assertReplaceable(output, { folder: plan.folder });
+  } catch (error) {
+    if (isBinscopeError(error, 'SourceError'))
+      throw new CliError(error.message, EXIT.usage, { cause: error });
+    throw error;
   }
   if (!plan.force) throw new CliError(`${output} exists; pass --force to replace it`, EXIT.usage);
 }

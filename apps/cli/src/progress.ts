@@ -1,6 +1,7 @@
 import type { ProgressCallback, ProgressEvent } from '@binscope/core';
 import cliProgress from 'cli-progress';
 import type { CliStreams } from './io.js';
+import { printable } from './printable.js';
 
 export interface Progress {
   /** Hand this to a writer/indexer/converter. */
@@ -25,7 +26,7 @@ export function progressBar(stderr: CliStreams['stderr'], label: string, enabled
   return {
     onProgress(event) {
       const payload = {
-        phase: event.phase ?? label,
+        phase: printable(event.phase ?? label),
         done: amount(event.done, event.unit),
         all: event.total === undefined ? '?' : amount(event.total, event.unit),
       };

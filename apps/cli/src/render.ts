@@ -1,5 +1,7 @@
 import type { JsonRecord, JsonValue } from '@binscope/core';
+import { appendAll, maxOf } from '@binscope/core/binary';
 import { CliError, EXIT } from './errors.js';
+import { printable, printableJson } from './printable.js';
 import type { Output } from './io.js';
 
 export type RecordFormat = 'table' | 'jsonl' | 'csv' | 'json';
@@ -64,14 +66,18 @@ function containsNegativeZero(value: JsonValue): boolean {
  * float -0.0 is data (A5 and the vectors write it `-0.0`, which JSON.parse reads back as -0).
  */
 export function jsonText(value: JsonValue): string {
+  return printableJson(rawJsonText(value));
+}
+
+function rawJsonText(value: JsonValue): string {
   if (!containsNegativeZero(value)) return JSON.stringify(value);
   if (typeof value === 'number') return isNegativeZero(value) ? '-0.0' : JSON.stringify(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : jsonText(v))).join(',')}]`;
+    return `[${value.map((v) => (v === undefined ? 'null' : rawJsonText(v))).join(',')}]`;
   const parts: string[] = [];
   for (const [k, v] of Object.entries(value))
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${jsonText(v)}`);
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${rawJsonText(v)}`);
   return `{${parts.join(',')}}`;
 }
 
@@ -103,9 +109,9 @@ function csvWriter(out: Output): RecordWriter {
             EXIT.usage,
           );
         }
-        await out.line(columns.map(csvField).join(','));
+        await out.write(`${columns.map(csvField).join(',')}\n`);
       }
-      await out.line(columns.map((c) => csvField(record[c])).join(','));
+      await out.write(`${columns.map((c) => csvField(record[c])).join(',')}\n`);
     },
     async end() {
       await out.flush();
@@ -120,7 +126,7 @@ export function cellText(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   // Control characters would break the grid; show them escaped.
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return printable(text);
 }
 
 function clip(text: string, width: number): string {
@@ -156,7 +162,13 @@ function tableWriter(out: Output): RecordWriter {
       Math.floor((out.columns - 2 * columns.length) / Math.max(1, columns.length)),
     );
     widths = columns.map((c) =>
-      Math.min(budget, Math.max(c.length, ...rows.map((r) => cellText(r[c]).length))),
+      Math.min(
+        budget,
+        Math.max(
+          c.length,
+          maxOf(rows, (r) => cellText(r[c]).length, 0),
+        ),
+      ),
     );
     numeric = columns.map(
       (c) =>
@@ -186,7 +198,7 @@ function tableWriter(out: Output): RecordWriter {
 
 /** A JSON document on stdout: the `--json` contract. */
 export async function printJson(out: Output, value: unknown): Promise<void> {
-  await out.line(JSON.stringify(value, null, 2));
+  await out.write(`${printableJson(JSON.stringify(value, null, 2))}\n`);
   await out.flush();
 }
 
@@ -237,7 +249,12 @@ function grid(
       return clip(Array.isArray(v) ? listText(v, 8) : scalarText(v), MAX_CELL);
     }),
   );
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i].length)));
+  const widths = columns.map((c, i) =>
+    Math.max(
+      c.length,
+      maxOf(cells, (r) => r[i].length, 0),
+    ),
+  );
   const line = (row: string[]) => `${indent}${row.map((c, i) => c.padEnd(widths[i])).join('  ')}`.trimEnd();
   const lines = [line(columns), ...cells.map(line)];
   if (items.length > maxItems) lines.push(`${indent}… ${items.length - maxItems} more`);
@@ -245,7 +262,7 @@ function grid(
     for (const [k, v] of Object.entries(item)) {
       if (isFlatValue(v)) continue;
       lines.push(`${indent}${label}[${i}].${k}:`);
-      lines.push(...outline(v, `${indent}  `, maxItems));
+      appendAll(lines, outline(v, `${indent}  `, maxItems));
     }
   });
   return lines;
@@ -262,7 +279,7 @@ export function outline(value: JsonValue, indent = '', maxItems = 20): string[] 
     const lines: string[] = [];
     value.slice(0, maxItems).forEach((item, i) => {
       lines.push(`${indent}[${i}]:`);
-      lines.push(...outline(item, `${indent}  `, maxItems));
+      appendAll(lines, outline(item, `${indent}  `, maxItems));
     });
     if (value.length > maxItems) lines.push(`${indent}… ${value.length - maxItems} more`);
     return lines;
@@ -274,10 +291,10 @@ export function outline(value: JsonValue, indent = '', maxItems = 20): string[] 
       else if (Array.isArray(v) && v.every(isScalar)) lines.push(`${indent}${k}: ${listText(v, maxItems)}`);
       else if (Array.isArray(v) && v.length > 0 && v.every(isObject)) {
         lines.push(`${indent}${k}:`);
-        lines.push(...grid(v as { [key: string]: JsonValue }[], `${indent}  `, k, maxItems));
+        appendAll(lines, grid(v as { [key: string]: JsonValue }[], `${indent}  `, k, maxItems));
       } else {
         lines.push(`${indent}${k}:`);
-        lines.push(...outline(v, `${indent}  `, maxItems));
+        appendAll(lines, outline(v, `${indent}  `, maxItems));
       }
     }
     return lines;

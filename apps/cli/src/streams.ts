@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { ByteSource } from '@binscope/core';
 
 /** Bytes per request on a sequential pass over a remote source: few round trips, bounded memory. */
@@ -47,13 +47,6 @@ export async function spool(chunks: AsyncIterable<Uint8Array>, file: string): Pr
     fs.closeSync(fd);
   }
   return total;
-}
-
-/** Copies a finished file to a stream (stdout), honouring backpressure. */
-export async function copyFileTo(file: string, out: Writable): Promise<void> {
-  for await (const chunk of fs.createReadStream(file)) {
-    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
-  }
 }
 
 /** A private scratch folder removed by `remove()`, for spooled inputs and staged outputs. */

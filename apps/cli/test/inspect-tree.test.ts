@@ -117,3 +117,30 @@ describe('inspect renderer on a hand-made partial tree', () => {
     expect(tty.map((l) => l.replace(/\u001b\[[0-9;]*m/g, ''))).toEqual(plain);
   });
 });
+
+describe('a tree deeper than the call stack', () => {
+  it('is marked, cut and printed with loops: the defect at the bottom still shows', async () => {
+    const depth = 100_000;
+    const root = node('n0', 'file', 0, depth);
+    let at = root;
+    for (let i = 1; i < depth; i++) {
+      const child = node(`n${i}`, 'field', i, depth - i);
+      at.children = [child];
+      at = child;
+    }
+    const bottom: Problem = { code: 'InvalidValue', message: 'bad', offset: depth - 1 };
+    at.problems = [bottom];
+    const tree = await shownTree(root, 2, 10);
+    let shown = tree;
+    let levels = 1;
+    while (shown.children?.[0]) {
+      shown = shown.children[0];
+      levels++;
+    }
+    expect(levels).toBe(depth);
+    expect(shown.problems).toEqual([bottom]);
+    const lines = treeLines(tree, [bottom]);
+    expect(lines.length).toBe(depth + 1);
+    expect(lines[lines.length - 1]).toMatch(/✗ error InvalidValue at byte 99999: bad$/);
+  }, 120_000);
+});

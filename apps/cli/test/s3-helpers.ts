@@ -20,7 +20,7 @@ export const S3_KEYS = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3
 
 /**
  * Starts s3rver (bound to 127.0.0.1) in a child process, so synchronous CLI runs in the
- * test cannot stall it; waits at most 20 s for its address.
+ * test cannot stall it; waits at most 100 s for its address (a bound on a hang, not a timing).
  */
 export function startLocalS3(latencyMs = 0): Promise<LocalS3> {
   const child: ChildProcess = spawn(process.execPath, [SERVER], {
@@ -30,8 +30,8 @@ export function startLocalS3(latencyMs = 0): Promise<LocalS3> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill();
-      reject(new Error('local S3 server did not start within 20 s'));
-    }, 20_000);
+      reject(new Error('local S3 server did not start within 100 s'));
+    }, 100_000);
     let buffered = '';
     child.stdout!.on('data', (data: Buffer) => {
       buffered += data.toString('utf8');

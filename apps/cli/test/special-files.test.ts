@@ -22,7 +22,7 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: REPO, timeout: 20_000, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: REPO, timeout: 100_000, encoding: 'utf8' });
   return { code: r.status, signal: r.signal, stderr: r.stderr };
 }
 

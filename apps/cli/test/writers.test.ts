@@ -112,9 +112,12 @@ describe('an interrupted convert', () => {
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         child.once('exit', (_c, s) => resolve(s)),
       );
-      // Wait (bounded) for the spill folder: the conversion is then under way.
-      const deadline = Date.now() + 20_000;
-      while (!fs.readdirSync(dir).some((n) => n.endsWith('-spill')) && Date.now() < deadline)
+      // Wait for the spill folder (or the child's end): the conversion is then under way.
+      let ended = false;
+      void exited.then(() => {
+        ended = true;
+      });
+      while (!fs.readdirSync(dir).some((n) => n.endsWith('-spill')) && !ended)
         await new Promise((r) => setTimeout(r, 10));
       expect(fs.readdirSync(dir).some((n) => n.endsWith('-spill'))).toBe(true);
       child.kill(signal);
@@ -140,10 +143,13 @@ describeWith(vectorsFolder(path.dirname(h5adVector)), 'two converts to one SCDL 
       firstOut += b.toString('utf8');
     });
     const firstCode = new Promise<number | null>((resolve) => first.once('exit', (c) => resolve(c)));
-    // Wait (bounded) until the first convert is writing: its lock or temp folder is there.
+    // Wait until the first convert is writing (its lock or temp folder is there), or has ended.
     const writing = () => fs.readdirSync(dir).some((n) => n.startsWith('.archive.binscope-'));
-    const deadline = Date.now() + 20_000;
-    while (!writing() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    let ended = false;
+    void firstCode.then(() => {
+      ended = true;
+    });
+    while (!writing() && !ended) await new Promise((r) => setTimeout(r, 10));
     expect(writing(), 'the first convert never started writing').toBe(true);
 
     // Without --force: the lock stops it, or the archive the first one put there meanwhile

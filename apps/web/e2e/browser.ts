@@ -38,6 +38,9 @@ export async function launchBrowser(
     deviceScaleFactor: options.deviceScaleFactor,
     acceptDownloads: true,
   });
+  // Playwright waits 30 s by default; on a busy machine a wait may need longer. The tests'
+  // own timeout (vitest.e2e.config.ts) still bounds a hung page.
+  context.setDefaultTimeout(80_000);
   return {
     context,
     async close() {

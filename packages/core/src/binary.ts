@@ -3,6 +3,7 @@
  */
 export { ReadAhead, type ReadAheadOptions } from './ahead.js';
 export { answersSynchronously } from './bytes.js';
+export { appendAll, maxOf, minOf } from './collections.js';
 export { crc32 } from './crc32.js';
 export {
   Cursor,
@@ -13,6 +14,7 @@ export {
   numberToFloat16,
   readU64,
   readU64Big,
+  readU64Exact,
 } from './cursor.js';
 export {
   DTYPE_SIZE,

@@ -1,4 +1,5 @@
 import { type ByteSource, copyInto, type ReadRequest } from './bytes.js';
+import { maxOf } from './collections.js';
 import { SourceError } from './errors.js';
 import { ForwardReadSource } from './forward.js';
 
@@ -134,7 +135,7 @@ export class CoalescingSource implements ByteSource {
 
   private fetchSpan(group: Pending[]): void {
     const start = group[0].start;
-    const end = Math.max(...group.map((read) => read.end));
+    const end = maxOf(group, (read) => read.end);
     // One caller's signal may cancel the request only when it is that caller's alone.
     const signal = group.length === 1 ? group[0].signal : undefined;
     this.pool

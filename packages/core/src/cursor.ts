@@ -185,6 +185,16 @@ export function readU64Big(view: DataView, pos: number, littleEndian = true): bi
   return view.getBigUint64(pos, littleEndian);
 }
 
+/**
+ * An unsigned 64-bit value as people should see it: a number while exact (up to 2^53), else
+ * a bigint, so messages and displays print its exact decimal (2^53 + 1 as 9007199254740993,
+ * not the nearest double 9007199254740992).
+ */
+export function readU64Exact(view: DataView, pos: number, littleEndian = true): number | bigint {
+  const value = readU64(view, pos, littleEndian);
+  return Number.isSafeInteger(value) ? value : view.getBigUint64(pos, littleEndian);
+}
+
 export function decodeUtf8(
   bytes: Uint8Array,
   location: { offset?: number; file?: string; format?: string; what?: string } = {},

@@ -84,7 +84,16 @@ export {
   unparsedResult,
   walk,
 } from './inspect.js';
-export { int64String, jsonLine, jsonSourceOf, type JsonValue, toJsonValue, withJsonSource } from './json.js';
+export {
+  int64String,
+  jsonLine,
+  jsonSourceOf,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  parseBoundedJson,
+  toJsonValue,
+  withJsonSource,
+} from './json.js';
 export {
   type AnyFormatPlugin,
   type ContentField,
@@ -106,6 +115,7 @@ export {
   type Target,
   type ValidateOptions,
 } from './plugin.js';
+export { nextTurn, pacer } from './pace.js';
 export { percentProgress } from './progress.js';
 export {
   cellText,

@@ -38,15 +38,28 @@ export function node(
   return { name, kind, offset, length, ...extra };
 }
 
-/** Depth-first walk; return false from visit to skip a node's children. Lazy children are not loaded. */
+/**
+ * Depth-first walk; return false from visit to skip a node's children. Lazy children are not
+ * loaded. An explicit stack, not recursion, so no tree is too deep for it. `path` (the nodes
+ * above) is one array, updated in place: copy it to keep it past the call.
+ */
 export function walk(
   root: InspectNode,
   visit: (node: InspectNode, path: InspectNode[]) => boolean | undefined,
   path: InspectNode[] = [],
 ): void {
-  if (visit(root, path) === false) return;
-  const next = [...path, root];
-  for (const child of root.children ?? []) walk(child, visit, next);
+  const base = path.length;
+  const stack: { node: InspectNode; depth: number }[] = [{ node: root, depth: base }];
+  while (stack.length > 0) {
+    const { node: current, depth } = stack.pop()!;
+    path.length = depth;
+    if (visit(current, path) === false) continue;
+    path.length = depth;
+    path.push(current);
+    const children = current.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i], depth: depth + 1 });
+  }
+  path.length = base;
 }
 
 /**
@@ -76,12 +89,26 @@ export function nodesAt(root: InspectNode, offset: number, file?: string): Inspe
 
 /** A JSON-able copy with lazy children reduced to a count (for workers and --json). */
 export function toPlainTree(root: InspectNode, depth = Number.POSITIVE_INFINITY): PlainInspectNode {
-  const { lazy, children, ...rest } = root;
-  const out: PlainInspectNode = { ...rest };
-  if (children && depth > 0) out.children = children.map((c) => toPlainTree(c, depth - 1));
-  else if (children) out.childCount = children.length;
-  if (lazy) out.childCount = (out.childCount ?? 0) + lazy.count;
-  return out;
+  const plain = (n: InspectNode): PlainInspectNode => {
+    const { lazy: _lazy, children: _children, ...rest } = n;
+    return { ...rest };
+  };
+  const top = plain(root);
+  // Each copy is filled in when popped: no recursion, however deep the tree.
+  const stack: { from: InspectNode; to: PlainInspectNode; depth: number }[] = [
+    { from: root, to: top, depth },
+  ];
+  while (stack.length > 0) {
+    const { from, to, depth: left } = stack.pop()!;
+    if (from.children && left > 0) {
+      to.children = from.children.map(plain);
+      from.children.forEach((c, i) => {
+        stack.push({ from: c, to: to.children![i], depth: left - 1 });
+      });
+    } else if (from.children) to.childCount = from.children.length;
+    if (from.lazy) to.childCount = (to.childCount ?? 0) + from.lazy.count;
+  }
+  return top;
 }
 
 export interface PlainInspectNode extends Omit<InspectNode, 'children' | 'lazy'> {
@@ -136,19 +163,35 @@ export function inspectResult(root: InspectNode, report: ValidationReport): Insp
     if (!rank.has(problemKey(p))) rank.set(problemKey(p), i);
   });
   const found = new Map<string, LocatedProblem & { rank: number }>();
-  const visit = (n: InspectNode, names: string[], positions: number[]) => {
+  // Tree order with an explicit stack (children pushed last to first); a node's path is
+  // spelled out from its parents only when it carries a new problem.
+  const order: { n: InspectNode; parent: number; position: number }[] = [];
+  const stack: { n: InspectNode; parent: number; position: number }[] = [
+    { n: root, parent: -1, position: 0 },
+  ];
+  const pathOf = (at: number) => {
+    const names: string[] = [];
+    const positions: number[] = [];
+    for (let i = at; order[i].parent >= 0; i = order[i].parent) {
+      names.push(order[i].n.name);
+      positions.push(order[i].position);
+    }
+    return { path: names.reverse().join('/'), indexPath: positions.reverse() };
+  };
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const at = order.push(entry) - 1;
+    const { n } = entry;
     for (const p of n.problems ?? []) {
       const key = problemKey(p);
       if (found.has(key)) continue;
       const r = rank.get(key) ?? reported.length;
       const severity = r < report.errors.length ? 'error' : 'warning';
-      found.set(key, { ...p, severity, path: names.join('/'), indexPath: positions, rank: r });
+      found.set(key, { ...p, severity, ...pathOf(at), rank: r });
     }
-    (n.children ?? []).forEach((c, i) => {
-      visit(c, [...names, c.name], [...positions, i]);
-    });
-  };
-  visit(root, [], []);
+    const children = n.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--) stack.push({ n: children[i], parent: at, position: i });
+  }
   const located: LocatedProblem[] = [...found.values()]
     .map((f, i) => ({ f, i }))
     .sort((a, b) => a.f.rank - b.f.rank || a.i - b.i)
@@ -203,7 +246,10 @@ export function markProblems(root: InspectNode, report: ValidationReport): void 
  * the node's file.
  */
 function markAsLoaded(top: InspectNode, topFile: string | undefined): void {
-  const visit = (n: InspectNode, inherited: string | undefined) => {
+  // An explicit stack, not recursion: no tree is too deep for it.
+  const stack: { n: InspectNode; inherited: string | undefined }[] = [{ n: top, inherited: topFile }];
+  while (stack.length > 0) {
+    const { n, inherited } = stack.pop()!;
     const file = n.file ?? inherited;
     const lazy = n.lazy;
     if (lazy && n.problems?.length && !marking.has(lazy)) {
@@ -226,9 +272,8 @@ function markAsLoaded(top: InspectNode, topFile: string | undefined): void {
       marking.add(marked);
       n.lazy = marked;
     }
-    for (const child of n.children ?? []) visit(child, file);
-  };
-  visit(top, topFile);
+    for (const child of n.children ?? []) stack.push({ n: child, inherited: file });
+  }
 }
 
 /** Lazy children that already mark what they load (so marking twice wraps nothing twice). */
@@ -288,7 +333,12 @@ function pick(
 function placedNodes(root: InspectNode): Map<string | undefined, Placed[]> {
   const out = new Map<string | undefined, Placed[]>();
   const own = root.file;
-  const visit = (n: InspectNode, inherited: string | undefined, depth: number) => {
+  // Tree order with an explicit stack: no tree is too deep for it.
+  const stack: { n: InspectNode; inherited: string | undefined; depth: number }[] = [
+    { n: root, inherited: own, depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { n, inherited, depth } = stack.pop()!;
     const file = n.file ?? inherited;
     if (depth > 0) {
       const key = file === own ? undefined : file;
@@ -296,9 +346,10 @@ function placedNodes(root: InspectNode): Map<string | undefined, Placed[]> {
       if (!list) out.set(key, (list = []));
       list.push({ node: n, file: key, depth });
     }
-    for (const child of n.children ?? []) visit(child, file, depth + 1);
-  };
-  visit(root, own, 0);
+    const children = n.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--)
+      stack.push({ n: children[i], inherited: file, depth: depth + 1 });
+  }
   return out;
 }
 

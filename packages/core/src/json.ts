@@ -33,6 +33,37 @@ export function toJsonValue(value: unknown): JsonValue {
   }
 }
 
+/**
+ * Deepest nesting accepted in JSON read from a file. Printing, comparing and converting JSON
+ * walk it recursively (as JSON.stringify does), so the depth is bounded where it is parsed;
+ * upstream's Python (json, recursion limit 1,000) cannot write deeper JSON either.
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * JSON.parse for text from a file: nesting deeper than `maxDepth` is a SyntaxError (like any
+ * other malformed JSON), found by one pass over the text before parsing.
+ */
+export function parseBoundedJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  // Each level takes a character: shorter text cannot be too deep.
+  if (text.length > maxDepth) {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (c === 0x5c) i++;
+        else if (c === 0x22) inString = false;
+      } else if (c === 0x22) inString = true;
+      else if (c === 0x5b || c === 0x7b) {
+        if (++depth > maxDepth)
+          throw new SyntaxError(`JSON nested deeper than ${maxDepth} levels (at position ${i})`);
+      } else if (c === 0x5d || c === 0x7d) depth--;
+    }
+  }
+  return JSON.parse(text);
+}
+
 /** 64-bit integer → the A5 form: always a decimal string, as expected.json writes them. */
 export function int64String(value: bigint | number): string {
   return typeof value === 'bigint' ? value.toString() : String(value);

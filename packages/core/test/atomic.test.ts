@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,5 +99,80 @@ describe('atomic writes', () => {
     ).rejects.toThrow('boom');
     expect(fs.readdirSync(target)).toEqual(['header.sch']);
     expect(fs.readdirSync(dir)).toEqual(['archive']);
+  });
+});
+
+describe('only regular files (and, for archives, folders) are replaced', () => {
+  const bytes = new TextEncoder().encode('new');
+
+  it('a FIFO, a socket, a dangling or a live symbolic link at the target stay as they are', async () => {
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(dir, 'sock'), resolve));
+    try {
+      fs.symlinkSync(path.join(dir, 'nowhere'), path.join(dir, 'dangling'));
+      fs.writeFileSync(path.join(dir, 'real'), 'kept');
+      fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'));
+      const cases: [string, RegExp][] = [
+        ['fifo', /it is a FIFO \(named pipe\), not a regular file/],
+        ['sock', /it is a socket, not a regular file/],
+        ['dangling', /it is a symbolic link, not a regular file/],
+        ['link', /it is a symbolic link, not a regular file/],
+      ];
+      for (const [name, message] of cases) {
+        const target = path.join(dir, name);
+        const before = fs.lstatSync(target);
+        await expect(writeFileAtomic(target, bytes), name).rejects.toThrow(message);
+        await expect(
+          writeDirectoryAtomic(target, async (temp) => fs.writeFileSync(path.join(temp, 'f'), 'x')),
+          name,
+        ).rejects.toThrow(message);
+        const after = fs.lstatSync(target);
+        expect([after.ino, after.mode], name).toEqual([before.ino, before.mode]);
+      }
+      expect(fs.readFileSync(path.join(dir, 'real'), 'utf8')).toBe('kept');
+      expect(fs.readdirSync(dir).sort()).toEqual(['dangling', 'fifo', 'link', 'real', 'sock']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a special file that appears while writing is refused at commit', async () => {
+    const target = path.join(dir, 'late');
+    const file = AtomicFile.create(target);
+    await file.write(bytes);
+    execFileSync('mkfifo', [target]);
+    await expect(file.commit()).rejects.toThrow(/it is a FIFO/);
+    expect(fs.lstatSync(target).isFIFO()).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['late']);
+  });
+
+  it('a folder is replaced only by a folder writer, a file by either', async () => {
+    fs.mkdirSync(path.join(dir, 'folder'));
+    await expect(writeFileAtomic(path.join(dir, 'folder'), bytes)).rejects.toThrow(
+      /it is a folder, not a regular file/,
+    );
+    fs.writeFileSync(path.join(dir, 'plain'), 'old');
+    await writeFileAtomic(path.join(dir, 'plain'), bytes);
+    expect(fs.readFileSync(path.join(dir, 'plain'), 'utf8')).toBe('new');
+  });
+
+  it('/dev/null, for a user who could replace it, is refused as a character device', () => {
+    // Run as an unprivileged user: were the rule broken, root would replace /dev/null.
+    const child = runUnprivileged(
+      (locate) => `
+      const { writeFileAtomic } = await import(${JSON.stringify(locate(pkg, 'dist/node/index.js'))});
+      try {
+        await writeFileAtomic('/dev/null', new Uint8Array(1));
+        console.log('written');
+      } catch (error) {
+        console.log(error.name, error.message);
+      }`,
+    );
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toMatch(
+      /^SourceError cannot write \/dev\/null: it is a character device, not a regular file/,
+    );
+    expect(fs.statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 });

@@ -152,4 +152,25 @@ describe('replacing a folder', () => {
     expect(signal).toBe('SIGTERM');
     expect(fs.readdirSync(dir)).toEqual([]);
   });
+
+  it('leaves SIGTERM to end at once a process with no temps, however busy its thread', async () => {
+    // A read-only verb in a synchronous stretch: were the handlers installed with no temps to
+    // remove, they would wait for the event loop, which this loop never gives back.
+    const script = `
+      const { removeTempsOnSignals, trackTemp, untrackTemp } = await import(${JSON.stringify(dist)});
+      removeTempsOnSignals();
+      trackTemp('/nonexistent/binscope-temp');
+      untrackTemp('/nonexistent/binscope-temp');
+      process.stdout.write('busy\\n', () => { for (;;) {} });
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.kill('SIGTERM');
+    const limit = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const signal = await new Promise((resolve) => child.once('exit', (_code, s) => resolve(s)));
+    clearTimeout(limit);
+    expect(signal, 'SIGTERM was held off (killed after 30 s)').toBe('SIGTERM');
+  }, 60_000);
 });

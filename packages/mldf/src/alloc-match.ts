@@ -1,6 +1,7 @@
 import { type ByteSource, type FormatError, formatErrors, type ReadOptions, readExact } from '@binscope/core';
 import { readU64 } from '@binscope/core/binary';
 import { ALLOC_ENTRY_SIZE, FORMAT_ID, type MldfHeader, type MldfLayout } from './layout.js';
+import { valueRange } from './locate.js';
 import type { AllocEntry } from './values.js';
 
 const ALLOC_CHUNK_BYTES = 1 << 20;
@@ -163,7 +164,7 @@ export async function* readAllocationEntries(
       if (ptr < dataPtr || ptr + size > allocTablePtr) {
         throw error(
           'OutOfBounds',
-          `allocation entry ${first + k} [${ptr}, ${ptr + size}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
+          `allocation entry ${first + k} [${valueRange(view, k * ALLOC_ENTRY_SIZE, size)}) lies outside the data region [${dataPtr}, ${allocTablePtr})`,
           at,
         );
       }

@@ -1,4 +1,4 @@
-import { formatErrors, type JsonValue, withJsonSource } from '@binscope/core';
+import { formatErrors, type JsonValue, parseBoundedJson, withJsonSource } from '@binscope/core';
 import { toTypedArray } from '@binscope/core/binary';
 import { FORMAT_ID, type MldfField, ND_DTYPES } from './layout.js';
 import type { ImageValue, MldfValue, NdArray } from './values.js';
@@ -126,7 +126,7 @@ export function decodeText(
 
 export function parseJson(text: string, ptr: number, name: string, file: string | undefined): JsonValue {
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseBoundedJson(text) as JsonValue;
   } catch (cause) {
     throw fail(
       'InvalidValue',

@@ -1,5 +1,5 @@
 import { formatErrors, Phase, type ProblemList } from '@binscope/core';
-import { DTYPE_SIZE, decodeUtf8, readU64 } from '@binscope/core/binary';
+import { DTYPE_SIZE, decodeUtf8, readU64, readU64Exact } from '@binscope/core/binary';
 import {
   ARGUMENTS_SIZE,
   DESCRIPTOR_SIZE,
@@ -166,9 +166,11 @@ function parseNdArguments(
   if (view.getUint32(12, true) !== 0)
     throw fail('ReservedNonZero', `field '${name}': NDARRAY reserved argument must be 0`, abs + 12, file);
   const shape: number[] = [];
+  const exactShape: (number | bigint)[] = [];
   let count = 1;
   for (let i = 0; i < MAX_NDIM; i++) {
     const dim = readU64(view, 16 + i * 8);
+    if (i < ndim) exactShape.push(readU64Exact(view, 16 + i * 8));
     if (i >= ndim) {
       if (dim !== 0)
         throw fail(
@@ -188,7 +190,7 @@ function parseNdArguments(
   if (!Number.isSafeInteger(byteLength) || byteLength > 0xffffffff) {
     throw fail(
       'InvalidValue',
-      `field '${name}': NDARRAY shape [${shape.join(', ')}] is larger than a value can be (4 GiB)`,
+      `field '${name}': NDARRAY shape [${exactShape.join(', ')}] is larger than a value can be (4 GiB)`,
       abs + 16,
       file,
     );

@@ -1,5 +1,5 @@
 import { Phase, type ProblemList } from '@binscope/core';
-import { readU64 } from '@binscope/core/binary';
+import { readU64, readU64Big } from '@binscope/core/binary';
 import {
   FIELD_DESC_PTR,
   FLAG_CHECKSUMMED,
@@ -27,6 +27,7 @@ export function decodeHeader(bytes: Uint8Array): MldfHeader | undefined {
     flags: view.getUint32(4, true),
     // Counts and pointers above 2^53 lose precision here but can only fail the bounds checks.
     numSamples: readU64(view, 8),
+    numSamplesExact: view.getBigUint64(8, true),
     numFields: view.getUint16(16, true),
     pad1: view.getUint16(18, true),
     pageSize: view.getUint32(20, true),
@@ -37,6 +38,17 @@ export function decodeHeader(bytes: Uint8Array): MldfHeader | undefined {
     reserved: bytes.slice(HEADER_OFFSET + 56, HEADER_OFFSET + 64),
   };
 }
+
+/**
+ * The header's 64-bit pointers, by offset from the header's start. (num_samples is not here:
+ * a huge count is the metadata table running past the file, Truncated, named exactly there.)
+ */
+const U64_FIELDS: readonly [string, number][] = [
+  ['field_desc_ptr', 24],
+  ['metadata_ptr', 32],
+  ['data_ptr', 40],
+  ['alloc_table_ptr', 48],
+];
 
 /** The magic's first wrong byte, or -1 (only the bytes the file has are compared). */
 export function magicMismatch(bytes: Uint8Array): number {
@@ -100,6 +112,19 @@ export function checkHeader(
     );
   }
   checkFlagsAndPadding(header, problems);
+  // A pointer above 2^53 is beyond any file; its exact value is named (the header's
+  // numbers would print the nearest double), and nothing can be located from it.
+  const view = new DataView(bytes.buffer, bytes.byteOffset + HEADER_OFFSET, HEADER_SIZE);
+  for (const [name, rel] of U64_FIELDS) {
+    const exact = readU64Big(view, rel);
+    if (exact > BigInt(Number.MAX_SAFE_INTEGER)) {
+      problems.error('OutOfBounds', `${name} ${exact} is beyond any file (${fileSize} bytes)`, {
+        offset: at(rel),
+        phase: Phase.header,
+      });
+      return undefined;
+    }
+  }
   if (header.fieldDescPtr !== FIELD_DESC_PTR) {
     problems.error(
       'InvalidValue',

@@ -6,7 +6,7 @@ import {
   type Problem,
   readExact,
 } from '@binscope/core';
-import { readU64, toHex } from '@binscope/core/binary';
+import { readU64, readU64Exact, toHex } from '@binscope/core/binary';
 import {
   ALLOC_ENTRY_SIZE,
   DESCRIPTOR_SIZE,
@@ -36,18 +36,24 @@ export interface RowContext {
 
 type HeaderField = [name: string, rel: number, length: number, value: (view: DataView) => string | number];
 
+/** A 64-bit field shown exactly: a number up to 2^53, its decimal text above. */
+const u64Shown = (view: DataView, pos: number): string | number => {
+  const value = readU64Exact(view, pos);
+  return typeof value === 'bigint' ? value.toString() : value;
+};
+
 const HEADER_FIELDS: readonly HeaderField[] = [
   ['version_major', 0, 2, (v) => v.getUint16(0, true)],
   ['version_minor', 2, 2, (v) => v.getUint16(2, true)],
   ['flags', 4, 4, (v) => `0x${v.getUint32(4, true).toString(16)}`],
-  ['num_samples', 8, 8, (v) => readU64(v, 8)],
+  ['num_samples', 8, 8, (v) => u64Shown(v, 8)],
   ['num_fields', 16, 2, (v) => v.getUint16(16, true)],
   ['_pad1', 18, 2, (v) => v.getUint16(18, true)],
   ['page_size', 20, 4, (v) => v.getUint32(20, true)],
-  ['field_desc_ptr', 24, 8, (v) => readU64(v, 24)],
-  ['metadata_ptr', 32, 8, (v) => readU64(v, 32)],
-  ['data_ptr', 40, 8, (v) => readU64(v, 40)],
-  ['alloc_table_ptr', 48, 8, (v) => readU64(v, 48)],
+  ['field_desc_ptr', 24, 8, (v) => u64Shown(v, 24)],
+  ['metadata_ptr', 32, 8, (v) => u64Shown(v, 32)],
+  ['data_ptr', 40, 8, (v) => u64Shown(v, 40)],
+  ['alloc_table_ptr', 48, 8, (v) => u64Shown(v, 48)],
   ['_reserved', 56, 8, (v) => toHex(new Uint8Array(v.buffer, v.byteOffset + 56, 8))],
 ];
 
@@ -145,7 +151,7 @@ function valueStructNode(f: MldfField, row: Row): InspectNode {
   const ptr = readU64(row.view, p);
   const size = row.view.getUint32(p + 8, true);
   const parts = [
-    node('data_ptr', 'field', at, 8, { value: ptr }),
+    node('data_ptr', 'field', at, 8, { value: u64Shown(row.view, p) }),
     node('data_size', 'field', at + 8, 4, { value: size }),
   ];
   if (f.type === 'IMAGE_RAW') {
@@ -219,7 +225,7 @@ export async function allocationEntryNodes(
     const base = at + k * ALLOC_ENTRY_SIZE;
     out.push(
       node(`entry ${start + k}`, 'entry', base, ALLOC_ENTRY_SIZE, {
-        value: `ptr ${ptr}, size ${length}`,
+        value: `ptr ${readU64Exact(view, k * ALLOC_ENTRY_SIZE)}, size ${length}`,
         children: [
           node('ptr', 'field', base, 8, { value: ptr }),
           node('size', 'field', base + 8, 4, { value: length }),

@@ -99,7 +99,9 @@ export interface MldfHeader {
   versionMajor: number;
   versionMinor: number;
   flags: number;
+  /** Rounded above 2^53, where it can only fail the bounds checks; numSamplesExact is as stored. */
   numSamples: number;
+  numSamplesExact: bigint;
   numFields: number;
   pad1: number;
   pageSize: number;
@@ -167,7 +169,7 @@ export function checkLayout(
     // Nothing in the file bounds such a count, so it could only be trusted blindly (A4).
     throw fail(
       'CountMismatch',
-      `num_samples is ${header.numSamples} but there are no fields to hold them`,
+      `num_samples is ${header.numSamplesExact} but there are no fields to hold them`,
       at(8),
       file,
     );
@@ -210,7 +212,7 @@ export function checkLayout(
     if (metadataEnd > fileSize) {
       throw fail(
         'Truncated',
-        `metadata table of ${header.numSamples} rows × ${rowSize} bytes needs ${metadataBytes} bytes at ${header.metadataPtr} but the file ends at ${fileSize}`,
+        `metadata table of ${header.numSamplesExact} rows × ${rowSize} bytes needs ${header.numSamplesExact * BigInt(rowSize)} bytes at ${header.metadataPtr} but the file ends at ${fileSize}`,
         header.metadataPtr,
         file,
       );
@@ -305,7 +307,9 @@ export function clampedLayout(
 }
 
 /** Encodes magic + header (73 bytes). */
-export function encodeHeader(h: Omit<MldfHeader, 'reserved' | 'pad1' | 'fieldDescPtr'>): Uint8Array {
+export function encodeHeader(
+  h: Omit<MldfHeader, 'reserved' | 'pad1' | 'fieldDescPtr' | 'numSamplesExact'>,
+): Uint8Array {
   const out = new Uint8Array(FIELD_DESC_PTR);
   out.set(MLDF_MAGIC, 0);
   const view = new DataView(out.buffer, HEADER_OFFSET, HEADER_SIZE);

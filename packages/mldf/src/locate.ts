@@ -1,5 +1,5 @@
 import type { ErrorFactory } from '@binscope/core';
-import { readU64 } from '@binscope/core/binary';
+import { readU64, readU64Exact } from '@binscope/core/binary';
 import type { MldfField, MldfHeader, MldfLayout } from './layout.js';
 import type { ValueInfo } from './values.js';
 
@@ -133,13 +133,13 @@ export function checkValue(
     if (ptr !== 0)
       throw bounds.error(
         'InvalidValue',
-        `${whereOf(index, f)}: empty value must have ptr 0, has ${ptr}`,
+        `${whereOf(index, f)}: empty value must have ptr 0, has ${readU64Exact(view, p)}`,
         abs,
       );
   } else if (ptr < bounds.dataPtr || ptr + size > bounds.dataEnd) {
     throw bounds.error(
       'OutOfBounds',
-      `${whereOf(index, f)}: value [${ptr}, ${ptr + size}) lies outside the data region [${bounds.dataPtr}, ${bounds.dataEnd})`,
+      `${whereOf(index, f)}: value [${valueRange(view, p, size)}) lies outside the data region [${bounds.dataPtr}, ${bounds.dataEnd})`,
       abs,
     );
   }
@@ -208,4 +208,10 @@ export function describeValue(
     info.encoding = view.getUint8(p + 14);
   }
   return info;
+}
+
+/** "ptr, ptr + size" for a message, exact however large ptr is. */
+export function valueRange(view: DataView, pos: number, size: number): string {
+  const ptr = readU64Exact(view, pos);
+  return typeof ptr === 'bigint' ? `${ptr}, ${ptr + BigInt(size)}` : `${ptr}, ${BigInt(ptr) + BigInt(size)}`;
 }

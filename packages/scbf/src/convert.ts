@@ -81,9 +81,16 @@ function csvOptions(values: OptionValues, name: string, options: ConvertOptions)
     (typeof level !== 'number' || !Number.isInteger(level) || level < 0 || level > 9)
   )
     throw csvError(`level: ${JSON.stringify(level)} is not a zlib level 0–9`);
+  const maxColumns = values.maxColumns;
+  if (
+    maxColumns !== undefined &&
+    (typeof maxColumns !== 'number' || !Number.isSafeInteger(maxColumns) || maxColumns < 1)
+  )
+    throw csvError(`maxColumns: ${JSON.stringify(maxColumns)} is not a whole number of columns (1 or more)`);
   return {
     types: typeof values.types === 'string' ? parseTypeList(values.types) : undefined,
     level,
+    maxColumns,
     pythonZlib: values.zlib === 'python',
     inputName: name,
     signal: options.signal,

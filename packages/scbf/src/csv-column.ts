@@ -204,8 +204,11 @@ export class ColumnWriter {
     return out;
   }
 
-  /** Flushes everything and leaves the column's final zlib blocks in `blocks`. */
-  async finish(): Promise<void> {
+  /**
+   * Flushes everything and leaves the column's final zlib blocks in `blocks`. `pace` is
+   * awaited between chunks of a long column (core's pacer: event-loop turns, the abort).
+   */
+  async finish(pace: () => Promise<void> = async () => {}): Promise<void> {
     if (this.type === undefined) this.start('utf8'); // zero rows: utf8 (S7)
     if (this.numeric) {
       this.flushNumeric();
@@ -224,11 +227,15 @@ export class ColumnWriter {
       this.blocks = [offsets, strings];
       return;
     }
-    this.blocks = await this.assembleDemoted(u.offsetSpill as RawSpill, u.stringSpill as RawSpill);
+    this.blocks = await this.assembleDemoted(u.offsetSpill as RawSpill, u.stringSpill as RawSpill, pace);
   }
 
   /** utf8 blocks = the numeric prefix as text, then the text cells that followed. */
-  private async assembleDemoted(suffixOffsets: RawSpill, suffixStrings: RawSpill): Promise<BlockSpill[]> {
+  private async assembleDemoted(
+    suffixOffsets: RawSpill,
+    suffixStrings: RawSpill,
+    pace: () => Promise<void>,
+  ): Promise<BlockSpill[]> {
     const prefix = this.prefix!;
     const offsets = this.space.block(this.spillName('offsets'));
     const strings = this.space.block(this.spillName('strings'));
@@ -254,6 +261,7 @@ export class ColumnWriter {
       carry = bytes.slice(whole);
       await offsets.settle();
       await strings.settle();
+      await pace();
     }
     stringChunks.flush();
     prefix.spill.release();
@@ -261,6 +269,7 @@ export class ColumnWriter {
     for await (const chunk of suffixStrings.chunks()) {
       strings.write(chunk);
       await strings.settle();
+      await pace();
     }
     if (total + suffixStrings.size > MAX_TEXT) throw this.tooMuchText();
     let offsetCarry = new Uint8Array(0);
@@ -271,6 +280,7 @@ export class ColumnWriter {
       for (let p = 0; p < whole; p += 4) offsetChunks.u32(view.getUint32(p, true) + total);
       offsetCarry = bytes.slice(whole);
       await offsets.settle();
+      await pace();
     }
     offsetChunks.flush();
     suffixOffsets.release();

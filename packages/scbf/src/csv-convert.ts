@@ -1,5 +1,5 @@
 /** CSV → SCBF, streaming, with memory and scratch files bounded whatever the column count. Browser-safe. */
-import type { ByteSink, ProgressCallback, Scratch, ScratchFile } from '@binscope/core';
+import { type ByteSink, type ProgressCallback, pacer, type Scratch, type ScratchFile } from '@binscope/core';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
 import type { ScbfType } from './layout.js';
@@ -25,6 +25,11 @@ export interface CsvToScbfOptions {
   spillBudget?: number;
   /** Longest record held while reading, an unclosed quoted field included (default 256 MiB). */
   maxRecordBytes?: number;
+  /**
+   * Most columns accepted (default 100,000): memory grows by about
+   * 3 KB per column, so a wider CSV is refused (InvalidValue) while its header is read.
+   */
+  maxColumns?: number;
 }
 
 export interface CsvToScbfResult {
@@ -75,7 +80,9 @@ export async function convertCsv(
   let columns: ColumnWriter[] | undefined;
   let rows = 0;
   let csvBytes = 0;
-  const records = new CsvRecords(inputName, options.maxRecordBytes);
+  const records = new CsvRecords(inputName, options.maxRecordBytes, options.maxColumns);
+  // Loops over every column give the event loop turns (a SIGTERM handler, an abort).
+  const pace = pacer(options.signal);
   const take = (batch: string[][]): void => {
     let r = 0;
     if (!columns && batch.length) {
@@ -114,7 +121,11 @@ export async function convertCsv(
       for (let pos = 0; pos < chunk.byteLength; pos += PARSE_SLICE) {
         take(records.push(chunk.subarray(pos, pos + PARSE_SLICE)));
         await nextTask();
-        if (columns) for (const column of columns) for (const spill of column.spills()) await spill.settle();
+        if (columns)
+          for (const column of columns) {
+            for (const spill of column.spills()) await spill.settle();
+            await pace();
+          }
       }
       csvBytes += chunk.byteLength;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
@@ -124,9 +135,11 @@ export async function convertCsv(
     }
     take(records.end());
     if (!columns) throw csvError('the CSV is empty: it has no header row', inputName);
-    for (const column of columns) {
-      options.signal?.throwIfAborted();
-      await column.finish();
+    for (let c = 0; c < columns.length; c++) {
+      await pace();
+      await columns[c].finish(pace);
+      if (options.onProgress && (c % 1024 === 0 || c === columns.length - 1))
+        options.onProgress({ phase: 'columns', done: c + 1, total: columns.length, unit: 'items' });
     }
 
     const plans: ColumnPlan[] = columns.map((c) => ({
@@ -139,7 +152,10 @@ export async function convertCsv(
     }));
     const { head } = encodeHead(plans, rows);
     await sink.write(head);
-    for (const column of columns) for (const block of column.blocks) await block.copyTo(sink);
+    for (const column of columns) {
+      for (const block of column.blocks) await block.copyTo(sink);
+      await pace();
+    }
     options.onProgress?.({ phase: 'convert', done: csvBytes, total: csvBytes, unit: 'bytes' });
     return {
       rows,

@@ -3,11 +3,18 @@ import Papa from 'papaparse';
 import { csvError } from './csv-column.js';
 
 const QUOTE = 0x22;
+const COMMA = 0x2c;
 const LF = 0x0a;
 const CR = 0x0d;
 
 /** Default for the longest record (an unfinished quoted field counts) held while reading. */
 export const DEFAULT_MAX_RECORD_BYTES = 256 << 20;
+/**
+ * Default for the most columns a CSV may have. Converting holds a little state per column
+ * (its buffers and block records: about 3 KB each, 0.5 GB at this limit), so memory stays
+ * bounded whatever the CSV; a wider one is refused while its header is read.
+ */
+export const DEFAULT_MAX_COLUMNS = 100_000;
 
 /** What papaparse's low-level parser returns for one call (its typings say `any`). */
 interface PapaChunk {
@@ -40,10 +47,13 @@ export class CsvRecords {
   private carryBytes = 0;
   /** Records handed out so far, the header included (for error messages). */
   private records = 0;
+  /** Commas outside quotes in the header line so far: its columns, less one. */
+  private headerCommas = 0;
 
   constructor(
     private readonly inputName: string,
     private readonly maxRecordBytes = DEFAULT_MAX_RECORD_BYTES,
+    private readonly maxColumns = DEFAULT_MAX_COLUMNS,
   ) {}
 
   /** Records completed by `bytes` (which may be reused by the caller afterwards). */
@@ -82,10 +92,14 @@ export class CsvRecords {
       if (this.newline === '\r') cut = 0;
     }
     if (!this.newline) {
+      // The header line, byte by byte: its columns are counted as they come, so a CSV too
+      // wide to convert is refused before its header is held or split.
       for (; i < bytes.byteLength; i++) {
         const b = bytes[i];
         if (b === QUOTE) this.toggleQuote(i);
-        else if (!this.inQuote && (b === LF || b === CR)) {
+        else if (b === COMMA && !this.inQuote) {
+          if (++this.headerCommas >= this.maxColumns) this.tooManyColumns(i);
+        } else if (!this.inQuote && (b === LF || b === CR)) {
           if (b === LF) this.newline = '\n';
           else if (i + 1 < bytes.byteLength) this.newline = bytes[i + 1] === LF ? '\r\n' : '\r';
           else {
@@ -109,6 +123,14 @@ export class CsvRecords {
       else if (b === end && !this.inQuote) cut = i + 1;
     }
     return cut;
+  }
+
+  private tooManyColumns(index: number): never {
+    throw csvError(
+      `${this.inputName}: the header has more than ${this.maxColumns} columns, the most a conversion takes (its memory grows with the columns); raise maxColumns (binscope convert --max-columns N) to convert it anyway`,
+      this.inputName,
+      this.seen + index,
+    );
   }
 
   // "" inside a quoted field closes and reopens it: the parity is what matters.

@@ -1,4 +1,4 @@
-import { FormatError, type ReadOptions, readExact } from '@binscope/core';
+import { FormatError, pacer, type ReadOptions, readExact } from '@binscope/core';
 import { crc32 } from '@binscope/core/binary';
 import {
   blocksInOrder,
@@ -52,9 +52,12 @@ export async function scbfExtensionFooter(
   // Null bitmaps describe the blocks' content: a new footer keeps them.
   const existing = await extensionsOf(reader, [], options);
   const nulls = existing?.nulls;
+  // Every block and column of a wide file: turns of the event loop for an abort or SIGTERM.
+  const pace = pacer(options.signal);
   if (choice.checksums !== false) {
     checksums = [];
     for (const { block, column } of blocksInOrder(reader.columns)) {
+      await pace();
       const bytes = await readExact(reader.source, block.offset, block.compressedSize, {
         format: FORMAT,
         what: `column "${column.name}" ${block.role} block`,
@@ -65,10 +68,12 @@ export async function scbfExtensionFooter(
   }
   if (choice.statistics !== false) {
     statistics = [];
-    for (const column of reader.columns)
+    for (const column of reader.columns) {
+      await pace();
       statistics.push(
         statisticsOf(await reader.readColumn(column.index, options), column.type, nulls?.get(column.index)),
       );
+    }
   }
   return encodeFooter({ checksums, statistics, nulls, dictionaries: existing?.dictionaries });
 }

@@ -1,4 +1,5 @@
 import { type FormatError, type InspectNode, markProblem, node } from '@binscope/core';
+import { maxOf, minOf } from '@binscope/core/binary';
 import type { ScbfExtensions } from './extensions.js';
 import { PREFIX_LENGTH, type ScbfBlock, type ScbfColumn, type ScbfHeader } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
@@ -76,8 +77,8 @@ export function scbfTree(parts: TreeParts): InspectNode {
   const tableEnd = header.metaTableEnd ?? header.headerLength ?? 0;
   let dataEnd = tableEnd;
   if (complete && columns.length) {
-    const dataStart = Math.min(...blocks.map((b) => b.offset));
-    dataEnd = Math.max(...blocks.map((b) => b.offset + b.compressedSize));
+    const dataStart = minOf(blocks, (b) => b.offset);
+    dataEnd = maxOf(blocks, (b) => b.offset + b.compressedSize);
     children.push(
       at('column data', 'section', dataStart, dataEnd - dataStart, {
         value: `${columns.length} columns, ${blocks.length} zlib blocks`,
@@ -143,8 +144,8 @@ function magicText(head: Uint8Array | undefined): string {
 }
 
 function columnNode(column: ScbfColumn, parts: TreeParts, at: Placer): InspectNode {
-  const start = Math.min(...column.blocks.map((b) => b.offset));
-  const end = Math.max(...column.blocks.map((b) => b.offset + b.compressedSize));
+  const start = minOf(column.blocks, (b) => b.offset);
+  const end = maxOf(column.blocks, (b) => b.offset + b.compressedSize);
   return at(column.name, 'column', start, end - start, {
     value: column.type,
     children: column.blocks.map((b) => {

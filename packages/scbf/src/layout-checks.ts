@@ -4,6 +4,7 @@ import {
   MAX_DEFLATE_RATIO,
   PREFIX_LENGTH,
   type ScbfBlock,
+  blockIsExact,
   type ScbfLayout,
   TYPE_WIDTH,
 } from './layout.js';
@@ -19,6 +20,11 @@ export function checkBlocks(layout: ScbfLayout, problems: ProblemList): void {
   for (const column of columns) {
     for (const block of column.blocks) {
       const what = `column "${column.name}" ${block.role} block`;
+      if (!blockIsExact(block)) {
+        // Reported exactly when the metadata table was read.
+        defective.add(column.index);
+        continue;
+      }
       try {
         checkRange(source, block.offset, block.compressedSize, { format: FORMAT, what });
       } catch (error) {
@@ -82,7 +88,11 @@ export function checkCrossReferences(layout: ScbfLayout, problems: ProblemList):
   for (const column of columns) {
     const countAt = column.entryOffset + 3 + column.nameLength;
     // A count beyond 2^53 is already reported exactly; its rounded double would only mislead here.
-    if (!Number.isSafeInteger(column.count) || !Number.isSafeInteger(header.totalRows)) {
+    if (
+      !Number.isSafeInteger(column.count) ||
+      !Number.isSafeInteger(header.totalRows) ||
+      column.blocks.some((b) => !blockIsExact(b))
+    ) {
       defective.add(column.index);
       continue;
     }

@@ -1,4 +1,4 @@
-import { type ErrorCode, type FormatError, Phase, type ProblemList } from '@binscope/core';
+import { type ErrorCode, type FormatError, Phase, type ProblemList, parseBoundedJson } from '@binscope/core';
 import { decodeUtf8 } from '@binscope/core/binary';
 import { FORMAT, PREFIX_LENGTH, type ScbfHeader, type ScbfSchemaColumn } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
@@ -65,7 +65,7 @@ export function parseSchema(bytes: Uint8Array, problems: ProblemList): ScbfHeade
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseBoundedJson(text);
   } catch (error) {
     add(
       Phase.header,

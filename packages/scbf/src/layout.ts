@@ -49,6 +49,20 @@ export interface ScbfBlock {
   uncompressedSize: number;
   /** Absolute offset of this block's (uncomp, comp, offset) triple in the metadata entry. */
   fieldOffset: number;
+  /** The exact declared inflated length when it is above 2^53 (uncompressedSize is then rounded). */
+  exactUncompressedSize?: bigint;
+}
+
+/**
+ * A block whose offset and sizes are exact numbers: none above 2^53 (those are reported when
+ * the metadata table is read). str_uncomp_size is advisory (S4) and not required.
+ */
+export function blockIsExact(block: ScbfBlock): boolean {
+  return (
+    Number.isSafeInteger(block.offset) &&
+    Number.isSafeInteger(block.compressedSize) &&
+    (block.role === 'strings' || Number.isSafeInteger(block.uncompressedSize))
+  );
 }
 
 export interface ScbfColumn {

@@ -46,6 +46,11 @@ export const csvToScbfConverter: ConverterInfo = {
     },
     { name: 'level', type: 'number', description: 'zlib level 0–9 (default 6)' },
     {
+      name: 'maxColumns',
+      type: 'number',
+      description: 'most columns accepted (default 100,000; memory grows about 3 KB per column)',
+    },
+    {
       name: 'zlib',
       type: 'string',
       choices: ['node', 'python'],

@@ -2,6 +2,7 @@ import { type ByteSource, type ErrorCode, Phase, type ProblemList } from '@binsc
 import { Cursor, decodeUtf8, readU64, readU64Big } from '@binscope/core/binary';
 import {
   type BlockRole,
+  type ScbfBlock,
   ENTRY_FIXED,
   FORMAT,
   type ScbfColumn,
@@ -114,8 +115,34 @@ export async function parseMetaTable(
         const uncompressedSize = readU64(cursor.view, cursor.pos, true);
         const compressedSize = readU64(cursor.view, cursor.pos + 8, true);
         const offset = readU64(cursor.view, cursor.pos + 16, true);
+        const block: ScbfBlock = { role, offset, compressedSize, uncompressedSize, fieldOffset };
+        // Above 2^53 a size or offset is beyond any file; it is named exactly here, and the
+        // later checks leave the block alone (their numbers would print the nearest double).
+        // str_uncomp_size is advisory (S4): only kept exactly, for the S4 warning.
+        const prefix = role === 'values' ? '' : role === 'offsets' ? 'off_' : 'str_';
+        for (const [field, rel, value] of [
+          ['uncomp_size', 0, uncompressedSize],
+          ['comp_size', 8, compressedSize],
+          [role === 'values' ? 'block_offset' : 'offset', 16, offset],
+        ] as const) {
+          if (Number.isSafeInteger(value)) continue;
+          const exact = readU64Big(cursor.view, cursor.pos + rel, true);
+          if (role === 'strings' && rel === 0) {
+            block.exactUncompressedSize = exact;
+            continue;
+          }
+          const fieldName = `${prefix}${field}`;
+          pending.push(() =>
+            add(
+              Phase.header,
+              'OutOfBounds',
+              `column "${name}" ${fieldName} ${exact} is beyond any file`,
+              fieldOffset + rel,
+            ),
+          );
+        }
         cursor.skip(24);
-        return { role, offset, compressedSize, uncompressedSize, fieldOffset };
+        return block;
       });
       columns.push({
         index,

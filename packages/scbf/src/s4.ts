@@ -12,7 +12,7 @@ import { FORMAT, MAX_DEFLATE_RATIO, type ScbfBlock, type ScbfColumn } from './la
 export interface StrUncompMismatch {
   column: string;
   /** str_uncomp_size as stored, and where. */
-  stored: number;
+  stored: number | bigint;
   fieldOffset: number;
   inflated: number;
   /** The stored value is the offsets block's offset: the upstream writer's bug exactly. */
@@ -33,7 +33,7 @@ export function strUncompMismatch(column: ScbfColumn, inflated: number): StrUnco
   if (strings.uncompressedSize === inflated) return undefined;
   return {
     column: column.name,
-    stored: strings.uncompressedSize,
+    stored: strings.exactUncompressedSize ?? strings.uncompressedSize,
     fieldOffset: strings.fieldOffset,
     inflated,
     upstreamBug: strings.uncompressedSize === offsets.offset,

@@ -7,6 +7,7 @@ import {
   type TargetOf,
   type ValidateOptions,
 } from '@binscope/core';
+import { appendAll } from '@binscope/core/binary';
 import { checkExtensions } from './extensions-check.js';
 import type { ScbfExtensions } from './extensions.js';
 import { type LayoutProgress, parseLayout, type ScbfLayout } from './layout.js';
@@ -87,7 +88,7 @@ async function checkPayloads(
     try {
       const found: StrUncompMismatch[] = [];
       await columnDecoder(layout.source, column, readWhole, options.signal, (m) => found.push(m)).finish();
-      mismatches.push(...found);
+      appendAll(mismatches, found);
     } catch (error) {
       if (!isBinscopeError(error, 'FormatError')) throw error;
       problems.capture(error, { phase: Phase.payload, scope: `column ${column.index}` });

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
+import { expectSameBytes } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import {
   dictionaryColumns,
@@ -141,7 +142,7 @@ describe('dictionary encoding (extension kind 4)', () => {
         fs.writeFileSync(file, await encodeScbf(input));
         await rewriteScbfFile(file, file, { dictionary: 'auto', ...write });
         const expected = await encodeScbf(columns, { ...write, extensions: { dictionaries } });
-        expect(new Uint8Array(fs.readFileSync(file))).toEqual(expected);
+        expectSameBytes(fs.readFileSync(file), expected, file);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -4,14 +4,10 @@ import { FormatError, SourceError } from '@binscope/core';
 import { openRegularFile } from '@binscope/core/node';
 import { createScdlArchiveWriter } from '@binscope/scdl/node';
 import type { AnnDataFile, H5adSummary } from './anndata.js';
-import {
-  type ConversionInput,
-  type ConversionResult,
-  type ConvertOptions,
-  convertAnnData,
-} from './convert.js';
+import type { ConversionInput, ConversionResult, ConvertOptions } from './convert.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
-import { asH5adError, withQuietWasmConsole } from './h5-failures.js';
+import { withQuietWasmConsole } from './h5-failures.js';
+import { runInWorker } from './h5-host.js';
 import { comparePathParts, hasSignatureAt, openAnnData, pythonPath, signatureOffsets } from './open.js';
 
 export * from './index.js';
@@ -67,16 +63,23 @@ export async function openH5ad(file: string): Promise<AnnDataFile> {
   return openAnnData(lib, path.resolve(file), file);
 }
 
-/** A summary of a `.h5ad` (shapes, matrices, columns, obsp keys) without reading its arrays. */
-export async function describeH5ad(file: string): Promise<H5adSummary> {
-  const adata = await openH5ad(file);
-  try {
-    return adata.summary();
-  } catch (error) {
-    throw asH5adError(error, file);
-  } finally {
-    adata.close();
-  }
+/** What stops HDF5 work run in a worker thread (see h5-host.ts). */
+export interface WorkerOptions {
+  signal?: AbortSignal;
+  /**
+   * Milliseconds one HDF5 (h5wasm) call may run before the file is taken for corrupt: HDF5
+   * can loop forever on a damaged structure. Default 120 s.
+   */
+  stallTimeout?: number;
+}
+
+/**
+ * A summary of a `.h5ad` (shapes, matrices, columns, obsp keys) without reading its arrays.
+ * HDF5 runs in a worker thread, stopped by `signal` or a stall.
+ */
+export async function describeH5ad(file: string, options: WorkerOptions = {}): Promise<H5adSummary> {
+  checkHdf5(file);
+  return runInWorker({ op: 'describe', file }, { ...options, label: file });
 }
 
 /**
@@ -113,7 +116,7 @@ export function listH5adInputs(dir: string): { path: string; label: string }[] {
  * of files (in the order given; `{ path, label }` to choose the label). Labels in the
  * feature indices (labels.json) are the paths as given, as upstream writes them.
  */
-export interface NodeConvertOptions extends ConvertOptions {
+export interface NodeConvertOptions extends ConvertOptions, WorkerOptions {
   /** false: fail, changing nothing, if `output` exists when writing starts. Default true. */
   replace?: boolean;
 }
@@ -137,28 +140,24 @@ export async function convertH5adToScdl(
     files = input.map((p) => (typeof p === 'string' ? { path: p, label: p } : p));
   }
   for (const f of files) checkHdf5(f.path);
-  const lib = await loadH5wasmNode();
-  const inputs: ConversionInput[] = files.map((f) => ({
-    label: f.label,
-    open: () => openAnnData(lib, path.resolve(f.path), f.path),
-  }));
+  const { signal, stallTimeout, onProgress, onWarning, replace, ...convertOptions } = options;
   const label = typeof input === 'string' ? input : files.map((f) => f.label).join(', ');
-  return convertAnnData(
-    inputs,
-    async (writeOptions) => {
-      const writer = await createScdlArchiveWriter(output, { ...writeOptions, replace: options.replace });
-      // Its sink writes each chunk with fs.writeSync before appendRows resolves.
-      return {
-        appendRows: writer.appendRows,
-        finish: writer.finish,
-        abort: writer.abort,
-        reusesChunkBuffers: true,
-      };
+  // HDF5 reads in a worker thread (it can be stopped there: see h5-host.ts); the archive is
+  // written here, so its temp folder and lock are this process's to clean up on a signal.
+  return runInWorker(
+    { op: 'convert', files, options: convertOptions },
+    {
+      signal,
+      stallTimeout,
+      label,
+      onProgress,
+      onWarning,
+      createWriter: async (writeOptions) => {
+        const writer = await createScdlArchiveWriter(output, { ...writeOptions, signal, replace });
+        return { appendRows: writer.appendRows, finish: writer.finish, abort: writer.abort };
+      },
     },
-    options,
-  ).catch((error: unknown) => {
-    throw asH5adError(error, label);
-  });
+  );
 }
 
 export type { ConversionInput, ConversionResult, ConvertOptions };

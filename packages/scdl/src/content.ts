@@ -5,7 +5,7 @@ import {
   type ReadOptions,
   toJsonValue,
 } from '@binscope/core';
-import { toHex } from '@binscope/core/binary';
+import { toHex, appendAll } from '@binscope/core/binary';
 import type { FeatureIndex } from './features.js';
 import { HEADER_FILE } from './header.js';
 import type { ScdlReader } from './read.js';
@@ -113,8 +113,8 @@ export async function scdlContentFields(
     );
   }
   options.signal?.throwIfAborted();
-  if (reader.varIndex) fields.push(...(await featureFields(reader, 'var', reader.varIndex)));
-  if (reader.obsIndex) fields.push(...(await featureFields(reader, 'obs', reader.obsIndex)));
+  if (reader.varIndex) appendAll(fields, await featureFields(reader, 'var', reader.varIndex));
+  if (reader.obsIndex) appendAll(fields, await featureFields(reader, 'obs', reader.obsIndex));
   return fields;
 }
 

@@ -5,6 +5,7 @@ import {
   formatErrors,
   isBinscopeError,
   type ReadOptions,
+  parseBoundedJson,
   readExact,
 } from '@binscope/core';
 import { decodeUtf8 } from '@binscope/core/binary';
@@ -417,7 +418,7 @@ export class FeatureIndex {
       const text = decodeUtf8(bytes, { file: labelsFile, offset: 0, format: FORMAT, what: labelsFile });
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseBoundedJson(text);
       } catch {
         throw fail('InvalidValue', `${labelsFile} is not valid JSON`, 0, labelsFile);
       }

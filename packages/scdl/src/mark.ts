@@ -8,13 +8,19 @@ interface Candidate {
 /** Nodes of `file` whose range holds `offset`, its end included: a file that ends too early is marked where it ends. */
 function nodesOfFile(root: InspectNode, file: string, offset: number | undefined): Candidate[] {
   const out: Candidate[] = [];
-  const visit = (n: InspectNode, inherited: string | undefined, depth: number) => {
+  // Tree order with an explicit stack: no tree is too deep for it.
+  const stack: { n: InspectNode; inherited: string | undefined; depth: number }[] = [
+    { n: root, inherited: root.file, depth: 0 },
+  ];
+  while (stack.length > 0) {
+    const { n, inherited, depth } = stack.pop()!;
     const own = n.file ?? inherited;
     const holds = offset === undefined || (offset >= n.offset && offset <= n.offset + n.length);
     if (n !== root && own === file && holds) out.push({ node: n, depth });
-    for (const child of n.children ?? []) visit(child, own, depth + 1);
-  };
-  visit(root, root.file, 0);
+    const children = n.children ?? [];
+    for (let i = children.length - 1; i >= 0; i--)
+      stack.push({ n: children[i], inherited: own, depth: depth + 1 });
+  }
   return out;
 }
 

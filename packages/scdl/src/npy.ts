@@ -153,7 +153,7 @@ export function parseNpy(bytes: Uint8Array, file: string): NpyArray {
   if (!Number.isSafeInteger(need) || need > have) {
     fail(
       'Truncated',
-      `${file}: shape (${header.shape.join(', ')}) needs ${need} data bytes but ${have} remain`,
+      `${file}: shape (${header.shape.join(', ')}) needs ${header.shape.reduce((n, d) => n * BigInt(d), BigInt(itemBytes))} data bytes but ${have} remain`,
       header.dataOffset,
       file,
     );

@@ -7,6 +7,7 @@ import {
   formatErrors,
   Phase,
   type ProblemList,
+  parseBoundedJson,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
@@ -353,7 +354,7 @@ export async function readSmallJson(
   const source: ByteSource = await directory.open(file);
   if (source.size > MAX_SIDECAR_JSON) return undefined;
   try {
-    return JSON.parse(new TextDecoder().decode(await readExact(source, 0, source.size, options)));
+    return parseBoundedJson(new TextDecoder().decode(await readExact(source, 0, source.size, options)));
   } catch {
     return undefined;
   }

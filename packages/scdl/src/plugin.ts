@@ -1,6 +1,6 @@
 import {
-  definePlugin,
-  type JsonRecord,
+  type DataRecord,
+  type FormatPlugin,
   type JsonValue,
   type RecordOptions,
   type Summary,
@@ -34,7 +34,7 @@ async function info(reader: ScdlReader): Promise<Summary> {
     ['obs blocks', obsIndex?.blockCount ?? 0],
     ['files', reader.files.length],
   ];
-  if (reader.warnings.length) properties.push(['warnings', reader.warnings]);
+  if (reader.warnings.length) properties.push(['warnings', reader.warnings.map((w) => w.message)]);
   const details: { [key: string]: JsonValue } = {
     arrays: reader.header.arrays.map((a) => ({ name: a.name, length: a.length, dtype: a.dtype })),
     featureIndices: reader.header.featureIndices.map((f) => ({
@@ -64,7 +64,7 @@ async function info(reader: ScdlReader): Promise<Summary> {
 }
 
 /** Rows as `{row, indices, values}` (the CLI's JSON Lines shape), read in batches. */
-async function* records(reader: ScdlReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
+async function* records(reader: ScdlReader, options: RecordOptions = {}): AsyncGenerator<DataRecord> {
   const start = Math.max(0, options.offset ?? 0);
   const end = Math.min(reader.numRows, options.limit === undefined ? reader.numRows : start + options.limit);
   if (start >= end) return;
@@ -72,12 +72,18 @@ async function* records(reader: ScdlReader, options: RecordOptions = {}): AsyncG
     const count = batch.indptr.length - 1;
     for (let k = 0; k < count; k++) {
       const row = batch.row(k);
-      yield { row: batch.start + k, indices: toJsonValue(row.indices), values: toJsonValue(row.values) };
+      const index = batch.start + k;
+      yield {
+        index,
+        values: { row: index, indices: toJsonValue(row.indices), values: toJsonValue(row.values) },
+      };
     }
   }
 }
 
-export const scdlPlugin = definePlugin<ScdlReader>({
+// Written out (not core's definePlugin): SCDL's own open/validate/inspectTarget stay until its
+// full v2 migration gives it the one parse.
+export const scdlPlugin: FormatPlugin<ScdlReader> = {
   ...scdlFormat,
   open: (target, options) => openScdl(archiveDirectory(target), options),
   info,
@@ -87,4 +93,4 @@ export const scdlPlugin = definePlugin<ScdlReader>({
   records,
   contentFields: (reader, options) => scdlContentFields(reader, options),
   locateRecord: (reader, index, options) => scdlLocateRow(reader, index, options),
-});
+};

@@ -7,6 +7,8 @@ import {
   ProblemList,
   type ReadOptions,
   SourceError,
+  type Problem,
+  type Schema,
 } from '@binscope/core';
 import { type FeatureIndex as FeatureIndexType, FeatureIndex, type FeatureValue } from './features.js';
 import { FORMAT, type ScdlHeader, type ScdlNumericDType } from './header.js';
@@ -94,12 +96,29 @@ function makeBatch(start: number, indptr: Float64Array, indices: IndexArray, val
 }
 
 /**
+ * Records as the CLI has always printed them: `{row, indices, values}`, the lists as JSON
+ * arrays (the full v2 migration of SCDL gives them typed lists).
+ */
+export const SCDL_SCHEMA: Schema = {
+  fields: [
+    { name: 'row', type: { kind: 'int', bits: 64, signed: false }, description: 'row (cell) number' },
+    {
+      name: 'indices',
+      type: { kind: 'json' },
+      description: "column indices of the stored values, relative to the row's var block",
+    },
+    { name: 'values', type: { kind: 'json' }, description: 'stored (non-zero) values' },
+  ],
+};
+
+/**
  * A lazily opened SCDL archive. Opening reads header.sch, checks the array files' sizes
  * (C5) and the ends of row_ptr, and loads the feature indices' small metadata; rows,
  * parquet tables and neighbors are read on demand.
  */
 export class ScdlReader implements FormatReader {
   readonly format = FORMAT;
+  readonly schema: Schema = SCDL_SCHEMA;
   private rowPtrCache: Float64Array | undefined;
   private rowPtrCacheTried = false;
   private maxColumnCache: number | undefined;
@@ -122,7 +141,7 @@ export class ScdlReader implements FormatReader {
     /** Cell (observation) feature index. */
     readonly obsIndex: FeatureIndexType | undefined,
     /** Things that did not stop reading: newer minor version, stale metadata.json, old layouts. */
-    readonly warnings: string[],
+    readonly warnings: readonly Problem[],
     private readonly options: ScdlOpenOptions,
   ) {}
 
@@ -165,7 +184,7 @@ export class ScdlReader implements FormatReader {
       colPtr,
       parsed.varIndex,
       parsed.obsIndex,
-      problems.warnings.map((w) => w.message),
+      problems.warnings,
       options,
     );
   }

@@ -1,4 +1,5 @@
 import { type MemoryDirectory, throwIfAborted } from '@binscope/core';
+import { appendAll, maxOf } from '@binscope/core/binary';
 import {
   blockLength,
   checkIndices,
@@ -68,7 +69,7 @@ export class ScdlWriter {
         'InvalidValue',
         `data dtype ${String(this.dataDType)} is not one of ${Object.keys(ITEM_SIZE).join(', ')}`,
       );
-    const varCols = options.var?.length ? Math.max(...options.var.map(blockLength)) : undefined;
+    const varCols = options.var?.length ? maxOf(options.var, blockLength) : undefined;
     this.declaredCols = options.numCols ?? varCols;
     if (
       this.declaredCols !== undefined &&
@@ -185,7 +186,7 @@ export class ScdlWriter {
     }
     const varBlocks = features.var ?? this.options.var;
     const obsBlocks = features.obs ?? this.options.obs;
-    const varCols = varBlocks?.length ? Math.max(...varBlocks.map(blockLength)) : undefined;
+    const varCols = varBlocks?.length ? maxOf(varBlocks, blockLength) : undefined;
     const numCols = this.declaredCols ?? varCols ?? this.maxIndex + 1;
     if (this.maxIndex >= numCols) {
       throw writerError(
@@ -214,7 +215,7 @@ export class ScdlWriter {
     ] as const) {
       if (!blocks) continue;
       const written = await writeFeatureIndex(sink, dir, blocks, rows, dir === 'obs_features');
-      files.push(...written);
+      appendAll(files, written);
       header.featureIndices.push({ name: dir, length: rows, dtype: 'string', files: written });
     }
     const neighbors = features.neighbors ?? this.options.neighbors;

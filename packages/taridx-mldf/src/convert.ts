@@ -1,4 +1,4 @@
-import { type ByteSink, type ProgressCallback, readExact, throwIfAborted } from '@binscope/core';
+import { type ByteSink, pacer, type ProgressCallback, readExact } from '@binscope/core';
 import {
   type DataSpill,
   type FieldSpec,
@@ -114,9 +114,11 @@ async function convertFrom(
   const byExt = new Map(plans.map((p) => [p.spec.name, p]));
   try {
     let done = 0;
+    // Local reads are synchronous: the pacer gives the event loop turns (an abort, SIGTERM).
+    const pace = pacer(signal);
     for await (const sample of reader.samples({ signal })) {
       // Sources that need no I/O (memory, a page's files) never look at the signal themselves.
-      throwIfAborted(signal);
+      await pace();
       const input = await sampleInput(reader, sample, byExt, signal);
       // A group of rows that are only tar extended headers (`@PaxHeader`) is no sample.
       if (input) writer.add(input);
@@ -140,8 +142,9 @@ async function convertFrom(
 async function surveyFold(reader: TaridxReader, signal?: AbortSignal) {
   const exts: string[] = [];
   const npy = new Map<string, NpyLayout | undefined | 'mixed'>();
+  const pace = pacer(signal);
   for await (const sample of reader.samples({ signal })) {
-    throwIfAborted(signal);
+    await pace();
     for (const member of sample.members) {
       if (exts.includes(member.ext)) continue;
       if ((await reader.listMembers(sample, { ext: member.ext, signal })).length > 0) exts.push(member.ext);

@@ -1,3 +1,4 @@
+import { parseBoundedJson } from '@binscope/core';
 import { type FieldSpec, MldfLazyText, type NdDtype } from '@binscope/mldf';
 import { decodeImage } from './image.js';
 import { badMember, kindOf, type MemberKind, type MemberPlace } from './member.js';
@@ -72,7 +73,8 @@ function jsonValue(bytes: Uint8Array, place: MemberPlace): MldfLazyText {
     throw badMember(place, 'is not valid UTF-8', error);
   }
   try {
-    JSON.parse(decoded);
+    // Bounded: JSON nested past 1,000 levels could not be printed or compared.
+    parseBoundedJson(decoded);
   } catch (error) {
     if (error instanceof SyntaxError) throw badMember(place, `is not JSON (${error.message})`, error);
     throw error;

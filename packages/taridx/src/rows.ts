@@ -7,7 +7,7 @@ import {
   type ReadOptions,
   readExact,
 } from '@binscope/core';
-import { readU64 } from '@binscope/core/binary';
+import { readU64, readU64Big } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
 import { groupRows, type RowGroups } from './groups.js';
 import { hashKey } from './hash.js';
@@ -114,7 +114,7 @@ export function checkRows(
     if (!Number.isSafeInteger(offset))
       errors.error(
         'OutOfBounds',
-        `row ${i}: offset is beyond any file size`,
+        `row ${i}: offset ${readU64Big(view, row + R.offset)} is beyond any file size`,
         at(fileAt + R.offset, Phase.bounds),
       );
     else if (offset % TAR_BLOCK !== 0) {
@@ -127,7 +127,7 @@ export function checkRows(
     if (!Number.isSafeInteger(size))
       errors.error(
         'OutOfBounds',
-        `row ${i}: size is beyond any file size`,
+        `row ${i}: size ${readU64Big(view, row + R.size)} is beyond any file size`,
         at(fileAt + R.size, Phase.bounds),
       );
     const extid = view.getUint16(row + R.extid, true);

@@ -1,4 +1,4 @@
-import { type ByteSource, type FormatError, type ReadOptions, throwIfAborted } from '@binscope/core';
+import { type ByteSource, type FormatError, pacer, type ReadOptions } from '@binscope/core';
 import { answersSynchronously } from '@binscope/core/binary';
 import { TAR_BLOCK, fail } from './layout.js';
 
@@ -303,24 +303,32 @@ export async function walkTar(
   let count = 0;
   const where = { file, offset: 0 };
   const header: HeaderVisit = { block: window, at: 0, offset: 0, size: 0 };
+  // Local reads are synchronous: without turns of the event loop, a walk of a large shard
+  // would hold off an abort or a SIGTERM handler until its end.
+  const pace = pacer(options.signal);
 
-  while (offset + TAR_BLOCK <= size) {
+  while (offset < size) {
     let at = 0;
+    if (offset + TAR_BLOCK > size) {
+      await refuseCutHeader(read, offset, size, file);
+      break;
+    }
     if (sync) {
       // One block per header, straight into the reused block: no payload byte is read.
       const got = source.read(offset, TAR_BLOCK, intoBlock);
       window = got instanceof Promise ? await got : got;
-      if (window.byteLength < TAR_BLOCK) break;
+      if (window.byteLength < TAR_BLOCK) throw cutHeader(offset, size, file);
       windowStart = offset;
     } else {
       if (offset < windowStart || offset + TAR_BLOCK > windowStart + window.byteLength) {
         const got = read(offset, Math.min(windowSize, size - offset));
         window = got instanceof Uint8Array ? got : await got;
         windowStart = offset;
-        if (window.byteLength < TAR_BLOCK) break;
+        if (window.byteLength < TAR_BLOCK) throw cutHeader(offset, size, file);
       }
       at = offset - windowStart;
     }
+    // The end-of-archive marker: what follows is not read.
     if (window[at] === 0 && isZeroBlock(window, at)) break;
     where.offset = offset;
     const badChecksum = checksumProblem(window, at);
@@ -349,13 +357,33 @@ export async function walkTar(
     header.size = memberSize;
     visit(header);
     offset += TAR_BLOCK + Math.ceil(memberSize / TAR_BLOCK) * TAR_BLOCK;
-    if ((++count & 0x3fff) === 0) {
-      throwIfAborted(options.signal);
-      options.onBytes?.(offset);
+    if ((++count & 0xff) === 0) {
+      await pace();
+      if ((count & 0x3fff) === 0) options.onBytes?.(offset);
     }
   }
   options.onBytes?.(Math.min(offset, size));
   return count;
+}
+
+function cutHeader(offset: number, size: number, file: string): FormatError {
+  return fail(
+    'Truncated',
+    `tar header at ${offset} is cut off: the shard ends at ${size}, ${size - offset} of its 512 bytes (a half-copied shard?)`,
+    offset,
+    file,
+  );
+}
+
+/**
+ * Fewer than 512 bytes after the last member: a header cut short (a half-copied shard or an
+ * interrupted stream) unless they are all zero (an end-of-archive block cut short, which
+ * loses nothing).
+ */
+async function refuseCutHeader(read: Reader, offset: number, size: number, file: string): Promise<void> {
+  const got = read(offset, size - offset);
+  const tail = got instanceof Uint8Array ? got : await got;
+  if (tail.some((b) => b !== 0)) throw cutHeader(offset, size, file);
 }
 
 async function readPaxSize(

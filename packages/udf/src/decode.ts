@@ -1,5 +1,5 @@
-import type { NumericArray } from '@binscope/core';
-import { readU64, toTypedArray } from '@binscope/core/binary';
+import { type NumericArray, parseBoundedJson } from '@binscope/core';
+import { readU64, readU64Big, toTypedArray } from '@binscope/core/binary';
 import { type FileOffset, PRIM_SIZE } from './types.js';
 import { decodeStored } from './stored.js';
 import { asciiName } from './ascii.js';
@@ -49,7 +49,7 @@ export function decodeTable(dataset: UdfDataset, info: TableInfo, stored: Uint8A
     case 'json': {
       let json: unknown;
       try {
-        json = JSON.parse(utf8.decode(bytes));
+        json = parseBoundedJson(utf8.decode(bytes));
       } catch (error) {
         throw dataset.reader.fail(
           'InvalidValue',
@@ -87,7 +87,7 @@ export function decodeFileOffsets(
     if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(size)) {
       throw dataset.reader.fail(
         'OutOfBounds',
-        `${label}: FileOffset ${pos / 16} is beyond any file size`,
+        `${label}: FileOffset ${pos / 16} (${readU64Big(view, pos)}, ${readU64Big(view, pos + 8)}) is beyond any file size`,
         info.dataOffset + pos,
       );
     }

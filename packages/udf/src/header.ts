@@ -98,7 +98,21 @@ export function parseFileHeader(
   const offset = u64Parts(view, 0x10);
   const size = u64Parts(view, 0x18);
   let root: FileOffset | null = null;
-  if (offset.big !== 0n || size.big !== 0n) {
+  if (!offset.safe || !size.safe) {
+    // Beyond 2^53 the numbers would print the nearest double: name the exact values here,
+    // in check order (alignment, then bounds), and locate nothing from them.
+    const where = `root FileOffset (${offset.big}, ${size.big})`;
+    if (offset.big % 16n !== 0n || size.big % 16n !== 0n)
+      issues.error('Misaligned', `${where}: offset and size must be multiples of 16`, {
+        offset: 0x10,
+        phase: Phase.alignment,
+      });
+    else
+      issues.error('OutOfBounds', `${where} is beyond any file (${fileSize} bytes)`, {
+        offset: 0x10,
+        phase: Phase.bounds,
+      });
+  } else if (offset.big !== 0n || size.big !== 0n) {
     if (offset.big === 0n) {
       issues.error('InvalidValue', `root FileOffset has offset 0 but size ${size.big} (null must be 0, 0)`, {
         offset: 0x10,

@@ -133,7 +133,9 @@ export function countText(
   shape: readonly number[],
   elementCount: number,
 ): string {
-  return `${elementCount} elements × ${PRIM_SIZE[prim]} bytes (${shapeText(hint, dims, shape)})`;
+  // Three u32 axes multiply past 2^53: the exact count, not the nearest double.
+  const count = Number.isSafeInteger(elementCount) ? elementCount : shape.reduce((n, d) => n * BigInt(d), 1n);
+  return `${count} elements × ${PRIM_SIZE[prim]} bytes (${shapeText(hint, dims, shape)})`;
 }
 
 /** "declared axes [1] × ghost axis [6]": where a table's element count comes from. */

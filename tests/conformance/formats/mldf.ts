@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type ByteSource, type DataRecord, readExact, recordToJson, type Target } from '@binscope/core';
-import { toHex } from '@binscope/core/binary';
+import { appendAll, toHex } from '@binscope/core/binary';
 import { openFile } from '@binscope/core/node';
 import { expect } from 'vitest';
 import { type ImageValue, type MldfReader, mldfPlugin, type NdArray, openMldf } from '@binscope/mldf';
@@ -91,7 +91,7 @@ async function checkAllocTable(reader: MldfReader, source: ByteSource, expected:
   const e = expected.alloc_table as Json | undefined;
   if (!e) return;
   const entries: Array<{ ptr: number; size: number }> = [];
-  for await (const chunk of reader.allocationEntries()) entries.push(...chunk);
+  for await (const chunk of reader.allocationEntries()) appendAll(entries, chunk);
   await reader.checkAllocations();
   expect(entries.length, 'alloc_table.count').toBe(e.count);
   const bytes = await raw(source, reader.header.allocTablePtr, entries.length * 16);

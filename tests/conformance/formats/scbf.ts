@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { recordToJson, type Target, toJsonValue } from '@binscope/core';
+import { maxOf, minOf } from '@binscope/core/binary';
 import { NodeFileSource } from '@binscope/core/node';
 import { openScbf, type ScbfReader, type ScbfType, scbfPlugin, Utf8Column } from '@binscope/scbf';
 import { csvToScbf, scbfToCsv } from '@binscope/scbf/node';
@@ -87,8 +88,16 @@ async function checkColumns(reader: ScbfReader, expected: Json[], what: string):
       expect(column.blocks[1].uncompressedSize, `${label} utf8_bytes_total`).toBe(e.utf8_bytes_total);
     if (column.type !== 'utf8' && values.length) {
       const numbers = values as number[];
-      if (typeof e.min === 'number') expect(Math.min(...numbers), `${label} min`).toBe(e.min);
-      if (typeof e.max === 'number') expect(Math.max(...numbers), `${label} max`).toBe(e.max);
+      if (typeof e.min === 'number')
+        expect(
+          minOf(numbers, (v) => v),
+          `${label} min`,
+        ).toBe(e.min);
+      if (typeof e.max === 'number')
+        expect(
+          maxOf(numbers, (v) => v),
+          `${label} max`,
+        ).toBe(e.max);
       if (typeof e.sum === 'number')
         expect(
           numbers.reduce((s, v) => s + v, 0),

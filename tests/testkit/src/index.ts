@@ -46,3 +46,4 @@ export { gnuTarShard, pythonTarShard, type ToolTarEntry } from './tar-tools.js';
 export { expectProgressToEnd } from './progress.js';
 export { PYTHON, pythonModules, runPython } from './python.js';
 export { publicApi } from './public-api.js';
+export { digest, expectSameBytes } from './same.js';

@@ -121,7 +121,13 @@ async function intercept(req, res, bucket, key, query) {
     return true;
   }
   if (req.method === 'DELETE' && uploadId !== null) {
-    fs.rmSync(uploadDir(bucket, uploadId), { recursive: true, force: true });
+    // The upload ends with its `key` file (unknown from then on: NoSuchUpload, not listed) and
+    // its parts go, but the folder stays: a part s3rver is still writing (the client hung up,
+    // or was killed, just before this abort) would open its file in a removed folder, an
+    // unhandled ENOENT that ends s3rver. S3 itself lets such a part finish or fail.
+    const dir = uploadDir(bucket, uploadId);
+    fs.rmSync(path.join(dir, 'key'), { force: true });
+    for (const name of fs.readdirSync(dir)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
     req.resume();
     res.writeHead(204);
     res.end();

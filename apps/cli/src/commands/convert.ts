@@ -17,6 +17,7 @@ import { addScbfExtensions } from './convert-extensions.js';
 export interface ConvertOptions extends CommonOptions {
   types?: string;
   level?: number;
+  maxColumns?: number;
   /** CSV → SCBF deflater: 'python' for the upstream writer's exact bytes. */
   zlib?: 'node' | 'python';
   dataDtype: string;
@@ -92,7 +93,7 @@ export async function convertCommand(
   if (inputKind(input) === 'path' && !fs.existsSync(input))
     throw new CliError(`${input}: no such file or directory`, EXIT.usage);
   const conversion = chooseConversion(input, output);
-  const ends = new ConvertEnds(input, output, ctx.streams);
+  const ends = new ConvertEnds(input, output, ctx.out);
   if (ends.toStdout && (options.json || conversion === 'h5ad→scdl'))
     throw new CliError(
       'output - (stdout) takes the converted bytes: not with --json, and not for an SCDL folder',
@@ -104,6 +105,7 @@ export async function convertCommand(
       output,
       inputs: inputKind(input) === 'path' ? [input] : [],
       force: options.force,
+      folder: conversion === 'h5ad→scdl',
       onWarning: (message) => ctx.messages.line(`binscope: warning: ${message}`),
     });
   const progress = progressBar(ctx.streams.stderr, `converting ${path.basename(input)}`, !options.json);
@@ -119,6 +121,7 @@ export async function convertCommand(
             types: types as Record<string, ScbfType> | undefined,
             level: options.level,
             pythonZlib: options.zlib === 'python',
+            maxColumns: options.maxColumns,
             onProgress: progress.onProgress,
           }),
         );
@@ -186,7 +189,8 @@ export async function convertCommand(
     ends.cleanup();
   }
   if (options.json) await printJson(ctx.out, report);
-  else ctx.messages.line(`wrote ${output} (${conversion})`);
+  // A stdout reader that went away (`| head`) took what it wanted: nothing more to say.
+  else if (!(ends.toStdout && ctx.out.closed)) ctx.messages.line(`wrote ${output} (${conversion})`);
   return EXIT.ok;
 }
 

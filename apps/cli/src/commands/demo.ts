@@ -237,14 +237,14 @@ export async function demoCommand(
   }
   let code: ExitCode = EXIT.ok;
   const entries: DemoEntry[] = [];
-  if (!options.json) await ctx.out.line(`binscope demo: sample files in ${dir}\n`);
+  if (!options.json) await ctx.out.lines(`binscope demo: sample files in ${dir}\n`);
   for (const sample of SAMPLES) {
     let written: string[];
     try {
       const result = await sample.write(dir);
       written = Array.isArray(result) ? result : [result];
     } catch (error) {
-      if (options.debug) ctx.messages.line(String((error as Error)?.stack ?? error));
+      if (options.debug) ctx.messages.lines(String((error as Error)?.stack ?? error));
       const message = `cannot write the ${sample.format} sample: ${describeError(error)}`;
       ctx.messages.line(`binscope: ${message}`);
       entries.push({

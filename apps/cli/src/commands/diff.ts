@@ -8,6 +8,7 @@ import {
   recordToJson,
   type Summary,
 } from '@binscope/core';
+import { appendAll } from '@binscope/core/binary';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
 import { type Input, openInput, unreadable } from '../open.js';
@@ -352,7 +353,7 @@ export async function diffCommand(
     } else {
       try {
         const content = await compareContent(a, b, MAX_CONTENT_DIFFERENCES, Boolean(options.layout));
-        differences.push(...content.differences);
+        appendAll(differences, content.differences);
         describesLayout = content.describesLayout || (a.plugin.layoutFields ?? []).length > 0;
       } catch (error) {
         throw new CliError(describeError(error, `${pathA} vs ${pathB}`), EXIT.usage, { cause: error });

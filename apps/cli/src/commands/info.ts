@@ -1,4 +1,5 @@
 import type { JsonValue, Summary } from '@binscope/core';
+import { appendAll } from '@binscope/core/binary';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import { type OpenInputOptions, withReader } from '../open.js';
@@ -43,12 +44,12 @@ export function summaryLines(filePath: string, summary: Summary): string[] {
     if (label(name) === 'version' && value === summary.version) continue;
     if (value !== null && typeof value === 'object') {
       lines.push(`  ${name}:`);
-      lines.push(...outline(value, '    '));
+      appendAll(lines, outline(value, '    '));
     } else lines.push(`  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
   if (summary.details && Object.keys(summary.details).length > 0) {
     lines.push('  details:');
-    lines.push(...outline(summary.details, '    '));
+    appendAll(lines, outline(summary.details, '    '));
   }
   return lines;
 }

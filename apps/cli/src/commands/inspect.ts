@@ -1,5 +1,4 @@
 import {
-  type AnyFormatPlugin,
   type ByteSource,
   type InspectNode,
   type InspectResult,
@@ -19,7 +18,6 @@ import {
   treeLines,
 } from '../inspect-tree.js';
 import { type Input, openInput, pluginOrNearMiss } from '../open.js';
-import { registry } from '../plugins.js';
 import { printJson } from '../render.js';
 
 export interface InspectOptions extends CommonOptions {
@@ -113,7 +111,7 @@ async function printHex(
   for (let done = 0; done < length && !ctx.out.closed; done += HEX_CHUNK) {
     const n = Math.min(HEX_CHUNK, length - done);
     const bytes = await readExact(source, node.offset + done, n, { what: node.name });
-    await ctx.out.line(hexDump(bytes, node.offset + done));
+    await ctx.out.lines(hexDump(bytes, node.offset + done));
   }
   if (length < node.length) await ctx.out.line(`… ${node.length - length} more bytes (--bytes 0 shows all)`);
 }
@@ -133,7 +131,7 @@ async function printTree(
     return;
   }
   const styles = stylesFor(ctx.out.isTTY);
-  for (const line of treeLines(tree, result.errors, styles)) await ctx.out.line(line);
+  for (const line of treeLines(tree, result.errors, styles)) await ctx.out.styledLine(line);
   // A valid file prints its tree alone, as it always has.
   if (result.errors.length + result.warnings.length > 0) await ctx.out.line(problemSummary(result));
 }

@@ -112,7 +112,7 @@ export async function validateCommand(
       result = await validateOne(p, options);
     } catch (error) {
       // A missing path or a bad --as is not a finding about a file: say so, go on, exit 2.
-      if (options.debug) ctx.messages.line(String((error as Error)?.stack ?? error));
+      if (options.debug) ctx.messages.lines(String((error as Error)?.stack ?? error));
       const message = error instanceof CliError ? error.message : describeError(error, p);
       ctx.messages.line(`binscope: ${message}`);
       code = EXIT.usage;

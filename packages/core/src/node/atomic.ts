@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ByteSink } from '../sink.js';
 import { SourceError } from '../errors.js';
-import { describeFsError } from './file.js';
+import { describeFsError, specialKind } from './file.js';
 import { asideNameFor, lockTarget, pidAlive, recoverInterruptedReplace } from './replace.js';
 import { trackTemp, untrackTemp } from './temps.js';
 
@@ -37,6 +37,29 @@ export function removeStaleTemps(target: string): void {
   }
 }
 
+/**
+ * Writers replace only what they write: a regular file (or, for an archive, a folder), never
+ * a device, FIFO or socket (`-o /dev/null --force` as root would replace /dev/null) nor a
+ * symbolic link (renaming over it drops the link, dangling or not). Checked on the path
+ * itself (lstat), before the temp file is made and again just before the rename.
+ */
+export function assertReplaceable(target: string, options: { folder?: boolean } = {}): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(target);
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw ioError('cannot write', target, cause);
+  }
+  if (stat.isFile() || (options.folder && stat.isDirectory())) return;
+  const what = stat.isDirectory() ? 'a folder' : specialKind(stat);
+  const replaced = options.folder ? 'regular files and folders' : 'regular files';
+  throw new SourceError(
+    `cannot write ${target}: it is ${what}, not a regular file; binscope replaces only ${replaced}${stat.isSymbolicLink() ? ' (give the path the link points to, or remove the link)' : ''}`,
+    target,
+  );
+}
+
 function ioError(what: string, target: string, cause: unknown): SourceError {
   return new SourceError(`${what} ${target}: ${describeFsError(cause)}`, target, { cause });
 }
@@ -59,6 +82,7 @@ export class AtomicFile implements ByteSink {
   }
 
   static create(target: string): AtomicFile {
+    assertReplaceable(target);
     const tempPath = tempNameFor(target);
     let fd: number;
     try {
@@ -107,6 +131,7 @@ export class AtomicFile implements ByteSink {
       fs.fsyncSync(this.fd);
       fs.closeSync(this.fd);
       this.fd = undefined;
+      assertReplaceable(this.target);
       fs.renameSync(this.tempPath, this.target);
       untrackTemp(this.tempPath);
       this.done = true;
@@ -179,6 +204,7 @@ export async function writeDirectoryAtomic(
         target,
       );
     }
+    assertReplaceable(target, { folder: true });
     // Dead writers' half-built folders are temp, unlike a previous copy: they can go now.
     removeStaleTemps(target);
     const tempDir = tempNameFor(target);
@@ -206,6 +232,7 @@ export async function writeDirectoryAtomic(
 /** Old target aside, new one in, old one deleted; any failure puts the old one back. */
 function swapIn(tempDir: string, target: string): void {
   let aside: string | undefined;
+  assertReplaceable(target, { folder: true });
   try {
     if (fs.existsSync(target)) {
       aside = asideNameFor(target);

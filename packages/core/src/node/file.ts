@@ -121,8 +121,9 @@ export function describeFsError(cause: unknown): string {
   }
 }
 
-/** What a path that is neither a file nor a folder is, for messages. */
-function specialKind(stat: fs.Stats): string {
+/** What a path that is neither a file nor a folder is, for messages (lstat: links too). */
+export function specialKind(stat: fs.Stats): string {
+  if (stat.isSymbolicLink()) return 'a symbolic link';
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isSocket()) return 'a socket';
   if (stat.isCharacterDevice()) return 'a character device';

@@ -1,6 +1,7 @@
 /** Node-only parts of core: local files and folders, atomic writes. Never imported by browser code. */
 export {
   AtomicFile,
+  assertReplaceable,
   type DirectoryWriteOptions,
   makeScratchDir,
   removeStaleTemps,

@@ -1,4 +1,4 @@
-import { toHex } from '@binscope/core/binary';
+import { maxOf, minOf, toHex } from '@binscope/core/binary';
 import type { TaridxReader } from '@binscope/taridx';
 import type { ViewResult } from '../../protocol';
 import type { ViewProvider } from '../views';
@@ -74,8 +74,7 @@ export const taridxView: ViewProvider = async (session, query, signal): Promise<
 
 function rowsAt(reader: TaridxReader, members: ReadonlyArray<{ row: number }>): Json {
   if (members.length === 0) return null;
-  const rows = members.map((m) => m.row);
-  const first = Math.min(...rows);
-  const last = Math.max(...rows);
+  const first = minOf(members, (m) => m.row);
+  const last = maxOf(members, (m) => m.row);
   return { offset: reader.header.offArr + first * ROW_BYTES, length: (last - first + 1) * ROW_BYTES };
 }
