@@ -21,11 +21,14 @@ async function archiveWithRowPtr(entry: number, value: number): Promise<MemoryDi
   return withChanges(directory, { 'row_ptr.npy': rowPtr });
 }
 
-async function failure(read: () => Promise<unknown>): Promise<unknown> {
-  return read().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+/** What a read threw, synchronously (a local source) or by rejecting. */
+async function failure(read: () => unknown): Promise<unknown> {
+  try {
+    await read();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 describe('row_ptr past nnz (reader)', () => {
