@@ -21,7 +21,10 @@ const FEATURE_FILES = ['cumulative_sum_index.npy', 'labels.json', 'version.npy',
  * A header that does not parse gives header.sch alone, and the reader then names what is
  * wrong with it.
  */
-export async function scdlExpectedFiles(directory: DirectorySource, options?: ReadOptions): Promise<string[]> {
+export async function scdlExpectedFiles(
+  directory: DirectorySource,
+  options?: ReadOptions,
+): Promise<string[]> {
   if (!(await directory.has(HEADER_FILE))) return [];
   const source = await directory.open(HEADER_FILE);
   try {

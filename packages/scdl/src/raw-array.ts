@@ -1,4 +1,11 @@
-import { type Awaitable, type ByteSource, formatErrors, type NumericArray, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type Awaitable,
+  type ByteSource,
+  formatErrors,
+  type NumericArray,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { toTypedArray } from '@binscope/core/binary';
 import { type ArrayDescriptor, CORE_DTYPE, FORMAT, ITEM_SIZE, type ScdlNumericDType } from './header.js';
 

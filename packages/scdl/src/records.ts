@@ -38,7 +38,10 @@ const FIELDS = ['row', 'indices', 'values'] as const;
  * `indices` and `values` as plain lists (uint64 values as bigints), in the order of
  * `columns` when given. With `locations`, each field's slice of its file.
  */
-export async function* scdlRecords(reader: ScdlReader, options: RecordOptions = {}): AsyncGenerator<DataRecord> {
+export async function* scdlRecords(
+  reader: ScdlReader,
+  options: RecordOptions = {},
+): AsyncGenerator<DataRecord> {
   if (options.table !== undefined)
     throw new RangeError(`${reader.directory.name}: SCDL has one table of rows, not "${options.table}"`);
   const wanted = (options.columns ?? FIELDS).filter((name) => (FIELDS as readonly string[]).includes(name));

@@ -36,7 +36,8 @@ function reach(entry: string, dynamic: boolean): { files: string[]; external: Se
 }
 
 /** Strings only the archive parse, the header parse and the parquet reader contain. */
-const PARSER = /only numeric arrays are supported|row_ptr ends at|is not an ArrayDType|array count|hyparquet|parquetMetadata/;
+const PARSER =
+  /only numeric arrays are supported|row_ptr ends at|is not an ArrayDType|array count|hyparquet|parquetMetadata/;
 
 describeWith(built, 'built entries', () => {
   it('magic.js carries no parser code: the plugin and the header parse come by import()', async () => {

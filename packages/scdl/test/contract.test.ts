@@ -120,7 +120,9 @@ describe('records of written archives', () => {
       });
     }
     // Row 3 holds entries [3, 5) of data.npy (float32) and col_ptr.npy (uint8).
-    expect(picked[1].locations?.values).toEqual([{ offset: 12, length: 8, file: 'data.npy', field: 'values' }]);
+    expect(picked[1].locations?.values).toEqual([
+      { offset: 12, length: 8, file: 'data.npy', field: 'values' },
+    ]);
     await expect(async () => {
       for await (const _ of scdlPlugin.records(reader, { table: 'obs' })) break;
     }).rejects.toThrow(/one table/);
@@ -181,7 +183,9 @@ describe('expectedFiles: what a folder that cannot be listed is opened by', () =
   });
 
   it('no header.sch: no names; a header.sch that does not parse: header.sch alone', async () => {
-    expect(await scdlFormat.expectedFiles!(new MemoryDirectory({ 'data.npy': new Uint8Array(4) }))).toEqual([]);
+    expect(await scdlFormat.expectedFiles!(new MemoryDirectory({ 'data.npy': new Uint8Array(4) }))).toEqual(
+      [],
+    );
     const broken = new MemoryDirectory({ 'header.sch': new TextEncoder().encode('SCDX and more') });
     expect(await scdlFormat.expectedFiles!(broken)).toEqual(['header.sch']);
   });
