@@ -66,7 +66,7 @@ type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => Num
 export class RawArray {
   readonly itemSize: number;
   private readonly View: ViewCtor;
-  private readonly what: { format: string; what: string };
+  private readonly f16: boolean;
   constructor(
     readonly descriptor: ArrayDescriptor,
     readonly dtype: ScdlNumericDType,
@@ -76,7 +76,7 @@ export class RawArray {
   ) {
     this.itemSize = ITEM_SIZE[dtype];
     this.View = TYPED[dtype] as unknown as ViewCtor;
-    this.what = { format: FORMAT, what: file };
+    this.f16 = dtype === 'float16';
   }
   get length(): number {
     return this.descriptor.length;
@@ -117,20 +117,42 @@ export class RawArray {
       buffer = this.slab.buffer;
       view = this.slab.bytes;
     }
-    const got = readExact(this.source, start * this.itemSize, bytes, {
-      ...this.what,
-      signal: options?.signal,
-      into: view.subarray(at, at + bytes),
-    });
-    if (got instanceof Promise) return got.then((raw) => this.typed(raw, view, buffer, at, n));
-    return this.typed(got, view, buffer, at, n);
+    const offset = start * this.itemSize;
+    const region = view.subarray(at, at + bytes);
+    // Inside the file (the usual case) straight to the source, with a literal request (a spread
+    // one makes this hot path several times slower); otherwise readExact throws the range error.
+    const got =
+      bytes === 0
+        ? region
+        : offset + bytes <= this.source.size
+          ? this.source.read(offset, bytes, { signal: options?.signal, into: region })
+          : readExact(this.source, offset, bytes, { format: FORMAT, what: this.file });
+    if (got instanceof Promise)
+      return got.then((raw) => {
+        if (raw !== region) this.copyIn(raw, region, offset);
+        return this.typed(buffer, at, n);
+      });
+    // A source answers `into` itself; one that hands back other bytes is checked and copied in.
+    if (got !== region) this.copyIn(got, region, offset);
+    return this.typed(buffer, at, n);
   }
 
-  /** The elements read at `at` of `buffer`: a view, or f16 decoded to a Float32Array. */
-  private typed(raw: Uint8Array, view: Uint8Array, buffer: ArrayBuffer, at: number, n: number): NumericArray {
-    // A source answers `into` itself; one that hands back bytes of its own is copied in.
-    if (raw.buffer !== buffer || raw.byteOffset !== at) view.set(raw, at);
-    if (this.dtype !== 'float16') return new this.View(buffer, at, n);
+  private copyIn(raw: Uint8Array, region: Uint8Array, offset: number): void {
+    if (raw.byteLength !== region.byteLength) {
+      // A source that returned fewer bytes than its size promised (a file that shrank).
+      throw fail(
+        'Truncated',
+        `${this.file} ends early: got ${raw.byteLength} of ${region.byteLength} bytes`,
+        offset,
+        this.file,
+      );
+    }
+    region.set(raw);
+  }
+
+  /** The elements read into `buffer` at `at`: a view, or f16 decoded to a Float32Array. */
+  private typed(buffer: ArrayBuffer, at: number, n: number): NumericArray {
+    if (!this.f16) return new this.View(buffer, at, n);
     return toTypedArray(new Uint8Array(buffer, at, n * 2), CORE_DTYPE.float16, true);
   }
 }
