@@ -9,6 +9,7 @@ import {
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
+import { h5adConverters, h5adFormat } from '@binscope/scdl-h5ad/magic';
 import { tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
 import { udfFormat } from '@binscope/udf/magic';
 
@@ -30,12 +31,13 @@ export const formats: readonly LazyFormat[] = [
   lazy(udfFormat, async () => (await import('@binscope/udf')).udfPlugin),
   lazy(mldfFormat, async () => (await import('@binscope/mldf')).mldfPlugin),
   lazy(taridxFormat, async () => (await import('@binscope/taridx')).taridxPlugin),
-  lazy(scdlFormat, async () => (await import('@binscope/scdl')).scdlPlugin),
+  scdlFormat,
   tarShardFormat,
+  h5adFormat,
 ];
 
 /** Every conversion the packages provide, declared by the package that provides it. */
-export const converters: readonly ConverterInfo[] = [...scbfConverters];
+export const converters: readonly ConverterInfo[] = [...scbfConverters, ...h5adConverters];
 
 /**
  * A registry of every format and converter, plus any given (third-party plugins, tests),

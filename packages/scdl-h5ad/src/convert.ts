@@ -253,7 +253,7 @@ export function planFile(
   const matrix = pickMatrix(file, label, options.useX === true, warn);
   const varFrame = file.dataframe('var');
   const obsFrame = file.dataframe('obs');
-  if (false) {
+  if (obsFrame.rows !== matrix.rows) {
     throw h5adError(
       'CountMismatch',
       file.name,
