@@ -98,7 +98,8 @@ export interface ArchiveWriterLike {
   /**
    * True when a chunk's arrays are fully consumed (written or copied) once `appendRows`
    * resolves, so the converter may reuse their buffers for the next chunk (fewer
-   * allocations and page faults). The Node archive writer and MemoryArchiveSink qualify.
+   * allocations and page faults). Writers over a DirectorySink qualify: a ByteSink is done
+   * with the bytes of a write once it resolves.
    */
   readonly reusesChunkBuffers?: boolean;
 }
