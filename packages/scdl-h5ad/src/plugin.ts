@@ -12,7 +12,7 @@ import type { AnnDataFile, H5adSummary } from './anndata.js';
 import { loadH5wasm } from './browser-lib.js';
 import { checkFile } from './convert.js';
 import { H5adReader } from './h5ad-read.js';
-import { hdf5Tree } from './h5ad-tree.js';
+import { hdf5Tree } from './inspect.js';
 import { asH5adError } from './h5-failures.js';
 import { h5adFormat } from './magic.js';
 import { checkHdf5Source, mountSource } from './mount.js';
