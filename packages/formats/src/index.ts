@@ -1,5 +1,4 @@
 import {
-  type AnyFormatPlugin,
   type ConverterInfo,
   createRegistry,
   type LazyFormat,
@@ -9,17 +8,10 @@ import {
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
+import { h5adConverters, h5adFormat } from '@binscope/scdl-h5ad/magic';
 import { taridxConverters, tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
 import { taridxMldfConverters } from '@binscope/taridx-mldf/magic';
 import { udfFormat } from '@binscope/udf/magic';
-
-/**
- * Migration shim (removed when every package's `/magic` exports its lazy entry): an entry
- * that already carries `load` is used as it is.
- */
-function lazy(info: LazyFormat, load: () => Promise<AnyFormatPlugin>): LazyFormat {
-  return info.load ? info : { ...info, load };
-}
 
 /**
  * Every format binscope knows, in the order that breaks detection ties: the five formats,
@@ -28,11 +20,12 @@ function lazy(info: LazyFormat, load: () => Promise<AnyFormatPlugin>): LazyForma
  */
 export const formats: readonly LazyFormat[] = [
   scbfFormat,
-  lazy(udfFormat, async () => (await import('@binscope/udf')).udfPlugin),
-  lazy(mldfFormat, async () => (await import('@binscope/mldf')).mldfPlugin),
+  udfFormat,
+  mldfFormat,
   taridxFormat,
-  lazy(scdlFormat, async () => (await import('@binscope/scdl')).scdlPlugin),
+  scdlFormat,
   tarShardFormat,
+  h5adFormat,
 ];
 
 /** Every conversion the packages provide, declared by the package that provides it. */
@@ -40,6 +33,7 @@ export const converters: readonly ConverterInfo[] = [
   ...scbfConverters,
   ...taridxConverters,
   ...taridxMldfConverters,
+  ...h5adConverters,
 ];
 
 /**

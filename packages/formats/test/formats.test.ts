@@ -34,3 +34,14 @@ it('lets extra formats claim a file first', async () => {
   expect(detection.format).toBe('toy');
   expect(registry.formats[0].id).toBe('toy');
 });
+
+it('detects an .h5ad (HDF5 signature) as convertible, loads its read-only plugin, and converts it to SCDL', async () => {
+  const registry = createFormatRegistry();
+  const head = new Uint8Array(64);
+  head.set([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const detection = await registry.detect(fileTarget(new MemorySource(head, 'cells.h5ad')));
+  expect(detection).toMatchObject({ format: 'h5ad', role: 'convertible' });
+  expect((await registry.load('h5ad')).id).toBe('h5ad');
+  expect(registry.converter('h5ad', 'scdl')?.id).toBe('h5ad-to-scdl');
+  expect(typeof (await registry.converter('h5ad', 'scdl')?.load())?.convert).toBe('function');
+});

@@ -157,11 +157,11 @@ describe('validate: one defect each, reported first with its class', () => {
     [
       'obs table shorter than its block',
       async () => {
-        const { sink } = await writeScdlToMemory(
+        const { directory } = await writeScdlToMemory(
           { indptr: [0, 0], indices: [], data: [] },
           { obs: [{ label: 'x', rows: 1, columns: [{ name: 'cell', values: ['c'] }] }] },
         );
-        return { 'obs_features/dataframe_0.parquet': sink.file('obs_features/dataframe_0.parquet') };
+        return { 'obs_features/dataframe_0.parquet': directory.get('obs_features/dataframe_0.parquet')! };
       },
       'CountMismatch',
     ],
