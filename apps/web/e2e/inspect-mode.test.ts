@@ -95,7 +95,7 @@ describe('the worker turns an inspect-mode result into what the page selects', (
 
   it('a file that opens first shows its reader tree (inspect mode validates, reading it whole)', async () => {
     const calls: string[] = [];
-    const reader = { format: 'fake' };
+    const reader = { format: 'fake', schema: { fields: [] }, warnings: [] };
     const tree = await inspectTree(fakePlugin(calls), target, reader, new AbortController().signal);
     expect(calls).toEqual(['inspect']);
     expect(tree.root.name).toBe('reader tree');

@@ -1,4 +1,4 @@
-import type { SerializedError } from '../../protocol';
+import type { SerializedError } from '../protocol';
 
 /** What went wrong reading one column, sample or value: code, message and byte offset. */
 export function errorText(error: SerializedError): string {

@@ -1,18 +1,24 @@
 import { useEffect, useRef } from 'react';
 
-/** Draws raw HWC pixels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA channels) on a canvas, scaled up when tiny. */
+/**
+ * Draws raw HWC pixels (1 gray, 2 gray+alpha, 3 RGB, 4 RGBA channels) on a canvas, shown at
+ * most `max` CSS pixels on its longer side: tiny images are scaled up by whole steps (each
+ * pixel a crisp square), large ones scaled down.
+ */
 export function ImageCanvas({
   pixels,
   width,
   height,
   channels,
   label,
+  max = 128,
 }: {
   pixels: Uint8Array;
   width: number;
   height: number;
   channels: number;
   label: string;
+  max?: number;
 }) {
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
@@ -31,16 +37,18 @@ export function ImageCanvas({
     }
     context.putImageData(image, 0, 0);
   }, [pixels, width, height, channels]);
-  const scale = Math.max(1, Math.floor(128 / Math.max(width, height, 1)));
+  const fit = max / Math.max(width, height, 1);
+  const scale = fit >= 1 ? Math.floor(fit) : fit;
   return (
     <canvas
       ref={ref}
+      className="image-value"
       width={width}
       height={height}
       style={{ width: width * scale, height: height * scale }}
       role="img"
       aria-label={label}
-      data-testid="sample-image"
+      data-testid="image-value"
     />
   );
 }
