@@ -6,9 +6,8 @@ import { indexShards } from '@binscope/taridx';
 import { UdfBuilder } from '@binscope/udf';
 
 /**
- * Sample files for a first look, written by the project's own writers when the site is built
- * (nothing binary is committed). The end-to-end tests call the same code with a larger
- * `scale` for files big enough to watch validation progress.
+ * Files of each format at a chosen size, written by the packages' own writers, for tests that
+ * need more than the built-in samples (validation long enough to watch its progress).
  */
 export interface SampleEntry {
   format: string;
@@ -29,7 +28,9 @@ const enc = new TextEncoder();
 export type SampleFormat = 'scbf' | 'mldf' | 'udf' | 'taridx' | 'scdl';
 
 /** `scales` multiplies each format's size (default 1); 0 leaves the format out. */
-export async function makeSamples(scales: Partial<Record<SampleFormat, number>> = {}): Promise<SampleSet> {
+export async function makeLargeSamples(
+  scales: Partial<Record<SampleFormat, number>> = {},
+): Promise<SampleSet> {
   const scaleOf = (format: SampleFormat) => scales[format] ?? 1;
   const files = new Map<string, Uint8Array>();
   const manifest: SampleEntry[] = [];

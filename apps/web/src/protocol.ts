@@ -144,8 +144,10 @@ export interface SessionInfo {
   root?: TreeNodeView;
   /** Every problem inspect mode marked in the tree, in check order (errors first). */
   located: LocatedDefect[];
-  /** The record tables of the open reader (none when nothing could be opened). */
+  /** The record tables of the open reader known at open (none when nothing could be opened). */
   tables: TableView[];
+  /** The plugin lists further tables as it reads the file: ask for them a page at a time ('tables'). */
+  listsTables: boolean;
   /** Conversions from this format. */
   converters: ConverterView[];
   /** A plugin reads this: validation can run. */
@@ -262,6 +264,8 @@ export type Request =
       limit: number;
       columns?: string[];
     }
+  /** Tables the plugin lists by reading the file, [offset, offset + limit) of its listing. */
+  | { type: 'tables'; sessionId: number; offset: number; limit: number }
   /** One value of one record, previewed at detail size (a larger image, more of a byte string). */
   | { type: 'value'; sessionId: number; table: string; index: number; field: string }
   | { type: 'stats'; sessionId: number }
@@ -289,6 +293,7 @@ export interface ResponseMap {
   validate: ValidationReport;
   inspect: InspectedView;
   records: RecordsPage;
+  tables: { tables: TableView[]; more: boolean };
   value: ViewValue;
   stats: ByteStats;
   /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */

@@ -5,7 +5,7 @@ import type { SessionInfo } from '../protocol';
 export function tabsOf(session: SessionInfo): Array<{ id: Tab; label: string; disabled: boolean }> {
   const tabs: Array<{ id: Tab; label: string; disabled: boolean }> = [
     { id: 'structure', label: 'Structure', disabled: false },
-    { id: 'data', label: 'Data', disabled: session.tables.length === 0 },
+    { id: 'data', label: 'Data', disabled: session.tables.length === 0 && !session.listsTables },
   ];
   const converters = session.converters;
   if (converters.length > 0)

@@ -35,7 +35,7 @@ export interface Opened {
 
 /**
  * Which of several files is the one to show: a file a plugin reads beats a convertible one,
- * which beats a container (tar shards are read through the index beside them), which beats
+ * which beats a container (read through the file beside it that indexes it), which beats
  * an unknown file; the format list's order breaks ties.
  */
 const RANK: Record<FormatRole, number> = { format: 3, convertible: 2, container: 1 };

@@ -25,10 +25,14 @@ interface Reading {
   signal: AbortSignal;
 }
 
-function reading(session: Session, table: string, signal: AbortSignal): Reading {
+async function reading(session: Session, table: string, signal: AbortSignal): Promise<Reading> {
   const { plugin, reader } = session;
   if (!plugin || !reader) throw new Error('no reader is open for this file');
-  const schema = table === '' ? reader.schema : reader.tables?.find((t) => t.name === table)?.schema;
+  const schema =
+    table === ''
+      ? reader.schema
+      : (reader.tables?.find((t) => t.name === table) ?? (await session.catalogue?.find(table, signal)))
+          ?.schema;
   if (!schema) throw new Error(`no table "${table}" in this file`);
   return { plugin, reader, schema, table, session, signal };
 }
@@ -60,7 +64,7 @@ export async function recordsPage(
   request: { table: string; offset: number; limit: number; columns?: string[] },
   signal: AbortSignal,
 ): Promise<RecordsPage> {
-  const r = reading(session, request.table, signal);
+  const r = await reading(session, request.table, signal);
   const names = r.schema.fields.map((f) => f.name);
   const columns = request.columns ? names.filter((n) => request.columns!.includes(n)) : names;
   // Every column asked: let the plugin read its records its own way.
@@ -167,7 +171,7 @@ export async function valueDetail(
   request: { table: string; index: number; field: string },
   signal: AbortSignal,
 ): Promise<ViewValue> {
-  const r = reading(session, request.table, signal);
+  const r = await reading(session, request.table, signal);
   const field = fieldsByName(r.schema).get(request.field);
   if (!field) throw new Error(`no field "${request.field}"`);
   const stream = r.plugin.capabilities?.valueSource;

@@ -19,6 +19,7 @@ import type {
 import { inspectedFormat, inspectModeTree, inspectTree } from './inspect-mode';
 import { type Opened, openFiles, openUrl } from './open-files';
 import { registry } from './registry';
+import { plain, TableCatalogue, tableLister, tableView } from './tables';
 import { SessionTree } from './tree';
 
 export function serializeError(error: unknown): SerializedError {
@@ -37,9 +38,6 @@ export function serializeError(error: unknown): SerializedError {
   return { name: 'Error', message: String(error) };
 }
 
-/** A plain copy: schemas cross to the page by structured clone, which refuses functions. */
-const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
 /**
  * Everything one opened file or folder needs: its files, the plugin and its reader, the
  * inspection tree and the byte counters. Nothing here depends on which format it is.
@@ -48,6 +46,8 @@ export class Session {
   plugin?: AnyFormatPlugin;
   reader?: FormatReader;
   tree?: SessionTree;
+  /** The tables the plugin lists only by reading the file, as far as listed. */
+  catalogue?: TableCatalogue;
   summary?: Summary;
   openError?: SerializedError;
   /** What the last in-memory conversion of this session produced, for "open it". */
@@ -105,6 +105,8 @@ export class Session {
     }
     try {
       this.reader = await this.plugin.open(this.target, { signal });
+      const lister = tableLister(this.plugin);
+      if (lister) this.catalogue = new TableCatalogue(lister, this.reader);
       this.summary = await this.plugin.info(this.reader, { signal });
     } catch (error) {
       if (signal.aborted) throw error;
@@ -136,8 +138,7 @@ export class Session {
     const out: TableView[] = [];
     if (reader.schema.fields.length > 0)
       out.push({ name: '', title: 'records', schema: plain(reader.schema) });
-    for (const t of reader.tables ?? [])
-      out.push({ name: t.name, title: t.title ?? t.name, schema: plain(t.schema), count: t.count });
+    for (const t of reader.tables ?? []) out.push(tableView(t));
     return out;
   }
 
@@ -165,6 +166,7 @@ export class Session {
       root: tree?.rootView() ?? this.fallbackRoot(),
       located,
       tables: this.tables(),
+      listsTables: !!this.catalogue,
       converters: this.converters(),
       canValidate: !!this.plugin,
       autoValidate: !this.remote && !!this.plugin,

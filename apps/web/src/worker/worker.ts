@@ -94,6 +94,11 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
       return session(request.sessionId).inspect(signal);
     case 'records':
       return recordsPage(session(request.sessionId), request, signal);
+    case 'tables': {
+      const catalogue = session(request.sessionId).catalogue;
+      if (!catalogue) return { tables: [], more: false };
+      return catalogue.page(request.offset, request.limit, signal);
+    }
     case 'value':
       return valueDetail(session(request.sessionId), request, signal);
     case 'stats':

@@ -6,6 +6,7 @@ import { ItemError } from '../ItemError';
 import { type Page, Pager } from './Pager';
 import { DataSourceContext, RecordCard } from './RecordCard';
 import { RecordTable } from './RecordTable';
+import { TablePicker, useTables } from './TablePicker';
 import { useRecords } from './useRecords';
 
 type Layout = 'table' | 'cards';
@@ -22,9 +23,15 @@ const PAGE_SIZE: Record<Layout, number> = { table: 50, cards: 12 };
  * locations the plugin gives. Only the chosen fields are read.
  */
 export function RecordsView({ client, session }: { client: ParserClient; session: SessionInfo }) {
-  const [name, setName] = useState(session.tables[0]?.name ?? '');
-  const table = session.tables.find((t) => t.name === name) ?? session.tables[0];
-  if (!table) return <p className="muted data-view">No records to show for this file.</p>;
+  const { tables, more, error, listMore } = useTables(client, session);
+  const [name, setName] = useState(tables[0]?.name ?? '');
+  const table = tables.find((t) => t.name === name) ?? tables[0];
+  if (!table)
+    return (
+      <p className="muted data-view" role={error ? 'alert' : undefined}>
+        {error ?? (more || session.listsTables ? 'listing the tables…' : 'No records to show for this file.')}
+      </p>
+    );
   return (
     <TableData
       key={`${session.sessionId}:${table.name}`}
@@ -32,19 +39,7 @@ export function RecordsView({ client, session }: { client: ParserClient; session
       sessionId={session.sessionId}
       table={table}
       picker={
-        session.tables.length > 1 && (
-          <label className="table-pick">
-            table{' '}
-            <select value={table.name} onChange={(e) => setName(e.target.value)} data-testid="table-picker">
-              {session.tables.map((t) => (
-                <option key={t.name} value={t.name}>
-                  {t.title}
-                  {t.count !== undefined ? ` (${t.count.toLocaleString('en-US')})` : ''}
-                </option>
-              ))}
-            </select>
-          </label>
-        )
+        <TablePicker tables={tables} current={table.name} onTable={setName} more={more} onMore={listMore} />
       }
     />
   );
