@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defineConfig, type Plugin, type UserConfig } from 'vite';
@@ -21,16 +21,18 @@ function samples(): Plugin {
 const packagesDir = resolve(import.meta.dirname, '..', '..', 'packages');
 
 /**
- * Which built module provides each format's plugin, by format id: the list's `load()` gives
- * the plugin object, and the module of the workspace's built packages that exports that very
- * object is the one the loader imports (the module Vite makes a chunk of its own). Derived
- * from `@binscope/formats`, so a format added to the list names its chunk with no edit here.
+ * Which built module holds each format's plugin, by format id: the list's `load()` gives the
+ * plugin object, and the modules of the workspace's built packages that export that very
+ * object are where it is (of several, the one that builds it with core's `definePlugin`,
+ * not those that only pass it on). Derived from `@binscope/formats`, so a format added to
+ * the list names its chunk with no edit here.
  */
 async function pluginModules(): Promise<Map<string, string[]>> {
   const { formats } = await import('@binscope/formats');
   const ids = new Map<unknown, string>();
   for (const format of formats) if (format.load) ids.set(await format.load(), format.id);
   const byModule = new Map<string, string[]>();
+  const builders = new Set<string>();
   for (const pkg of readdirSync(packagesDir)) {
     const dist = join(packagesDir, pkg, 'dist');
     let files: string[];
@@ -43,9 +45,16 @@ async function pluginModules(): Promise<Map<string, string[]>> {
       const path = join(dist, file);
       const exported = await import(pathToFileURL(path).href).catch(() => ({}));
       const found = [...new Set(Object.values(exported).flatMap((v) => (ids.has(v) ? [ids.get(v)!] : [])))];
-      if (found.length) byModule.set(path.replaceAll('\\', '/'), found.sort());
+      if (!found.length) continue;
+      const key = path.replaceAll('\\', '/');
+      byModule.set(key, found.sort());
+      if (readFileSync(path, 'utf8').includes('definePlugin(')) builders.add(key);
     }
   }
+  // A re-export (a package's index of its plugin) is left out when the builder was found.
+  for (const [key, found] of byModule)
+    if (!builders.has(key) && found.every((id) => [...builders].some((b) => byModule.get(b)?.includes(id))))
+      byModule.delete(key);
   return byModule;
 }
 

@@ -1,4 +1,4 @@
-import { type DirectorySink, MemoryDirectory } from '@binscope/core';
+import { type DirectorySink, MemoryDirectory, matchesMagic } from '@binscope/core';
 import { formats } from '@binscope/formats';
 
 /**
@@ -32,15 +32,21 @@ export async function makeSamples(): Promise<SampleSet> {
     const out = new MemoryDirectory({}, format.id);
     const shown = await sample(out as DirectorySink);
     const written = await out.list();
-    const main = shown[0];
+    // The shown file the format's own signature is in (a sample may show its companions first).
+    const own = (path: string) => {
+      const bytes = out.get(path);
+      return !!bytes && format.magic.some((sig) => matchesMagic(bytes, sig));
+    };
+    const main = shown.find(own) ?? shown[0];
     if (!main || written.length === 0) continue;
     for (const path of written) files.set(`${format.id}/${path}`, out.get(path)!);
     // A shown path that is a folder (an archive) opens as that folder; a file opens with the
     // sample's other files beside it (an index with its shards), as `demo` leaves them.
     const folder = written.some((p) => p.startsWith(`${main}/`)) ? main : undefined;
+    const others = folder ? 0 : written.length - 1;
     manifest.push({
       format: format.id,
-      title: `${format.title}: ${shown.join(', ')}`,
+      title: `${format.title}: ${main}${others ? ` and ${others} more file${others === 1 ? '' : 's'}` : ''}`,
       base: format.id,
       files: folder
         ? written.filter((p) => p.startsWith(`${folder}/`))

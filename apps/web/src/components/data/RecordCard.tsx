@@ -84,21 +84,24 @@ export function RecordCard({
         </p>
       )}
       <dl className="kv">
-        {fields.map((f) => (
-          <div className="kv-row" key={f.name}>
-            <dt>
-              <span className="field-name">{f.name}</span>
-              <BytesButton places={record.locations[f.name]} what={`${f.name} of ${title}`} />
-            </dt>
-            <dd>
-              {columnErrors[f.name] ? (
-                <span className="muted">—</span>
-              ) : (
-                <FieldValue record={record} field={f.name} label={`${title} ${f.name}`} />
-              )}
-            </dd>
-          </div>
-        ))}
+        {/* Absent fields are left out (a null is shown, as null); so are they in the JSON output. */}
+        {fields
+          .filter((f) => f.name in record.values || record.errors?.[f.name] || columnErrors[f.name])
+          .map((f) => (
+            <div className="kv-row" key={f.name}>
+              <dt>
+                <span className="field-name">{f.name}</span>
+                <BytesButton places={record.locations[f.name]} what={`${f.name} of ${title}`} />
+              </dt>
+              <dd>
+                {columnErrors[f.name] ? (
+                  <span className="muted">—</span>
+                ) : (
+                  <FieldValue record={record} field={f.name} label={`${title} ${f.name}`} />
+                )}
+              </dd>
+            </div>
+          ))}
       </dl>
     </article>
   );

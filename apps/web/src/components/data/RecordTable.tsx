@@ -51,7 +51,8 @@ export function RecordTable({
                   type="button"
                   className="link-button row-open"
                   aria-pressed={record.index === current}
-                  aria-label={`record ${record.index} as a card`}
+                  aria-label={`record ${record.index}`}
+                  title="open the record as a card"
                   onClick={() => onRecord(record.index)}
                 >
                   {record.index}

@@ -45,6 +45,17 @@ export function RecordsView({ client, session }: { client: ParserClient; session
   );
 }
 
+/** A field's type as the format names it, cut when the format says more than a name. */
+function TypeName({ field }: { field: Field }) {
+  const name = fieldTypeName(field);
+  const short = name.length > 24 ? `${name.slice(0, 23)}…` : name;
+  return (
+    <span className="muted" title={name === short ? undefined : name}>
+      {short}
+    </span>
+  );
+}
+
 function TableData({
   client,
   sessionId,
@@ -110,7 +121,7 @@ function TableData({
             {fields.map((f) => (
               <label key={f.name}>
                 <input type="checkbox" checked={!hidden.has(f.name)} onChange={() => toggle(f.name)} />{' '}
-                {f.name} <span className="muted">{fieldTypeName(f)}</span>
+                {f.name} <TypeName field={f} />
               </label>
             ))}
           </fieldset>

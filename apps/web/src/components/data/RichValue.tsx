@@ -1,4 +1,3 @@
-import { hexDump } from '@binscope/core/binary';
 import { useEffect, useMemo, useState } from 'react';
 import { formatBytes } from '../../format';
 import type { ViewValue } from '../../protocol';
@@ -44,6 +43,86 @@ function LongText({ text, pre }: { text: string; pre?: boolean }) {
   );
 }
 
+/** Bytes as a dump of `width` a row: offset, hex, and the bytes as ASCII. */
+function dump(bytes: Uint8Array, width = 8): string {
+  const lines: string[] = [];
+  for (let at = 0; at < bytes.byteLength; at += width) {
+    const row = bytes.subarray(at, at + width);
+    const hex = Array.from(row, (b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    lines.push(`${at.toString(16).padStart(6, '0')}  ${hex.padEnd(width * 3 - 1)}  ${ascii}`);
+  }
+  return lines.join('\n');
+}
+
+const SCALARS = new Set<ViewValue['kind']>(['null', 'number', 'bool', 'string']);
+
+/** Items of one struct shape with scalar fields: a small table (one row an item) reads best. */
+function structRows(
+  items: ViewValue[],
+): { columns: string[]; rows: Array<Map<string, ViewValue>> } | undefined {
+  if (items.length === 0 || !items.every((i) => i.kind === 'struct')) return undefined;
+  const rows = items.map((i) => new Map((i as Extract<ViewValue, { kind: 'struct' }>).fields));
+  if (!rows.every((r) => [...r.values()].every((v) => SCALARS.has(v.kind)))) return undefined;
+  return { columns: [...new Set(rows.flatMap((r) => [...r.keys()]))], rows };
+}
+
+/** A list: scalars on a line, structs of scalars as a small table, anything else one item a line. */
+function ListValue({ value, label }: { value: Extract<ViewValue, { kind: 'list' }>; label: string }) {
+  const rest = value.count - value.items.length;
+  if (value.items.every((i) => SCALARS.has(i.kind)))
+    return (
+      <span className="mono">
+        [{value.count}] {value.items.map(valueText).join(', ')}
+        {rest > 0 ? ', …' : ''}
+      </span>
+    );
+  const table = structRows(value.items);
+  if (table)
+    return (
+      <table className="nested">
+        <thead>
+          <tr>
+            {table.columns.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((row, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: items of one list, in order.
+            <tr key={i}>
+              {table.columns.map((c) => {
+                const cell = row.get(c);
+                return <td key={c}>{cell ? valueText(cell) : ''}</td>;
+              })}
+            </tr>
+          ))}
+          {rest > 0 && (
+            <tr>
+              <td colSpan={table.columns.length} className="muted">
+                … {rest} more
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    );
+  return (
+    <ol className="list-value" start={0}>
+      {value.items.map((item, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: items of one list, in order.
+        <li key={i}>
+          <RichValue value={item} label={`${label}[${i}]`} />
+        </li>
+      ))}
+      {rest > 0 && <li className="muted">… {rest} more</li>}
+    </ol>
+  );
+}
+
 /** A byte string: an image when its media type is one the browser decodes, its text, or a hex dump of its head. */
 function BytesValue({ value, label }: { value: Extract<ViewValue, { kind: 'bytes' }>; label: string }) {
   const image = value.complete && value.mediaType?.startsWith('image/') ? value.mediaType : undefined;
@@ -68,7 +147,7 @@ function BytesValue({ value, label }: { value: Extract<ViewValue, { kind: 'bytes
           <LongText text={value.text} pre />
         ) : (
           <pre className="payload hex-dump">
-            {hexDump(value.head)}
+            {dump(value.head)}
             {value.complete ? '' : '\n…'}
           </pre>
         ))}
@@ -122,19 +201,7 @@ export function RichValue({ value, label }: { value: ViewValue; label: string })
         </span>
       );
     case 'list':
-      return (
-        <ol className="list-value" start={0}>
-          {value.items.map((item, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: items of one list, in order.
-            <li key={i}>
-              <RichValue value={item} label={`${label}[${i}]`} />
-            </li>
-          ))}
-          {value.count > value.items.length && (
-            <li className="muted">… {value.count - value.items.length} more</li>
-          )}
-        </ol>
-      );
+      return <ListValue value={value} label={label} />;
     case 'struct':
       return (
         <dl className="kv struct-value">
