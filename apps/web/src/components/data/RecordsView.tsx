@@ -116,15 +116,21 @@ function TableData({
           />
         </div>
         {fields.length > 1 && (
-          <fieldset className="columns-pick" data-testid="column-picker">
-            <legend>fields</legend>
-            {fields.map((f) => (
-              <label key={f.name}>
-                <input type="checkbox" checked={!hidden.has(f.name)} onChange={() => toggle(f.name)} />{' '}
-                {f.name} <TypeName field={f} />
-              </label>
-            ))}
-          </fieldset>
+          // Many fields start folded, so the records stay in view on a small screen.
+          <details className="columns-details" open={fields.length <= 8}>
+            <summary>
+              fields ({chosen.length} of {fields.length} read)
+            </summary>
+            <fieldset className="columns-pick" data-testid="column-picker">
+              <legend className="visually-hidden">fields to read</legend>
+              {fields.map((f) => (
+                <label key={f.name}>
+                  <input type="checkbox" checked={!hidden.has(f.name)} onChange={() => toggle(f.name)} />{' '}
+                  {f.name} <TypeName field={f} />
+                </label>
+              ))}
+            </fieldset>
+          </details>
         )}
         {error && (
           <p role="alert" className="invalid">
