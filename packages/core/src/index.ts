@@ -84,7 +84,7 @@ export {
   unparsedResult,
   walk,
 } from './inspect.js';
-export { int64String, type JsonValue, toJsonValue } from './json.js';
+export { int64String, jsonLine, jsonSourceOf, type JsonValue, toJsonValue, withJsonSource } from './json.js';
 export {
   type AnyFormatPlugin,
   type ContentField,

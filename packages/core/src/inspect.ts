@@ -174,6 +174,9 @@ interface Placed {
  * 3. no offset, a file the tree has: that file's shallowest node (not a whole `file` node preferred);
  * 4. a file the tree lacks inside a folder node (a node named "dir/"): that folder;
  * 5. otherwise the root.
+ * A problem rule 1 places on a node whose children load lazily (the rows of a table) is also
+ * marked, as they load, on the deepest loaded node holding its offset (rule 1 again), so a
+ * defect shows on its row however the tree is browsed.
  * Parsers mark what they know better (a block's own error on the block) before this runs.
  */
 export function markProblems(root: InspectNode, report: ValidationReport): void {
@@ -191,6 +194,48 @@ export function markProblems(root: InspectNode, report: ValidationReport): void 
     const file = problem.file !== undefined && byFile.has(problem.file) ? problem.file : undefined;
     markProblem(ownerOf(root, byFile.get(file) ?? [], file, problem) ?? root, problem);
   }
+  markAsLoaded(root, root.file);
+}
+
+/**
+ * Makes every node with lazy children in this subtree mark its problems on the children it
+ * loads (and on theirs, recursively), each on the deepest loaded node holding its offset in
+ * the node's file.
+ */
+function markAsLoaded(top: InspectNode, topFile: string | undefined): void {
+  const visit = (n: InspectNode, inherited: string | undefined) => {
+    const file = n.file ?? inherited;
+    const lazy = n.lazy;
+    if (lazy && n.problems?.length && !marking.has(lazy)) {
+      const marked: LazyChildren = {
+        count: lazy.count,
+        load: async (start, end) => {
+          const children = await lazy.load(start, end);
+          for (const child of children) {
+            // What is marked on this node is about its file (rule 1 looked in that file only).
+            for (const problem of n.problems ?? []) {
+              if (problem.offset === undefined || !within(child, problem.offset)) continue;
+              const path = nodesAt(child, problem.offset, file);
+              markProblem(path[path.length - 1], problem);
+            }
+            markAsLoaded(child, file);
+          }
+          return children;
+        },
+      };
+      marking.add(marked);
+      n.lazy = marked;
+    }
+    for (const child of n.children ?? []) visit(child, file);
+  };
+  visit(top, topFile);
+}
+
+/** Lazy children that already mark what they load (so marking twice wraps nothing twice). */
+const marking = new WeakSet<LazyChildren>();
+
+function within(n: InspectNode, offset: number): boolean {
+  return offset >= n.offset && offset < n.offset + Math.max(n.length, 0);
 }
 
 function ownerOf(

@@ -1,5 +1,5 @@
 import { toHex } from './hex.js';
-import { type JsonValue, toJsonValue } from './json.js';
+import { type JsonValue, jsonLine, jsonSourceOf, toJsonValue } from './json.js';
 import {
   type DataRecord,
   type Field,
@@ -22,7 +22,8 @@ export const INLINE_ELEMENTS = 1024;
  * decimal strings, non-finite floats as "NaN"/"Infinity"/"-Infinity", -0 kept as a number (a
  * printer that cares writes it `-0.0`); bytes as `{size, sha256}`; an image as `{height,
  * width, channels, mode, size, sha256}`; an ndarray as `{dtype, shape, values}` up to 1024
- * elements, else `{dtype, shape, size, sha256}`; json as it is; lists and structs element by
+ * elements, else `{dtype, shape, size, sha256}`; json as it is (the same object, so a source
+ * text it keeps reaches `jsonLine`); lists and structs element by
  * element. Fields come in the order the record holds them (the schema's, or the `columns` a
  * caller asked for); absent ones are left out. A record that stands in for one the format
  * could not read gets `error: {code, message, offset}`. A promise: hashing is asynchronous
@@ -139,7 +140,10 @@ export function cellText(type: LogicalType | undefined, value: Value | undefined
     }
     case 'json':
     case 'struct':
-      return clipCell(JSON.stringify(toJsonValue(value)));
+      // JSON that keeps its source text shows it as stored (withJsonSource).
+      return clipCell(
+        jsonSourceOf(value) === undefined ? JSON.stringify(toJsonValue(value)) : jsonLine(value as JsonValue),
+      );
     default:
       return typeof value === 'number' || typeof value === 'bigint'
         ? numberText(value)

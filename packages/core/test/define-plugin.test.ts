@@ -158,6 +158,28 @@ describe('markProblems: every problem on the node it is about', () => {
     expect(mark(archive(), { code: 'InvalidValue', message: 'x', file: 'elsewhere.bin' })).toBe('');
   });
 
+  it('a problem on a node whose children load lazily is marked on the loaded child holding it, down to its leaf', async () => {
+    const rows = (start: number, end: number) =>
+      Array.from({ length: end - start }, (_, k) => {
+        const at = 100 + (start + k) * 10;
+        return node(`row ${start + k}`, 'row', at, 10, {
+          children: [node('a', 'field', at, 4), node('b', 'field', at + 4, 6)],
+        });
+      });
+    const root = node('f', 'file', 0, 200, {
+      children: [node('rows', 'table', 100, 100, { lazy: { count: 10, load: async (s, e) => rows(s, e) } })],
+    });
+    const problem = { code: 'InvalidValue', message: 'bad b', offset: 136, file: 'f' };
+    const cut = { code: 'Truncated', message: 'cut', offset: 200, file: 'f' };
+    const result = inspectResult(root, { valid: false, errors: [problem, cut], warnings: [] });
+    expect(result.located.map((l) => l.path)).toEqual(['rows', 'rows']);
+    const table = root.children![0];
+    const loaded = await table.lazy!.load(2, 5);
+    // Row 3 holds offset 136; its field b is the deepest node there.
+    expect(loaded.map((r) => r.problems)).toEqual([undefined, undefined, undefined]);
+    expect(loaded[1].children!.map((c) => c.problems)).toEqual([undefined, [problem]]);
+  });
+
   it('leaves alone a problem the parser already marked', () => {
     const root = archive();
     const problem = { code: 'Truncated', message: 't', offset: 40, file: 'header.sch' };

@@ -42,6 +42,8 @@ it('exports exactly these names, entry by entry', async () => {
       'inspectResult',
       'int64String',
       'isBinscopeError',
+      'jsonLine',
+      'jsonSourceOf',
       'magicScore',
       'markProblem',
       'markProblems',
@@ -66,6 +68,7 @@ it('exports exactly these names, entry by entry', async () => {
       'unparsedResult',
       'valueToJson',
       'walk',
+      'withJsonSource',
       'withLocation',
     ],
     './binary': [

@@ -1,4 +1,4 @@
-import type { ByteLocation, ContentField, JsonValue, ReadOptions } from '@binscope/core';
+import type { ByteLocation, ContentField, JsonValue } from '@binscope/core';
 import { HEADER_OFFSET } from './layout.js';
 import type { MldfReader } from './read.js';
 
@@ -32,29 +32,4 @@ export function mldfContentFields(reader: MldfReader): ContentField[] {
     }
   }
   return fields;
-}
-
-/**
- * Where sample `index` is stored: its metadata row, then per field the value's bytes in the
- * data region (or its metadata struct, for INT/FLOAT and missing values), named by the field.
- */
-export async function mldfLocateSample(
-  reader: MldfReader,
-  index: number,
-  options: ReadOptions = {},
-): Promise<ByteLocation[]> {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= reader.numSamples) return [];
-  const file = reader.source.name;
-  const out: ByteLocation[] = [
-    { offset: reader.header.metadataPtr + index * reader.rowSize, length: reader.rowSize, file },
-  ];
-  for (const f of reader.fields) {
-    const info = await reader.valueInfo(index, f.name, options);
-    out.push(
-      info.size > 0
-        ? { offset: info.ptr, length: info.size, file, field: f.name }
-        : { offset: info.metadataOffset, length: f.metadataSize, file, field: f.name },
-    );
-  }
-  return out;
 }

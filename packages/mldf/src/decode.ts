@@ -1,4 +1,4 @@
-import { formatErrors, type JsonValue } from '@binscope/core';
+import { formatErrors, type JsonValue, withJsonSource } from '@binscope/core';
 import { toTypedArray } from '@binscope/core/binary';
 import { FORMAT_ID, type MldfField, ND_DTYPES } from './layout.js';
 import type { ImageValue, MldfValue, NdArray } from './values.js';
@@ -44,10 +44,16 @@ export class MldfLazyText {
     return decodeText(this.buf, this.offset, this.field, this.file, this.start, this.end);
   }
 
-  /** What an eager read returns: the string for TEXT_RAW, the parsed value for JSON. */
+  /**
+   * What an eager read returns: the string for TEXT_RAW, the parsed value for JSON. A parsed
+   * object or array keeps the text it came from (core's `withJsonSource`), so `jsonLine` prints
+   * it as stored: integers beyond 2^53, `-0.0` and repeated keys included.
+   */
   value(): string | JsonValue {
     const text = this.text();
-    return this.type === 'JSON' ? parseJson(text, this.offset, this.field, this.file) : text;
+    return this.type === 'JSON'
+      ? withJsonSource(parseJson(text, this.offset, this.field, this.file), text)
+      : text;
   }
 }
 

@@ -11,11 +11,10 @@ export type {
   SampleOptions,
   ValueInfo,
 } from './values.js';
-export { MldfLazyText, MldfReader, openMldf } from './read.js';
+export { MldfLazyText, MldfReader } from './read.js';
 export type { FieldType, MldfField, MldfHeader, MldfLayout, NdArrayLayout, NdDtype } from './layout.js';
 export { MLDF_MAGIC, mldfFormat } from './magic.js';
-export { mldfPlugin, mldfRecords } from './plugin.js';
-export { validateMldf } from './validate.js';
+export { mldfPlugin, openMldf, validateMldf } from './plugin.js';
 export { inspectMldf } from './inspect.js';
 export type { MldfChecksums, MldfRegion } from './checksum.js';
 export { storedChecksums, verifyMldfChecksums } from './checksum.js';

@@ -3,7 +3,6 @@ import {
   type InspectNode,
   markProblem,
   node,
-  nodesAt,
   type Problem,
   readExact,
 } from '@binscope/core';
@@ -28,7 +27,10 @@ export interface RowContext {
   rowSize: number;
   /** Rows whose bytes are in the file (num_samples for a sound file). */
   rows: number;
-  /** Problems found in rows and values, marked on the nodes as they load. */
+  /**
+   * The file's errors: a value node in the data region also carries those of its metadata
+   * struct (a pointer past the region). Core marks the rest as the nodes load.
+   */
   problems: readonly Problem[];
 }
 
@@ -129,20 +131,9 @@ function problemsIn(ctx: RowContext, from: number, to: number): Problem[] {
   return ctx.problems.filter((p) => p.offset !== undefined && p.offset >= from && p.offset < to);
 }
 
-/** Marks each problem inside a loaded node on the deepest node over its offset. */
-export function markWithin(target: InspectNode, problems: readonly Problem[]): InspectNode {
-  for (const p of problems) {
-    if (p.offset === undefined || p.offset < target.offset || p.offset >= target.offset + target.length)
-      continue;
-    const path = nodesAt(target, p.offset);
-    markProblem(path[path.length - 1], p);
-  }
-  return target;
-}
-
 export function metadataRowNode(ctx: RowContext, index: number, row: Row): InspectNode {
   const kids = ctx.fields.map((f) => valueStructNode(f, row));
-  return markWithin(node(`row ${index}`, 'row', row.offset, ctx.rowSize, { children: kids }), ctx.problems);
+  return node(`row ${index}`, 'row', row.offset, ctx.rowSize, { children: kids });
 }
 
 function valueStructNode(f: MldfField, row: Row): InspectNode {
@@ -196,9 +187,9 @@ export function sampleDataNode(ctx: RowContext, index: number, row: Row): Inspec
     const end = Math.min(ptr + size, fileSize);
     const value = node(f.name, f.type.toLowerCase(), start, end - start, { value: `${size} bytes` });
     const struct = row.offset + f.metadataOffset;
-    // The struct's problems (a pointer past the region) and the payload's (bad UTF-8 at ptr).
+    // The struct's problems (a pointer past the region) are the value's too; the payload's own
+    // (bad UTF-8 at ptr) core marks by offset.
     for (const problem of problemsIn(ctx, struct, struct + f.metadataSize)) markProblem(value, problem);
-    for (const problem of problemsIn(ctx, start, end)) markProblem(value, problem);
     kids.push(value);
     lo = Math.min(lo, start);
     hi = Math.max(hi, end);

@@ -1,21 +1,10 @@
-import {
-  type ByteSource,
-  type InspectNode,
-  type InspectResult,
-  inspectResult,
-  node,
-  type Problem,
-  ProblemList,
-  type ValidateOptions,
-} from '@binscope/core';
+import { type ByteSource, type InspectNode, node, type Problem, type ProblemList } from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
-import { checkContent } from './checks.js';
 import { magicMismatch } from './header.js';
 import {
   allocationEntryNodes,
   descriptorNode,
   headerFieldNodes,
-  markWithin,
   pad,
   type RowContext,
   rawDescriptorNode,
@@ -23,16 +12,12 @@ import {
   metadataRowNode,
   sampleDataNode,
 } from './inspect-nodes.js';
-import {
-  DESCRIPTOR_SIZE,
-  FIELD_DESC_PTR,
-  FORMAT_ID,
-  HEADER_OFFSET,
-  HEADER_SIZE,
-  type MldfLayout,
-} from './layout.js';
-import { type MldfStructure, parseStructure } from './parse.js';
-import { MldfReader } from './read.js';
+import { DESCRIPTOR_SIZE, FIELD_DESC_PTR, HEADER_OFFSET, HEADER_SIZE, type MldfLayout } from './layout.js';
+import type { MldfStructure } from './parse.js';
+import type { MldfReader } from './read.js';
+
+/** What the tree is drawn from: the parse's findings about the structure. */
+type Structure = Omit<MldfStructure, 'source' | 'problems'>;
 
 /**
  * The structure tree of an opened file: magic, header fields, descriptors, then metadata rows,
@@ -54,29 +39,18 @@ export async function inspectMldf(reader: MldfReader): Promise<InspectNode> {
 }
 
 /**
- * Inspect mode: the same parse as open and validate, on any file. The tree reaches as far as
- * the structure can be located (header fields even under a bad magic or version, sections
- * clamped to a file cut short, every row and value around a bad one), each problem marked on
- * the node it is about.
+ * Inspect mode: the tree of what the one parse found on any file, as far as the structure can
+ * be located (header fields even under a bad magic or version, sections clamped to a file cut
+ * short, every row and value around a bad one). Core marks each problem on the node it is
+ * about; a value in the data region also carries the problems of its metadata struct.
  */
-export async function inspectMldfTarget(
-  source: ByteSource,
-  options: ValidateOptions = {},
-): Promise<InspectResult> {
-  const problems = new ProblemList(FORMAT_ID, { mode: 'inspect', file: source.name });
-  const parsed = await parseStructure(source, problems, options);
-  if (parsed.readable) {
-    const reader = MldfReader.fromStructure(source, parsed, [], options);
-    // Payloads too: inspect reports exactly what validate does, so the two cannot disagree.
-    await checkContent(reader, problems, { ...options, payloads: true });
-  }
-  const report = problems.report();
-  return inspectResult(await structureTree(source, parsed, report.errors), report);
+export function mldfTree(parsed: MldfStructure, problems: ProblemList): Promise<InspectNode> {
+  return structureTree(parsed.source, parsed, problems.report().errors);
 }
 
 async function structureTree(
   source: ByteSource,
-  parsed: MldfStructure,
+  parsed: Structure,
   problems: readonly Problem[] = [],
 ): Promise<InspectNode> {
   const { head, header: h, fields, layout } = parsed;
@@ -109,7 +83,7 @@ async function structureTree(
   return node(source.name, 'file', 0, size, { value: title, children });
 }
 
-async function descriptorTable(source: ByteSource, parsed: MldfStructure): Promise<InspectNode> {
+async function descriptorTable(source: ByteSource, parsed: Structure): Promise<InspectNode> {
   const { header, fields, descriptorCount } = parsed;
   const byIndex = new Map(fields.map((f) => [f.index, f]));
   const kids: InspectNode[] = [];
@@ -183,10 +157,8 @@ function sectionNodes(ctx: RowContext, layout: MldfLayout): InspectNode[] {
         lazy: count
           ? {
               count,
-              load: async (start, end) =>
-                (await allocationEntryNodes(source, h.allocTablePtr, start, Math.min(end, count))).map((n) =>
-                  markWithin(n, ctx.problems),
-                ),
+              load: (start, end) =>
+                allocationEntryNodes(source, h.allocTablePtr, start, Math.min(end, count)),
             }
           : undefined,
       },

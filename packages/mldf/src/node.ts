@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import type { ByteSink } from '@binscope/core';
 import { AtomicFile, openFile } from '@binscope/core/node';
-import { type MldfReader, openMldf } from './read.js';
+import { openMldf } from './plugin.js';
+import type { MldfReader } from './read.js';
 import type { MldfOpenOptions } from './values.js';
 import {
   type DataSpill,
@@ -139,11 +140,14 @@ export async function writeMldfFile(
   await writer.finish();
 }
 
-/** Opens a local MLDF file (positional reads; nothing beyond the header is read up front). */
+/**
+ * Opens a local MLDF file (positional reads; nothing beyond the header is read up front). The
+ * reader owns the file it opened: `close()` closes it.
+ */
 export async function openMldfFile(path: string, options?: MldfOpenOptions): Promise<MldfReader> {
   const source = openFile(path);
   try {
-    return await openMldf(source, options);
+    return (await openMldf(source, options)).ownSource();
   } catch (error) {
     await source.close();
     throw error;

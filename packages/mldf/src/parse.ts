@@ -3,6 +3,7 @@ import {
   type ErrorCode,
   isBinscopeError,
   Phase,
+  type Problem,
   type ProblemList,
   type ReadOptions,
   readExact,
@@ -22,6 +23,9 @@ import {
 
 /** What the structural parse (M1–M4) found, as far as it got. */
 export interface MldfStructure {
+  source: ByteSource;
+  /** The findings of the parse so far (warnings included), for the reader's `warnings`. */
+  problems: ProblemList;
   /** The first bytes of the file: magic + header, or fewer when the file is shorter. */
   head: Uint8Array;
   /** The header as decoded, checked or not (undefined when the file is shorter than it). */
@@ -56,6 +60,8 @@ export async function parseStructure(
 ): Promise<MldfStructure> {
   const head = await source.read(0, Math.min(source.size, FIELD_DESC_PTR), options);
   const out: MldfStructure = {
+    source,
+    problems,
     head,
     descriptorsLocated: false,
     descriptorCount: 0,
@@ -101,4 +107,9 @@ export async function parseStructure(
   }
   out.readable = !problems.hasErrors();
   return out;
+}
+
+/** The warnings a clean parse left (newer minor version, non-canonical layout, field flags). */
+export function parseWarnings(parsed: MldfStructure): Problem[] {
+  return parsed.problems.report().warnings;
 }

@@ -1,64 +1,70 @@
 import {
+  type ByteSource,
   definePlugin,
-  formatErrors,
-  type JsonRecord,
+  fileTarget,
   type JsonValue,
-  type RecordOptions,
   type Summary,
-  type Target,
-  toJsonValue,
-  unparsedResult,
+  type ValidateOptions,
+  type ValidationReport,
 } from '@binscope/core';
-import { toHex } from '@binscope/core/binary';
-import { mldfContentFields, mldfLocateSample } from './content.js';
-import { inspectMldf, inspectMldfTarget } from './inspect.js';
+import { storedChecksums, verifyOnOpen } from './checksum.js';
+import { mldfContentFields } from './content.js';
+import { inspectMldf, mldfTree } from './inspect.js';
 import { FORMAT_ID } from './layout.js';
 import { mldfFormat } from './magic.js';
-import { type MldfReader, openMldf } from './read.js';
-import type { ImageValue, MldfValue, NdArray } from './values.js';
-import { validateMldf } from './validate.js';
-import { storedChecksums } from './checksum.js';
+import { type MldfStructure, parseStructure, parseWarnings } from './parse.js';
+import { MldfReader } from './read.js';
+import { mldfLocateSample, mldfRecords } from './records.js';
+import { checkMldf } from './validate.js';
+import type { MldfOpenOptions } from './values.js';
 
-/** NDARRAY values up to this many elements are printed in full; larger ones as size + sha256. */
-const INLINE_ELEMENTS = 1024;
+const { load: _load, ...info } = mldfFormat;
 
-const fail = formatErrors(FORMAT_ID);
-const notAFile = (name: string) =>
-  fail('BadMagic', 'an MLDF file is a single file, not a directory', undefined, name).toProblem();
-
-function sourceOf(target: Target) {
-  if (target.kind !== 'file')
-    throw fail(
-      'BadMagic',
-      'an MLDF file is a single file, not a directory',
-      undefined,
-      target.directory.name,
-    );
-  return target.source;
-}
-
-export const mldfPlugin = definePlugin<MldfReader>({
-  ...mldfFormat,
-  open: (target, options) => openMldf(sourceOf(target), options),
+/**
+ * The MLDF plugin: one structural parse (M1–M4) in core's three modes, the value, allocation
+ * table, checksum and payload checks of validate and inspect (M5–M7), the tree, and the
+ * reader's verbs. Records are `{sample, field: value}`; the demo sample comes from the writer.
+ */
+export const mldfPlugin = definePlugin<MldfStructure, MldfReader, 'file'>({
+  ...info,
+  kind: 'file',
+  parse: (input, problems, options) => parseStructure(input.source, problems, options),
+  reader: async (parsed, input, options: MldfOpenOptions) => {
+    const reader = MldfReader.fromStructure(input.source, parsed, parseWarnings(parsed), options);
+    await verifyOnOpen(input.source, reader.header, reader.layout, options);
+    return reader;
+  },
+  deepChecks: (parsed, _input, problems, options) => checkMldf(parsed, problems, options),
+  tree: (parsed, problems) => mldfTree(parsed, problems),
   info: async (reader) => summary(reader),
-  inspect: async (reader) => inspectMldf(reader),
-  inspectTarget: async (target, options) => {
-    if (target.kind === 'file') return inspectMldfTarget(target.source, options);
-    return unparsedResult(target.directory.name, 0, {
-      valid: false,
-      errors: [notAFile(target.directory.name)],
-      warnings: [],
-    });
-  },
-  validate: async (target, options) => {
-    if (target.kind !== 'file')
-      return { valid: false, errors: [notAFile(target.directory.name)], warnings: [] };
-    return validateMldf(target.source, options);
-  },
-  records: (reader, options) => mldfRecords(reader, options),
+  inspect: (reader) => inspectMldf(reader),
+  records: mldfRecords,
   contentFields: async (reader) => mldfContentFields(reader),
   locateRecord: (reader, index, options) => mldfLocateSample(reader, index, options),
+  capabilities: {
+    // Loaded when asked: readers never need the sample's writer code path.
+    sample: async (out, options) => (await import('./sample.js')).writeMldfSample(out, options),
+  },
 });
+
+/**
+ * Opens an MLDF file lazily from any byte source (memory, Blob, HTTP range, local file): reads
+ * the header and field descriptors and checks the layout (M1–M4); with `verify`, recomputes
+ * the checksums. Throws the first defect as a FormatError. Closing the reader leaves `source`
+ * open: it is the caller's.
+ */
+export function openMldf(source: ByteSource, options: MldfOpenOptions = {}): Promise<MldfReader> {
+  return mldfPlugin.open(fileTarget(source), options);
+}
+
+/**
+ * Every M-rule, never throwing for bad input: the structural parse, then the checksums, every
+ * value, the allocation table and every payload, each defect with its class and offset, the
+ * first one first in A2's order.
+ */
+export function validateMldf(source: ByteSource, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return mldfPlugin.validate(fileTarget(source), options);
+}
 
 function summary(reader: MldfReader): Summary {
   const h = reader.header;
@@ -113,73 +119,6 @@ function summary(reader: MldfReader): Summary {
       fields,
     },
   };
-}
-
-/**
- * `{"sample": i, field: value}` per sample (the CLI's JSON Lines shape). Bytes-like values
- * (BYTES, image pixels, large arrays) become {size, sha256}; 64-bit integers above 2^53
- * become decimal strings (A5).
- */
-export async function* mldfRecords(
-  reader: MldfReader,
-  options: RecordOptions = {},
-): AsyncGenerator<JsonRecord> {
-  const start = Math.min(reader.numSamples, Math.max(0, options.offset ?? 0));
-  const end =
-    options.limit === undefined
-      ? reader.numSamples
-      : Math.min(reader.numSamples, start + Math.max(0, options.limit));
-  const fields = options.columns
-    ? reader.fields.filter((f) => options.columns!.includes(f.name)).map((f) => f.name)
-    : undefined;
-  let index = start;
-  for await (const batch of reader.batches({ start, end, fields, signal: options.signal })) {
-    for (const sample of batch) {
-      const record: JsonRecord = { sample: index++ };
-      for (const [name, value] of Object.entries(sample))
-        record[name] = await recordValue(reader, name, value);
-      yield record;
-    }
-  }
-}
-
-async function recordValue(
-  reader: MldfReader,
-  name: string,
-  value: MldfValue | undefined,
-): Promise<JsonValue> {
-  if (value === undefined) return null;
-  const type = reader.getField(name).type;
-  switch (type) {
-    case 'BYTES':
-      return digest(value as Uint8Array);
-    case 'IMAGE_RAW': {
-      const image = value as ImageValue;
-      return {
-        height: image.height,
-        width: image.width,
-        channels: image.channels,
-        mode: image.mode,
-        ...(await digest(image.pixels)),
-      };
-    }
-    case 'NDARRAY': {
-      const nd = value as NdArray;
-      const head = { dtype: nd.dtype, shape: [...nd.shape] };
-      if (nd.data.length <= INLINE_ELEMENTS) return { ...head, values: toJsonValue(nd.data) };
-      return {
-        ...head,
-        ...(await digest(new Uint8Array(nd.data.buffer, nd.data.byteOffset, nd.data.byteLength))),
-      };
-    }
-    default:
-      return toJsonValue(value);
-  }
-}
-
-async function digest(bytes: Uint8Array): Promise<{ size: number; sha256: string }> {
-  const hash = await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
-  return { size: bytes.byteLength, sha256: toHex(new Uint8Array(hash)) };
 }
 
 /** What `info` says about FLAG_CHECKSUMMED (validate, or open with verify, checks the values). */

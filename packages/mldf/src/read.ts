@@ -1,16 +1,15 @@
 import {
   type Awaitable,
   type ByteSource,
-  checkRange,
-  type ErrorFactory,
   formatErrors,
   type FormatReader,
   type Problem,
-  ProblemList,
+  type ReadExactOptions,
   type ReadOptions,
+  readExact,
+  type Schema,
 } from '@binscope/core';
 import { answersSynchronously, ReadAhead } from '@binscope/core/binary';
-import { verifyOnOpen } from './checksum.js';
 import { FORMAT_ID, type MldfField, type MldfHeader, type MldfLayout } from './layout.js';
 import { matchAllocations, readAllocationEntries } from './alloc-match.js';
 import {
@@ -23,8 +22,9 @@ import {
   type ValueBounds,
   valueBounds,
 } from './locate.js';
-import { type MldfStructure, parseStructure } from './parse.js';
-import { RowCache, type RowRef, readRange } from './row-cache.js';
+import type { MldfStructure } from './parse.js';
+import { mldfSchema } from './records.js';
+import { RowCache, type RowRef } from './row-cache.js';
 import { decodeSample, WindowViews } from './sample-decode.js';
 import type {
   AllocEntry,
@@ -39,7 +39,6 @@ import type {
 export { MldfLazyText } from './decode.js';
 
 const DEFAULT_WINDOW = 4 << 20;
-const DEFAULT_REUSED_WINDOW = 1 << 20;
 /**
  * Windows read ahead of the one being decoded: lazy decoding is light, so reads are what a pass
  * waits for; eager decoding is heavier and a second read would only compete for memory bandwidth.
@@ -48,31 +47,38 @@ const READ_AHEAD_DEPTH = { eager: 1, lazy: 2 };
 
 const MAX_COALESCED_READ = 8 << 20;
 const DATA_BEARING = new Set(['BYTES', 'NDARRAY', 'JSON', 'IMAGE_RAW', 'TEXT_RAW']);
+/** The read request of value bytes when the caller gave no signal (one object for every read). */
+const DATA_READ: ReadExactOptions = { format: FORMAT_ID, what: 'data' };
 
 /**
  * A lazy MLDF reader. `open` reads the header and field descriptors only; metadata rows
  * are read in pages on first use; each value is read from its own byte range, nearby
- * ranges coalesced into one read. Sources with `readSync` (memory, local files) are read
- * synchronously under the promise API, so hot loops pay no I/O scheduling.
+ * ranges coalesced into one read. Synchronous sources (memory, local files) answer at once
+ * through the one read method, so hot loops pay no I/O scheduling.
  *
  * Values alias the buffers the source returned for them (core's sources return fresh
  * buffers), never a buffer this reader reuses, unless `reuse` asks for borrowed buffers.
+ * `close()` closes the source only when the reader's opener handed it over (`openMldfFile`):
+ * whoever opens a source closes it.
  */
 export class MldfReader implements FormatReader {
   readonly format = FORMAT_ID;
   readonly numSamples: number;
   readonly rowSize: number;
+  /** `sample`, then each field with its logical type (the records' schema). */
+  readonly schema: Schema;
   private readonly byName = new Map<string, MldfField>();
   private readonly rows: RowCache;
   /** Whether the source answers synchronously (memory, local files): `reuse` and the shared Located need it. */
-  private readonly into: boolean;
-  private readonly error: ErrorFactory;
+  private readonly sync: boolean;
   private readonly bounds: ValueBounds;
+  /** Whether close() closes the source: only when the reader's opener handed it over. */
+  private ownsSource = false;
   private readonly views = new WindowViews();
   /** The buffer `reuse` reads land in (grown on demand). */
   private scratch = new Uint8Array(0);
   private readonly slotScratch = new Float64Array(64);
-  /** The Located that sampleSync fills (it decodes before anything else can run). */
+  /** The Located a synchronous sample() fills (it decodes before anything else can run). */
   private readonly locScratch: Located = {
     index: 0,
     view: new DataView(new ArrayBuffer(0)),
@@ -85,6 +91,12 @@ export class MldfReader implements FormatReader {
   };
   /** The last view `readReused` made of a shorter target. */
   private reusedView: Uint8Array | undefined;
+  /** The request of `reuse` reads: synchronous sources only, so one object serves every call. */
+  private readonly reuseRead: ReadExactOptions & { into: Uint8Array } = {
+    into: new Uint8Array(0),
+    format: FORMAT_ID,
+    what: 'data',
+  };
 
   private constructor(
     readonly source: ByteSource,
@@ -99,21 +111,12 @@ export class MldfReader implements FormatReader {
     this.numSamples = header.numSamples;
     this.rowSize = layout.rowSize;
     this.rows = new RowCache(source, header, layout.rowSize, options.metadataCacheBytes);
-    this.into = answersSynchronously(source);
-    this.error = formatErrors(FORMAT_ID, source.name);
-    this.bounds = valueBounds(header, layout, this.error);
+    this.sync = answersSynchronously(source);
+    this.bounds = valueBounds(header, layout, formatErrors(FORMAT_ID, source.name));
+    this.schema = mldfSchema(fields);
   }
 
-  /** Reads and checks the header, the field descriptors and the section layout (M1–M4). */
-  static async open(source: ByteSource, options: MldfOpenOptions = {}): Promise<MldfReader> {
-    const problems = new ProblemList(FORMAT_ID, { mode: 'read', file: source.name });
-    const parsed = await parseStructure(source, problems, options);
-    const reader = MldfReader.fromStructure(source, parsed, problems.report().warnings, options);
-    await verifyOnOpen(source, reader.header, reader.layout, options);
-    return reader;
-  }
-
-  /** @internal A reader over a structure that parsed clean (validate and inspect mode build one). */
+  /** @internal A reader over a structure that parsed clean (open, and the deep checks, build one). */
   static fromStructure(
     source: ByteSource,
     parsed: MldfStructure,
@@ -162,16 +165,18 @@ export class MldfReader implements FormatReader {
     // A synchronous source decodes before anything else can run, so it shares one Located; a
     // source that reads asynchronously gets its own, as another call may run while it awaits.
     const lazy = options.decode === 'lazy';
-    const shared = this.into;
+    const shared = this.sync;
     const loc = shared
       ? locate(this.bounds, index, sel, row.view, row.pos, this.slotScratch, lazy, this.locScratch)
       : locate(this.bounds, index, sel, row.view, row.pos, undefined, lazy);
     if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
     const length = loc.hi - loc.lo;
     const compact = isCompact(loc);
-    if (compact && this.into && options.reuse)
-      return this.decode(loc, sel, this.readReused(loc.lo, length, this.reusable(length)), loc.lo);
-    const read = compact ? readRange(this.source, loc.lo, length, options) : undefined;
+    const read = !compact
+      ? undefined
+      : shared && options.reuse
+        ? this.readReused(loc.lo, length, this.reusable(length))
+        : readExact(this.source, loc.lo, length, dataRead(options));
     if (read instanceof Uint8Array) return this.decode(loc, sel, read, loc.lo);
     return this.decodeLocated(shared ? { ...loc, slots: loc.slots.slice() } : loc, sel, options, read);
   }
@@ -200,7 +205,7 @@ export class MldfReader implements FormatReader {
     let groupHi = 0;
     // With `reuse`, each group lands in its own part of one reused buffer.
     let reusedUsed = 0;
-    let reused = options.reuse && this.into ? this.reusable(0) : undefined;
+    let reused = options.reuse && this.sync ? this.reusable(0) : undefined;
     const flush = async () => {
       if (group.length === 0) return;
       let buf: Uint8Array;
@@ -211,9 +216,9 @@ export class MldfReader implements FormatReader {
           reused = this.reusable(Math.max(2 * reused.byteLength, reusedUsed + length), true);
           reusedUsed = 0;
         }
-        buf = this.readReused(groupLo, length, reused.subarray(reusedUsed, reusedUsed + length));
+        buf = await this.readReused(groupLo, length, reused.subarray(reusedUsed, reusedUsed + length));
         reusedUsed += length;
-      } else buf = await readRange(this.source, groupLo, length, options);
+      } else buf = await readExact(this.source, groupLo, length, dataRead(options));
       for (const k of group) out[k] = this.decode(located[k], sel, buf, groupLo);
       group = [];
     };
@@ -253,15 +258,8 @@ export class MldfReader implements FormatReader {
     const sel = this.selection(options.fields);
     const start = Math.max(0, options.start ?? 0);
     const end = Math.min(this.numSamples, options.end ?? this.numSamples);
-    const reuse = options.reuse === true && this.into !== undefined;
-    // Local files read the next window ahead on the thread pool (below); a reused window is
-    // otherwise kept small so it stays in cache while its samples are decoded.
-    // Every source reads ahead: local files on the thread pool, others as they answer.
-    const aheadSource: ByteSource | undefined = this.source;
-    const windowSize = Math.max(
-      1,
-      options.windowSize ?? (reuse && !aheadSource ? DEFAULT_REUSED_WINDOW : DEFAULT_WINDOW),
-    );
+    const reuse = options.reuse === true;
+    const windowSize = Math.max(1, options.windowSize ?? DEFAULT_WINDOW);
     const batchSize = Math.max(1, options.batchSize ?? 256);
     const lazy = options.decode === 'lazy';
     // Each sample is decoded right after it is located, so one slots array serves them all.
@@ -284,19 +282,15 @@ export class MldfReader implements FormatReader {
     let winLo = 0;
     let winHi = 0;
     let batch: MldfSample[] = [];
-    // The next window is read while this one is decoded: a pass costs about the larger of
-    // reading and decoding instead of their sum.
-    const readAhead = aheadSource
-      ? new ReadAhead(aheadSource, {
-          end: this.layout.dataEnd,
-          chunk: windowSize,
-          depth: lazy ? READ_AHEAD_DEPTH.lazy : READ_AHEAD_DEPTH.eager,
-          recycle: reuse,
-          format: FORMAT_ID,
-        })
-      : undefined;
-    let reusedWindow =
-      reuse && !readAhead ? new Uint8Array(Math.min(windowSize, this.layout.dataEnd)) : undefined;
+    // The next window is read while this one is decoded (local files on the thread pool, other
+    // sources as they answer): a pass costs about the larger of reading and decoding, not their sum.
+    const readAhead = new ReadAhead(this.source, {
+      end: this.layout.dataEnd,
+      chunk: windowSize,
+      depth: lazy ? READ_AHEAD_DEPTH.lazy : READ_AHEAD_DEPTH.eager,
+      recycle: reuse,
+      format: FORMAT_ID,
+    });
     try {
       for (let index = start; index < end; index++) {
         options.signal?.throwIfAborted();
@@ -321,7 +315,7 @@ export class MldfReader implements FormatReader {
         } else if (!isCompact(loc) || loc.lo < winLo) {
           // Scattered or backwards values (not what M6 writers produce): read them one by one.
           sample = await this.decodeLocated(loc, sel, options);
-        } else if (readAhead) {
+        } else {
           // Borrowed windows: samples handed out so far alias the buffer the next read reuses.
           if (reuse && batch.length > 0) {
             yield batch;
@@ -335,22 +329,6 @@ export class MldfReader implements FormatReader {
           winLo = readAhead.lo;
           winHi = readAhead.hi;
           sample = this.decode(loc, sel, window, winLo);
-        } else {
-          winLo = loc.lo;
-          winHi = Math.min(this.layout.dataEnd, Math.max(loc.hi, loc.lo + windowSize));
-          if (reusedWindow) {
-            // Borrowed: the samples handed out so far alias this window, so they go out first.
-            if (batch.length > 0) {
-              yield batch;
-              batch = [];
-            }
-            if (winHi - winLo > reusedWindow.byteLength) reusedWindow = new Uint8Array(winHi - winLo);
-            window = this.readReused(winLo, winHi - winLo, reusedWindow.subarray(0, winHi - winLo));
-          } else {
-            // A fresh window each time: samples already handed out keep views into the old one.
-            window = await readRange(this.source, winLo, winHi - winLo, options);
-          }
-          sample = this.decode(loc, sel, window, winLo);
         }
         batch.push(sample);
         if (batch.length >= batchSize) {
@@ -361,7 +339,7 @@ export class MldfReader implements FormatReader {
       if (batch.length > 0) yield batch;
     } finally {
       // A pass left early (break, error) must not leave a read filling memory behind it.
-      await readAhead?.settle();
+      await readAhead.settle();
       // Nor keep its last window alive through the view cache once it is over.
       this.views.forget();
     }
@@ -433,9 +411,19 @@ export class MldfReader implements FormatReader {
     );
   }
 
+  /**
+   * @internal Hands the source over to the reader, so `close()` closes it: for openers that
+   * opened the source themselves (`openMldfFile`).
+   */
+  ownSource(): this {
+    this.ownsSource = true;
+    return this;
+  }
+
+  /** Drops the metadata cache; closes the source only if the reader owns it (`ownSource`). */
   async close(): Promise<void> {
     this.rows.clear();
-    await this.source.close?.();
+    if (this.ownsSource) await this.source.close?.();
   }
 
   /** The whole reuse buffer, at least `length` bytes (`fresh`: a new one, leaving the old to its views). */
@@ -445,10 +433,11 @@ export class MldfReader implements FormatReader {
     return this.scratch;
   }
 
-  /** Reads an exact range into `target` (a reused buffer) through the source's readAt. */
-  private readReused(offset: number, length: number, target: Uint8Array): Uint8Array {
-    if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size))
-      checkRange(this.source, offset, length, { format: FORMAT_ID, what: 'data' });
+  /**
+   * Reads an exact range into `target`, a part of the reuse buffer. Only synchronous sources
+   * reuse (a read in flight could not share the buffer), so the answer comes at once.
+   */
+  private readReused(offset: number, length: number, target: Uint8Array): Awaitable<Uint8Array> {
     let into = target;
     if (target.byteLength !== length) {
       // Same-sized samples in a row (the usual case) share one view of the reuse buffer.
@@ -462,14 +451,8 @@ export class MldfReader implements FormatReader {
           : target.subarray(0, length);
       this.reusedView = into;
     }
-    const read = this.source.read(offset, length, { into });
-    // Only synchronous sources take this path (`into` is true for them alone).
-    if (read instanceof Promise)
-      throw new TypeError(`${this.source.name}: a synchronous source answered with a promise`);
-    const got = read.byteLength;
-    if (got !== length)
-      throw this.error('Truncated', `data ends early: got ${got} of ${length} bytes`, offset);
-    return into;
+    this.reuseRead.into = into;
+    return readExact(this.source, offset, length, this.reuseRead);
   }
 
   private selection(names: readonly string[] | undefined): readonly MldfField[] {
@@ -486,13 +469,13 @@ export class MldfReader implements FormatReader {
   ): Promise<MldfSample> {
     if (loc.hi === 0) return this.decode(loc, sel, undefined, 0);
     if (isCompact(loc)) {
-      const read = pending ?? readRange(this.source, loc.lo, loc.hi - loc.lo, options);
+      const read = pending ?? readExact(this.source, loc.lo, loc.hi - loc.lo, dataRead(options));
       return this.decode(loc, sel, read instanceof Uint8Array ? read : await read, loc.lo);
     }
     const parts: Array<Uint8Array | undefined> = new Array(sel.length);
     for (let k = 0; k < sel.length; k++) {
       const size = loc.slots[k * 2 + 1];
-      if (size > 0) parts[k] = await readRange(this.source, loc.slots[k * 2], size, options);
+      if (size > 0) parts[k] = await readExact(this.source, loc.slots[k * 2], size, dataRead(options));
     }
     return this.decode(loc, sel, undefined, 0, parts);
   }
@@ -508,9 +491,9 @@ export class MldfReader implements FormatReader {
   }
 }
 
-/** Opens an MLDF file from any byte source (memory, Blob, HTTP range, local file). */
-export function openMldf(source: ByteSource, options?: MldfOpenOptions): Promise<MldfReader> {
-  return MldfReader.open(source, options);
+/** The request of a value read: the caller's signal, when it gave one. */
+function dataRead(options: ReadOptions): ReadExactOptions {
+  return options.signal ? { format: FORMAT_ID, what: 'data', signal: options.signal } : DATA_READ;
 }
 
 function grow(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {

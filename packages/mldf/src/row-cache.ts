@@ -1,4 +1,4 @@
-import { type Awaitable, type ByteSource, checkRange, formatErrors, type ReadOptions } from '@binscope/core';
+import { type Awaitable, type ByteSource, type ReadOptions, readExact } from '@binscope/core';
 import { FORMAT_ID, type MldfHeader } from './layout.js';
 
 const METADATA_PAGE_BYTES = 1 << 20;
@@ -46,13 +46,11 @@ export class RowCache {
     const loaded =
       this.rowSize === 0
         ? new Uint8Array(0)
-        : readRange(
-            this.source,
-            this.header.metadataPtr + first * this.rowSize,
-            rows * this.rowSize,
-            options,
-            'metadata table',
-          );
+        : readExact(this.source, this.header.metadataPtr + first * this.rowSize, rows * this.rowSize, {
+            format: FORMAT_ID,
+            what: 'metadata table',
+            signal: options.signal,
+          });
     const store = (bytes: Uint8Array) => {
       if (this.pages.size >= this.maxPages) this.pages.delete(this.pages.keys().next().value as number);
       const p: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
@@ -65,37 +63,4 @@ export class RowCache {
   clear(): void {
     this.pages.clear();
   }
-}
-
-/** Reads an exact range, synchronously when the source answers synchronously. */
-export function readRange(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  options: ReadOptions,
-  what = 'data',
-): Awaitable<Uint8Array> {
-  if (!(Number.isSafeInteger(offset) && offset >= 0 && length >= 0 && offset + length <= source.size))
-    checkRange(source, offset, length, { format: FORMAT_ID, what });
-  const out = source.read(offset, length, options);
-  return out instanceof Promise
-    ? out.then((bytes) => exact(source, offset, length, bytes, what))
-    : exact(source, offset, length, out, what);
-}
-
-function exact(
-  source: ByteSource,
-  offset: number,
-  length: number,
-  out: Uint8Array,
-  what: string,
-): Uint8Array {
-  if (out.byteLength !== length) {
-    throw formatErrors(FORMAT_ID, source.name)(
-      'Truncated',
-      `${what} ends early: got ${out.byteLength} of ${length} bytes`,
-      offset,
-    );
-  }
-  return out;
 }

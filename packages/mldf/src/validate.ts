@@ -1,22 +1,19 @@
-import { type ByteSource, ProblemList, type ValidateOptions, type ValidationReport } from '@binscope/core';
+import type { ProblemList, ValidateOptions } from '@binscope/core';
 import { checkContent } from './checks.js';
-import { FORMAT_ID } from './layout.js';
-import { parseStructure } from './parse.js';
+import type { MldfStructure } from './parse.js';
 import { MldfReader } from './read.js';
 
 /**
- * Every M-rule, never throwing for bad input: validate mode of the one parse (header,
- * descriptors, layout), then the content checks including every payload.
+ * What validate and inspect check past a clean structure (the parse's job is M1–M4): the
+ * checksums, every value's struct and range, the allocation table, and every payload (M5–M7),
+ * each defect recorded. Inspect reports exactly what validate does, so the two cannot disagree.
  */
-export async function validateMldf(
-  source: ByteSource,
+export async function checkMldf(
+  parsed: MldfStructure,
+  problems: ProblemList,
   options: ValidateOptions = {},
-): Promise<ValidationReport> {
-  const problems = new ProblemList(FORMAT_ID, { mode: 'validate', file: source.name });
-  const parsed = await parseStructure(source, problems, options);
-  if (parsed.readable) {
-    const reader = MldfReader.fromStructure(source, parsed, [], options);
-    await checkContent(reader, problems, { ...options, payloads: true });
-  }
-  return problems.report();
+): Promise<void> {
+  if (!parsed.readable) return;
+  const reader = MldfReader.fromStructure(parsed.source, parsed, [], options);
+  await checkContent(reader, problems, { ...options, payloads: true });
 }

@@ -70,7 +70,8 @@ export interface SampleOptions extends ReadOptions {
    * aligned) are views into memory this reader reuses, valid only until the next `reuse`
    * call (`sample`, `samples`) or, for `batches()`/`iterate()`, until the next batch is
    * requested. Saves allocating and first-touching fresh memory for every read; copy what
-   * you keep. Sources without `readAt` (memory, Blob, HTTP) ignore it. Default false.
+   * you keep. `sample`/`samples` borrow only from synchronous sources (memory, local files): a
+   * read in flight could not share the buffer, so Blob and HTTP sources ignore it there. Default false.
    */
   reuse?: boolean;
   /**
@@ -89,9 +90,8 @@ export interface IterateOptions extends SampleOptions {
   /** One past the last sample (default num_samples). */
   end?: number;
   /**
-   * Size of the sequential reads over the data region (default 4 MiB; 1 MiB with `reuse` on
-   * sources other than local files, so the window stays in cache while its samples are decoded).
-   * Local files read the next window on the thread pool while this one is decoded.
+   * Size of the sequential reads over the data region (default 4 MiB). The next window is read
+   * while this one is decoded: local files on the thread pool, other sources as they answer.
    */
   windowSize?: number;
   /**

@@ -126,10 +126,13 @@ describe('Node file writer', () => {
     const { openMldf } = await import('../src/index.js');
     const { openFile } = await import('@binscope/core/node');
     const countIn = async () => {
-      const reader = await openMldf(openFile(target));
-      const n = reader.numSamples;
-      await reader.close();
-      return n;
+      // Whoever opens a source closes it: the reader leaves it open.
+      const source = openFile(target);
+      try {
+        return (await openMldf(source)).numSamples;
+      } finally {
+        await source.close();
+      }
     };
     expect((await run(50)).done).toBe(true);
     expect(await countIn()).toBe(50);

@@ -15,7 +15,6 @@ it('exports exactly these names, entry by entry', async () => {
       'inspectMldf',
       'mldfFormat',
       'mldfPlugin',
-      'mldfRecords',
       'openMldf',
       'storedChecksums',
       'validateMldf',
