@@ -19,7 +19,7 @@ export function tableView(t: TableInfo): TableView {
 }
 
 /**
- * The tables a plugin lists as it reads the file (UDF: every table of every dataset), listed
+ * The tables a plugin lists as it reads the file (say every table of every dataset), listed
  * as far as the page has asked and kept (up to MAX_LISTED) so picking one needs no second walk.
  */
 export class TableCatalogue {
