@@ -1,6 +1,6 @@
-import { MemoryDirectory, MemorySource, type ReadRequest } from '@binscope/core';
+import { BlobSource, MemoryDirectory, MemorySource, type ReadRequest } from '@binscope/core';
 import { describe, expect, it } from 'vitest';
-import { CoverageDirectory, CoverageSource } from '../src/worker/counting';
+import { Coverage, CoverageDirectory, CoverageSource, covered } from '../src/worker/counting';
 
 // The page's byte counter wraps every local file; it implements the one read method and hands
 // each request on as made, so the inner source's fast paths (a synchronous answer, `into`,
@@ -35,6 +35,17 @@ describe('CoverageSource', () => {
     expect(seen).toEqual([request, request]);
     expect(source.coverage.bytes).toBe(24);
     expect(source.coverage.reads).toBe(2);
+  });
+
+  it('keeps a browser File a BlobSource (a format may mount the Blob itself) and counts its reads', async () => {
+    const coverage = new Coverage();
+    const source = covered(new BlobSource(new Blob([bytes]), 'f.bin'), coverage);
+    expect(source).toBeInstanceOf(BlobSource);
+    expect(source.name).toBe('f.bin');
+    expect([...(await source.read(2, 3))]).toEqual([2, 3, 4]);
+    expect(coverage.bytes).toBe(3);
+    const memory = covered(new MemorySource(bytes, 'm'));
+    expect(memory.read(0, 1)).not.toBeInstanceOf(Promise);
   });
 
   it('totals a folder’s reads across its files', async () => {

@@ -15,7 +15,7 @@ import {
 } from '@binscope/core';
 import { HttpSource } from '@binscope/core/http';
 import type { InputFile, SessionFile } from '../protocol';
-import { CoverageDirectory, CoverageSource } from './counting';
+import { CoverageDirectory, covered } from './counting';
 import { explainFetchFailure } from './fetch-failure';
 import { registry } from './registry';
 import { SessionFiles } from './session-files';
@@ -115,7 +115,7 @@ export async function openFiles(
   let best: { path: string; source: ByteSource; detection: Detection; rank: number } | undefined;
   for (const [k, f] of paths.entries()) {
     if (k >= 512) break;
-    const source = new CoverageSource(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
+    const source = covered(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
     const detection = await registry().detect(fileTarget(source), { signal });
     list[k].format = detection.format;
     const rank = detection.role ? RANK[detection.role] : 0;
