@@ -1,4 +1,10 @@
-import { type Awaitable, BlobSource, type ByteSource, type DirectorySource, type ReadRequest } from '@binscope/core';
+import {
+  type Awaitable,
+  BlobSource,
+  type ByteSource,
+  type DirectorySource,
+  type ReadRequest,
+} from '@binscope/core';
 
 /**
  * The distinct bytes read so far, as merged [start, end) intervals. Core's CountingSource
