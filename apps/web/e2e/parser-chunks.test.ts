@@ -16,6 +16,7 @@ const PARSER_MARKERS: Record<string, string> = {
   udf: 'lookup entries are not sorted by hash',
   taridx: 'no tar header at the row offset',
   scdl: 'ROWPTR has 0 entries',
+  h5ad: 'neither X nor raw.X holds a matrix',
 };
 
 /** Every format of the list that has a parser (detection-only entries have none). */
