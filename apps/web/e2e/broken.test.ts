@@ -83,8 +83,11 @@ describe.skipIf(!ready)('broken files: every readable column and sample is shown
     expect(badSamples.length).toBeGreaterThan(0);
 
     const page = await open(file);
-    await page.getByTestId('sample-card').first().waitFor();
-    const cards = await page.$$eval('[data-testid="sample-card"]', (els) =>
+    await page.getByTestId('record-card').first().waitFor();
+    // The records' schema: the sample number, then the file's fields.
+    const fields = await page.locator('[data-testid="column-picker"] input').count();
+    expect(fields).toBe(reader.fields.length + 1);
+    const cards = await page.$$eval('[data-testid="record-card"]', (els) =>
       els.map((e) => ({
         title: e.querySelector('h3')?.textContent ?? '',
         bad: e.getAttribute('data-bad') === 'true',
@@ -93,12 +96,12 @@ describe.skipIf(!ready)('broken files: every readable column and sample is shown
       })),
     );
     expect(cards.length).toBe(Math.min(12, reader.numSamples));
-    expect(cards.filter((c) => c.bad).map((c) => c.title)).toEqual(badSamples.map((i) => `sample ${i}`));
+    expect(cards.filter((c) => c.bad).map((c) => c.title)).toEqual(badSamples.map((i) => `record ${i}`));
     for (const card of cards) {
-      expect(card.fields).toBe(reader.fields.length);
+      expect(card.fields).toBe(fields);
       // A bad sample shows its readable fields; only the bad value(s) carry an error.
       if (card.bad) expect(card.fieldErrors).toBeGreaterThan(0);
-      if (card.bad) expect(card.fieldErrors).toBeLessThan(reader.fields.length);
+      if (card.bad) expect(card.fieldErrors).toBeLessThan(fields);
       else expect(card.fieldErrors).toBe(0);
     }
     const codes = await page.$$eval('dd [data-testid="item-error"]', (els) =>

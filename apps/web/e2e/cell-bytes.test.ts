@@ -69,12 +69,20 @@ describe.skipIf(!ready)('data cells link back to their bytes', () => {
   it('UDF: a table cell highlights its element, which decodes to the value shown', async () => {
     page = await browser.context.newPage();
     await openSample(page, site.url, 'udf');
-    await page.getByTestId('udf-tables').getByRole('button', { name: 'points' }).click();
-    const cell = page.getByTestId('udf-table-content').getByTestId('bytes-cell').nth(3);
+    // A table the plugin lists by reading the file; its rows are the table's elements.
+    const picker = page.getByTestId('table-picker');
+    await picker.waitFor();
+    const label = (await picker.locator('option').allTextContents()).find((t) => t.startsWith('frame_times'));
+    expect(label).toBeDefined();
+    await picker.selectOption({ label: label! });
+    const cell = page.getByTestId('records-table').getByTestId('bytes-cell').nth(3);
+    await cell.waitFor();
     const shown = Number(await cell.textContent());
     const bytes = await followToBytes(page, cell);
-    expect(bytes.length).toBe(4);
-    expect(view(bytes).getFloat32(0, true)).toBe(shown);
+    expect([4, 8]).toContain(bytes.length);
+    expect(bytes.length === 4 ? view(bytes).getFloat32(0, true) : view(bytes).getFloat64(0, true)).toBe(
+      shown,
+    );
     await screenshot(page, 'cell-bytes-udf');
     await page.close();
   });
@@ -94,7 +102,7 @@ describe.skipIf(!ready)('data cells link back to their bytes', () => {
   it('MLDF: the bytes button of a value highlights its payload, which is the text shown', async () => {
     page = await browser.context.newPage();
     await openSample(page, site.url, 'mldf');
-    const card = page.getByTestId('sample-card').nth(3);
+    const card = page.getByTestId('record-card').nth(3);
     const caption = card.locator('dt', { hasText: 'caption' });
     const text = await caption.locator('xpath=following-sibling::dd[1]').textContent();
     const bytes = await followToBytes(page, caption.getByTestId('bytes-button'));
@@ -103,32 +111,41 @@ describe.skipIf(!ready)('data cells link back to their bytes', () => {
     await page.close();
   });
 
-  it('SCDL: the nnz of a row highlights its values in the DATA file', async () => {
+  it('SCDL: the values of a row highlight them in the DATA file', async () => {
     page = await browser.context.newPage();
     await openSample(page, site.url, 'scdl');
-    const row = page.getByTestId('scdl-rows').locator('tbody tr').nth(2);
-    const genes = (await row.locator('td.genes').textContent()) ?? '';
-    const shown = [...genes.matchAll(/=(\S+)/g)].map((m) => Number(m[1]));
-    const bytes = await followToBytes(page, row.getByTestId('bytes-cell'));
+    const card = page.getByTestId('record-card').nth(2);
+    const label = card.locator('dt', { hasText: 'values' });
+    // "[3] 4, 1, 4": the list's length, then its items.
+    const text = (await label.locator('xpath=following-sibling::dd[1]').textContent()) ?? '';
+    const shown = text
+      .replace(/^\[\d+\]/, '')
+      .split(',')
+      .map(Number);
+    expect(shown.length).toBeGreaterThan(0);
+    const bytes = await followToBytes(page, label.getByTestId('bytes-button'));
     const values = Array.from({ length: bytes.length / 4 }, (_, i) => view(bytes).getFloat32(i * 4, true));
     expect(values).toEqual(shown);
     await page.close();
   });
 
-  it('TARIDX: the number of a sample highlights its rows in the index, holding its key hash', async () => {
+  it('TARIDX: the members of a sample highlight its rows in the index, holding their offsets', async () => {
     page = await browser.context.newPage();
     await openSample(page, site.url, 'taridx');
-    const row = page.getByTestId('taridx-samples').locator('tbody tr').nth(1);
-    await row.getByTestId('member').first().waitFor();
-    const members = await row.getByTestId('member').count();
-    const hash = /xxh64 ([0-9a-f]{16})/.exec((await row.locator('td.key').getAttribute('title')) ?? '')?.[1];
-    expect(hash).toBeDefined();
-    const bytes = await followToBytes(page, row.getByTestId('bytes-cell'));
+    const card = page.getByTestId('record-card').nth(1);
+    const label = card.locator('dt', { hasText: 'members' });
+    const rows = label.locator('xpath=following-sibling::dd[1]').locator('tbody tr');
+    await rows.first().waitFor();
+    const members = await rows.count();
+    const offsets = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.children[2].textContent)));
+    const bytes = await followToBytes(page, label.getByTestId('bytes-button'));
     expect(bytes.length).toBe(32 * members);
-    const le = Buffer.from(hash as string, 'hex')
-      .reverse()
-      .toString('hex');
-    expect(Buffer.from(bytes).toString('hex')).toContain(le);
+    // Each 32-byte row holds its member's offset in the shard (u64, little-endian).
+    for (const [i, offset] of offsets.entries()) {
+      const le = Buffer.alloc(8);
+      le.writeBigUInt64LE(BigInt(offset));
+      expect(Buffer.from(bytes.subarray(32 * i, 32 * i + 32)).toString('hex')).toContain(le.toString('hex'));
+    }
     await page.close();
   });
 });

@@ -20,12 +20,12 @@ export const formatCases: FormatCase[] = [
   {
     format: 'udf',
     open: (page) => pickFiles(page, [vector('udf', 'nested_text_json', 'nested_text_json.udf')]),
-    dataReady: 'udf-graph',
+    dataReady: 'record-card',
   },
   {
     format: 'mldf',
     open: (page) => dropFiles(page, [vector('mldf', 'ndarray_image', 'ndarray_image.mldf')]),
-    dataReady: 'sample-card',
+    dataReady: 'record-card',
   },
   {
     format: 'taridx',
@@ -38,12 +38,12 @@ export const formatCases: FormatCase[] = [
           .map((f) => join(dir, f)),
       );
     },
-    dataReady: 'member',
+    dataReady: 'record-card',
   },
   {
     format: 'scdl',
     open: (page) => pickFolder(page, vector('scdl', 'basic_float32_raw', 'archive')),
-    dataReady: 'scdl-rows',
+    dataReady: 'record-card',
   },
 ];
 

@@ -5,7 +5,7 @@ import { openPath } from '@binscope/core/node';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { inspectedFormat } from '../src/worker/inspect-mode';
-import { registry } from '../src/worker/plugins';
+import { registry as currentRegistry } from '../src/worker/registry';
 import { chromiumPresent, useSiteAndBrowser } from './browser';
 import {
   distDir,
@@ -41,6 +41,7 @@ function invalidVectors(): Array<{ format: string; name: string; path: string; e
 /** What the page must show: the format's inspect mode run on the same bytes, in Node. */
 async function expectedInspection(path: string): Promise<InspectResult | undefined> {
   const target = openPath(path);
+  const registry = currentRegistry();
   const format = inspectedFormat(await registry.detect(target), registry);
   const plugin = format ? await registry.load(format.id) : undefined;
   const result = await plugin?.inspectTarget(target);

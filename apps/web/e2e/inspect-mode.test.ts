@@ -15,9 +15,15 @@ import { inspectedFormat, inspectTree, locatedDefect, nodeView } from '../src/wo
 
 // The worker's side of the broken-file view, without a browser: a fake format whose inspect
 // mode returns a hand-made partial tree with a defect four levels down and a warning before it
-// in tree order.
+// in tree order. The error is in the part file the deep nodes name (a problem naming no file is
+// about the root's own file, and the deep nodes are not in it).
 const warning: Problem = { code: 'ReservedNonZero', message: 'padding byte is 0x7', offset: 12 };
-const error: Problem = { code: 'InvalidValue', message: 'crc is 0x1, expected 0x2', offset: 40 };
+const error: Problem = {
+  code: 'InvalidValue',
+  message: 'crc is 0x1, expected 0x2',
+  offset: 40,
+  file: 'part.bin',
+};
 
 function deepTree(): InspectNode {
   return node('deep.bin', 'file', 0, 200, {
@@ -40,7 +46,7 @@ function deepTree(): InspectNode {
 function fakePlugin(calls: string[]): AnyFormatPlugin {
   return {
     id: 'fake',
-    specificationVersion: 'v1',
+    specificationVersion: 2,
     title: 'fake',
     kind: 'file',
     extensions: ['fake'],
@@ -79,7 +85,7 @@ describe('the worker turns an inspect-mode result into what the page selects', (
       'part.bin',
     ]);
     const crc = first?.nodes.at(-1);
-    expect(crc?.problems).toEqual([{ ...error, file: undefined, format: undefined, severity: 'error' }]);
+    expect(crc?.problems).toEqual([{ ...error, format: undefined, severity: 'error' }]);
     const padding = nodeView(tree.root.children![0].children![1], undefined, tree.located);
     expect(padding.problems?.map((p) => p.severity)).toEqual(['warning']);
     expect(nodeView(tree.root.children![0].children![0], undefined, tree.located).problems).toBeUndefined();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSamples } from '../samples/make-samples';
+import { makeLargeSamples } from './large-samples';
 import { chromiumPresent, launchBrowser } from './browser';
 import { detectedFormat, distDir, pickFiles, pickFolder, waitForValidation } from './helpers';
 import { type StaticServer, startStaticServer } from './server';
@@ -32,7 +32,7 @@ describe.skipIf(!ready)('validation shows a percentage, with cancel', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'binscope-e2e-progress-'));
     // Large enough that validating takes many steps; written by the project's writers.
-    const { files } = await makeSamples({ scbf: 0, mldf: 500, udf: 400, taridx: 150, scdl: 40000 });
+    const { files } = await makeLargeSamples({ scbf: 0, mldf: 500, udf: 400, taridx: 150, scdl: 40000 });
     for (const [path, bytes] of files) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), bytes);

@@ -5,7 +5,8 @@ import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { detectedFormat, distDir, screenshot, treeNodes, waitForValidation } from './helpers';
 
 const ready = chromiumPresent && existsSync(join(distDir, 'index.html'));
-const FORMATS = ['scbf', 'mldf', 'udf', 'taridx', 'scdl'];
+// In the order of the format list (@binscope/formats), which the page keeps.
+const FORMATS = ['scbf', 'udf', 'mldf', 'taridx', 'scdl'];
 
 describe.skipIf(!ready)('sample files written at build time', () => {
   const live = useSiteAndBrowser();

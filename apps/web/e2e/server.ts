@@ -27,7 +27,13 @@ export interface StaticServer {
  */
 export async function startStaticServer(
   root: string,
-  options: { cors?: boolean; spa?: boolean; delayMs?: number } = {},
+  options: {
+    cors?: boolean;
+    spa?: boolean;
+    delayMs?: number;
+    /** Files served at these paths besides the folder's (a test's plugin module). */
+    extra?: Record<string, string>;
+  } = {},
 ): Promise<StaticServer> {
   const base = resolve(root);
   const served = new Map<string, number>();
@@ -55,8 +61,8 @@ export async function startStaticServer(
       return;
     }
     const pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    let file = normalize(join(base, pathname));
-    if (file !== base && !file.startsWith(base + sep)) {
+    let file = options.extra?.[pathname] ?? normalize(join(base, pathname));
+    if (!options.extra?.[pathname] && file !== base && !file.startsWith(base + sep)) {
       res.writeHead(403).end();
       return;
     }

@@ -46,17 +46,26 @@ describe.skipIf(!ready)('TARIDX over GNU tar --format=posix shards', () => {
     await page.getByTestId('drop-zone').waitFor();
     await pickFiles(page, [join(dir, 'train.taridx'), join(dir, 'train_0.tar')]);
     await page.getByRole('tab', { name: 'Data' }).click();
-    const members = page.getByTestId('member');
-    await members.first().waitFor();
     // Four rows in the index (x, ü.cls, x, ü.json), two members.
-    expect(await members.allTextContents()).toEqual([
-      expect.stringMatching(/^\.cls/),
-      expect.stringMatching(/^\.json/),
+    const members = page.getByTestId('record-card').first().locator('table.nested tbody tr');
+    await members.first().waitFor();
+    expect(await members.evaluateAll((trs) => trs.map((tr) => tr.children[0].textContent))).toEqual([
+      'cls',
+      'json',
     ]);
-    await members.first().click();
-    const preview = page.getByTestId('member-preview');
-    await preview.locator('pre.payload').waitFor();
-    expect(await preview.locator('pre.payload').textContent()).toBe('3');
+    // The samples table reads each member's payload: the file, not its PAX record.
+    await page.getByTestId('table-picker').selectOption('samples');
+    const card = page.getByTestId('record-card').first();
+    const cls = card.locator('dt', { hasText: /^cls/ }).locator('xpath=following-sibling::dd[1]');
+    await cls.getByTestId('bytes-value').waitFor();
+    expect(await cls.locator('pre').last().textContent()).toBe('3');
+    expect(
+      (await page.locator('[data-testid="column-picker"] label').allTextContents()).map((t) => t.trim()),
+    ).toEqual([
+      expect.stringMatching(/^key /),
+      expect.stringMatching(/^cls /),
+      expect.stringMatching(/^json /),
+    ]);
     await page.close();
   });
 });

@@ -53,3 +53,8 @@ export function displayValue(value: unknown, depth = 0): string {
 export function hexDumpLines(hex: string): string {
   return hexDump(fromHex(hex));
 }
+
+/** "A, B and C" (or "A" alone). */
+export function listWords(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}

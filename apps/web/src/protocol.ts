@@ -1,14 +1,18 @@
 /**
- * The messages between the page and the parsing worker. The worker owns every byte source
- * and reader; the page only ever holds small, structured-clonable answers (a page of tree
- * nodes, a window of bytes, a page of records), so a multi-GB file never crosses over.
+ * The messages between the page and the parsing worker. The worker owns every byte source,
+ * plugin and reader; the page only ever holds small, structured-clonable answers (a page of
+ * tree nodes, a window of bytes, a page of records), so a multi-GB file never crosses over.
+ * Nothing here names a format: formats, schemas and converters arrive as data.
  */
 import type {
   Candidate,
-  JsonRecord,
+  FormatRole,
   JsonValue,
   NearMiss,
+  OptionSpec,
+  OptionValues,
   Problem,
+  Schema,
   Summary,
   ValidationReport,
 } from '@binscope/core';
@@ -23,7 +27,20 @@ export type OpenInput =
   /** A picker selection or a drop: one file, several, or a folder's files (`folder` set). */
   { kind: 'files'; files: InputFile[]; folder?: string } | { kind: 'url'; url: string };
 
-/** What the page needs to draw a tree row. `file` is already inherited from ancestors. */
+/** An entry of the worker's format list (built-in and loaded plugins), for the page's texts. */
+export interface FormatEntry {
+  id: string;
+  title: string;
+  kind: 'file' | 'directory';
+  role: FormatRole;
+  extensions: readonly string[];
+}
+
+/**
+ * What the page needs to draw a tree row. `file` is the session path of the file the node's
+ * bytes are in (see SessionInfo.files), inherited from ancestors; undefined only for nodes
+ * that stand for a folder and own no bytes.
+ */
 export interface TreeNodeView {
   name: string;
   kind: string;
@@ -49,9 +66,6 @@ export interface LocatedDefect extends NodeProblem {
   nodes: TreeNodeView[];
 }
 
-/** Which format-specific data view fits the opened thing. */
-export type DataViewKind = 'scbf' | 'mldf' | 'scdl' | 'udf' | 'taridx' | 'h5ad' | 'records' | 'none';
-
 export interface ByteStats {
   /** Bytes actually read from the files or fetched over the network so far. */
   bytesRead: number;
@@ -70,42 +84,74 @@ export interface SerializedError {
   file?: string;
 }
 
+/** A table of records the data view can page through: '' is the reader's main records. */
+export interface TableView {
+  name: string;
+  title: string;
+  schema: Schema;
+  /** How many records, when the reader knows without reading them. */
+  count?: number;
+}
+
+/** A conversion the registry offers for the opened format, as declared by its package. */
+export interface ConverterView {
+  id: string;
+  title: string;
+  to: string;
+  output: 'file' | 'directory';
+  extensions: readonly string[];
+  options: readonly OptionSpec[];
+}
+
+/** One file of the session: `path` is the one name the page and worker use for it. */
+export interface SessionFile {
+  path: string;
+  size: number;
+  /** The format detected for it on its own, when it was looked at. */
+  format?: string | null;
+}
+
 export interface SessionInfo {
   sessionId: number;
   /** The file or folder name (or URL) shown to the user. */
   name: string;
   source: 'file' | 'directory' | 'url';
-  /** The single file being shown, when the session is a file (even when siblings came along). */
+  /** Session path of the single file being shown (file sessions, even with siblings). */
   mainFile?: string;
   /** Size of the main file (file sessions). */
   mainSize?: number;
-  /** Plugin id, 'tar' for a plain tar shard, 'h5ad' for AnnData input, or null when unknown. */
+  /** The detected entry's id, or null when nothing matched. */
   format: string | null;
+  /** The detected entry's role; a plugin reads only 'format' entries and convertibles that have one. */
+  role?: FormatRole;
   title: string;
   candidates: Candidate[];
   /** The first bytes, hex, for the unknown view. */
   headHex: string;
   /** For an unknown file: the format it nearly is, and the first byte that differs. */
   nearMiss?: NearMiss;
-  /** Files of a folder session (or files dropped together), with sizes. */
-  files: Array<{
-    path: string;
-    size: number;
-    format?: string | null;
-    /**
-     * What to send as `file` to read this file's bytes: the name the tree uses for it (tree
-     * names of a single file are relative to that file's folder), or its folder path after
-     * a '/' when it lies outside that folder and no tree node can own its bytes.
-     */
-    ref: string;
-  }>;
+  /**
+   * Every file of the session (a folder's, or the files picked together), by session path:
+   * paths relative to what was opened, as picked. Tree nodes, byte locations and byte
+   * requests all name files this way.
+   */
+  files: SessionFile[];
+  /** The file whose bytes are shown first (the defect's, the tree's first, or the main file). */
+  initialFile?: string;
   /** Opening (header parse) failed: the format matched but the file is broken. */
   openError?: SerializedError;
   summary?: Summary;
   root?: TreeNodeView;
   /** Every problem inspect mode marked in the tree, in check order (errors first). */
   located: LocatedDefect[];
-  view: DataViewKind;
+  /** The record tables of the open reader known at open (none when nothing could be opened). */
+  tables: TableView[];
+  /** The plugin lists further tables as it reads the file: ask for them a page at a time ('tables'). */
+  listsTables: boolean;
+  /** Conversions from this format. */
+  converters: ConverterView[];
+  /** A plugin reads this: validation can run. */
+  canValidate: boolean;
   /** Validation runs without asking for local files; over HTTP it would fetch everything. */
   autoValidate: boolean;
 }
@@ -122,13 +168,83 @@ export interface NodeLocation {
   nodes: TreeNodeView[];
 }
 
-/** Format-specific view queries answered by the worker's data-view providers. */
-export interface ViewQuery {
-  op: string;
-  [key: string]: JsonValue | undefined;
+/** Where a value's bytes are: a range of one session file (SessionInfo.files). */
+export interface LocationView {
+  file?: string;
+  offset: number;
+  length: number;
+}
+
+/**
+ * A value as the page draws it, chosen by the field's logical type (never by format), cut to
+ * what a page of records can carry: long text and JSON clipped, large arrays and byte strings
+ * previewed by their head. Bytes travel as transferred buffers, never as JSON arrays.
+ */
+export type ViewValue =
+  | { kind: 'null' }
+  | { kind: 'number'; text: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'string'; text: string; length: number }
+  | {
+      kind: 'bytes';
+      size: number;
+      /** The first bytes, or all of them when `complete`. */
+      head: Uint8Array;
+      complete: boolean;
+      mediaType?: string;
+      /** The bytes as text, when they decode as UTF-8 without control characters. */
+      text?: string;
+    }
+  | {
+      kind: 'image';
+      width: number;
+      height: number;
+      channels: number;
+      mode?: number;
+      /** Absent when the image is too large for a page (the detail view asks for it). */
+      pixels?: Uint8Array;
+    }
+  | { kind: 'ndarray'; dtype: string; shape: number[]; count: number; values: string[] }
+  | { kind: 'json'; text: string; length: number }
+  | { kind: 'list'; items: ViewValue[]; count: number }
+  | { kind: 'struct'; fields: Array<[string, ViewValue]> };
+
+export interface RecordView {
+  /** Position in its table. */
+  index: number;
+  /** By field; a field missing here is absent from the record (or could not be read: see errors). */
+  values: Record<string, ViewValue>;
+  locations: Record<string, LocationView[]>;
+  /** The record stands in for one the format could not read. */
+  problem?: SerializedError;
+  /** Values that could not be read, by field. */
+  errors?: Record<string, SerializedError>;
+}
+
+export interface RecordsPage {
+  table: string;
+  offset: number;
+  /** The fields asked for, in order. */
+  columns: string[];
+  records: RecordView[];
+  /** There are records after this page. */
+  more: boolean;
+  /** Columns that could not be read at all for this page: their cells are blank. */
+  columnErrors: Record<string, SerializedError>;
+}
+
+export interface ConvertResult {
+  /** What was written: `<input>.<ext>` for a file, the folder's name for a directory. */
+  name: string;
+  output: 'file' | 'zip' | 'directory';
+  warnings: string[];
+  details: { [key: string]: JsonValue };
 }
 
 export type Request =
+  | { type: 'formats' }
+  /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
+  | { type: 'loadPlugin'; url?: string; file?: File }
   | { type: 'open'; input: OpenInput }
   | { type: 'close'; sessionId: number }
   | { type: 'children'; sessionId: number; path: number[]; start: number; end: number }
@@ -140,20 +256,33 @@ export type Request =
   | { type: 'validate'; sessionId: number }
   /** The format's inspect mode, once validation found problems: the tree with them marked. */
   | { type: 'inspect'; sessionId: number }
-  | { type: 'records'; sessionId: number; offset: number; limit: number; columns?: string[] }
-  | { type: 'view'; sessionId: number; query: ViewQuery }
-  | { type: 'stats'; sessionId: number }
-  /** Converts the session's .h5ad file(s) to SCDL, into `directory` (File System Access) or a zip. */
   | {
-      type: 'convertH5ad';
+      type: 'records';
       sessionId: number;
-      options: H5adConvertOptions;
+      table: string;
+      offset: number;
+      limit: number;
+      columns?: string[];
+    }
+  /** Tables the plugin lists by reading the file, [offset, offset + limit) of its listing. */
+  | { type: 'tables'; sessionId: number; offset: number; limit: number }
+  /** One value of one record, previewed at detail size (a larger image, more of a byte string). */
+  | { type: 'value'; sessionId: number; table: string; index: number; field: string }
+  | { type: 'stats'; sessionId: number }
+  /** Runs a declared converter on the session's input, into `directory` (File System Access) or memory. */
+  | {
+      type: 'convert';
+      sessionId: number;
+      converter: string;
+      values: OptionValues;
       directory?: FileSystemDirectoryHandle;
     }
-  /** Opens the archive the last in-memory conversion produced, as a new session. */
+  /** Opens what the last in-memory conversion produced, as a new session. */
   | { type: 'openConverted'; sessionId: number };
 
 export interface ResponseMap {
+  formats: FormatEntry[];
+  loadPlugin: FormatEntry[];
   open: SessionInfo;
   close: null;
   children: TreeNodeView[];
@@ -163,34 +292,13 @@ export interface ResponseMap {
   search: number | null;
   validate: ValidationReport;
   inspect: InspectedView;
-  records: JsonRecord[];
-  view: ViewResult;
+  records: RecordsPage;
+  tables: { tables: TableView[]; more: boolean };
+  value: ViewValue;
   stats: ByteStats;
-  convertH5ad: { result: ConvertH5adResult; zip?: Uint8Array };
+  /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */
+  convert: { result: ConvertResult; bytes?: Uint8Array };
   openConverted: SessionInfo;
-}
-
-export interface H5adConvertOptions {
-  dataDtype: string;
-  /** Cast values the data dtype cannot hold as numpy does (C10) instead of refusing them. */
-  lossyCast?: boolean;
-  useX: boolean;
-  /** obsp key for neighbor files, or '' for none. */
-  neighbors: string;
-}
-
-export interface ConvertH5adResult {
-  /** The archive folder's name (`<input>.scdl`). */
-  name: string;
-  output: 'zip' | 'directory';
-  warnings: string[];
-  result: { [key: string]: JsonValue };
-}
-
-/** A view answer: JSON plus, optionally, raw buffers (images, payloads, archive files). */
-export interface ViewResult {
-  json: JsonValue;
-  buffers?: Record<string, Uint8Array>;
 }
 
 export type Envelope = ({ id: number } & Request) | { id: number; type: 'cancel'; target: number };
@@ -200,4 +308,4 @@ export type Reply =
   | { id: number; ok: false; error: SerializedError; stats?: ByteStats }
   | { id: number; progress: { phase?: string; done: number; total?: number } };
 
-export type { Problem, Summary, ValidationReport, JsonRecord, JsonValue };
+export type { Problem, Schema, Summary, ValidationReport, JsonValue };

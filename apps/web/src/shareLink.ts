@@ -4,7 +4,7 @@ import { hexOffset, parseOffset } from './format';
 export interface ShareState {
   url: string;
   at?: number;
-  /** A member of the view other than the main file (an archive member, a shard). */
+  /** The session path of the file shown, when it is not the main file. */
   file?: string;
 }
 
@@ -17,9 +17,19 @@ export function readShareLink(search = location.search): ShareState | undefined 
   return { url, at, file: params.get('file') ?? undefined };
 }
 
-/** Puts the view in the address bar (no new history entry per click), so the link reopens it. */
+/** The format plugins the address bar asks for (?plugin=…, repeatable). */
+export function readPluginParams(search = location.search): string[] {
+  return new URLSearchParams(search).getAll('plugin');
+}
+
+/**
+ * Puts the view in the address bar (no new history entry per click), so the link reopens it;
+ * the plugins it names stay, since the file may need them.
+ */
 export function writeShareLink(state: ShareState): void {
-  const params = new URLSearchParams({ url: state.url });
+  const params = new URLSearchParams();
+  for (const plugin of readPluginParams()) params.append('plugin', plugin);
+  params.set('url', state.url);
   if (state.at !== undefined) params.set('at', `0x${hexOffset(state.at, 1)}`);
   if (state.file) params.set('file', state.file);
   const next = `?${params}`;

@@ -1,44 +1,43 @@
 import { createContext, type ReactNode, useContext } from 'react';
+import type { LocationView } from '../protocol';
 
-/** Where a value's bytes are: a range of the session's main file, or of `file` (a folder's member). */
-export interface ByteLocation {
-  file?: string;
-  offset: number;
-  length: number;
+/** Shows a range in the hex view (set by the App; data views call it when a value's bytes are asked for). */
+export const ShowBytesContext = createContext<((location: LocationView) => void) | null>(null);
+
+function describe(places: readonly LocationView[]): string {
+  const [first] = places;
+  const where = `${first.length} byte${first.length === 1 ? '' : 's'} at 0x${first.offset.toString(16)}${first.file ? ` of ${first.file}` : ''}`;
+  return places.length > 1 ? `${where} (the first of ${places.length} places it is stored in)` : where;
 }
-
-/** Shows a range in the hex view (set by the App; data views call it when a cell is clicked). */
-export const ShowBytesContext = createContext<((location: ByteLocation) => void) | null>(null);
 
 /**
  * A table cell whose value can be traced to its bytes: clicking it opens the structure tab
- * with those bytes highlighted in the hex view. `note` says what is highlighted when it is
- * not the value itself (e.g. the compressed block that holds it).
+ * with those bytes (the plugin's locations for the value; the first when there are several)
+ * selected in the hex view.
  */
 export function BytesCell({
-  location,
+  places,
   children,
   className,
-  note,
 }: {
-  location: ByteLocation | undefined;
+  places: readonly LocationView[] | undefined;
   children: ReactNode;
   className?: string;
-  note?: string;
 }) {
   const show = useContext(ShowBytesContext);
-  if (!show || !location) return <td className={className}>{children}</td>;
-  const where = `${location.length} byte${location.length === 1 ? '' : 's'} at 0x${location.offset.toString(16)}`;
+  if (!show || !places?.length) return <td className={className}>{children}</td>;
+  const [first] = places;
   return (
-    <td className={className}>
+    <td className={`${className ?? ''} linked`}>
       <button
         type="button"
         className="cell-link"
         data-testid="bytes-cell"
-        data-offset={location.offset}
-        data-length={location.length}
-        title={`show its bytes: ${note ? `${note}, ` : ''}${where}${location.file ? ` of ${location.file}` : ''}`}
-        onClick={() => show(location)}
+        data-offset={first.offset}
+        data-length={first.length}
+        data-file={first.file}
+        title={`show its bytes: ${describe(places)}`}
+        onClick={() => show(first)}
       >
         {children}
       </button>
@@ -46,28 +45,31 @@ export function BytesCell({
   );
 }
 
-/** A "bytes" button for a whole item (a table, a payload) rather than one cell. */
+/** A "bytes" button for a whole value (a card's field) rather than a table cell. */
 export function BytesButton({
-  location,
-  label = 'show bytes',
+  places,
+  label = 'bytes',
   what,
 }: {
-  location: ByteLocation;
+  places: readonly LocationView[] | undefined;
   label?: string;
   /** What the bytes are of, for the accessible name when many such buttons share a label. */
   what?: string;
 }) {
   const show = useContext(ShowBytesContext);
-  if (!show) return null;
+  if (!show || !places?.length) return null;
+  const [first] = places;
   return (
     <button
       type="button"
       className="bytes-button"
       data-testid="bytes-button"
-      data-offset={location.offset}
-      data-length={location.length}
+      data-offset={first.offset}
+      data-length={first.length}
+      data-file={first.file}
+      title={`show its bytes: ${describe(places)}`}
       aria-label={what ? `${label} of ${what}` : undefined}
-      onClick={() => show(location)}
+      onClick={() => show(first)}
     >
       {label}
     </button>

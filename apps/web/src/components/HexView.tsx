@@ -1,18 +1,17 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { ParserClient } from '../client';
-import { hexOffset, parseOffset } from '../format';
-import { HexRows } from './HexRows';
+import { HexHead, HexToolbar } from './hex/HexToolbar';
+import { useHexScroll } from './hex/useHexScroll';
+import { type HexCell, HexRows } from './HexRows';
 import { HexScrubber } from './HexScrubber';
 import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
 import { useHexBytes } from './useHexBytes';
 import { useViewportSize } from './useViewportSize';
 
-const ROW_HEIGHT = 20;
-
 export interface HexViewProps {
   client: ParserClient;
   sessionId: number;
-  /** The file whose bytes are shown (undefined: the session's main file). */
+  /** The session path of the file whose bytes are shown. */
   file: string | undefined;
   label: string;
   size: number;
@@ -49,19 +48,8 @@ export function HexView(props: HexViewProps) {
   const offsetWidth = Math.max(8, size.toString(16).length);
   // 16 bytes per row where they fit, 8 (or 4) on narrow screens, so the ASCII column is never clipped.
   const bytesPerRow = bytesPerRowFor(width, charWidth, offsetWidth);
-  const [goto, setGoto] = useState('');
-
-  const totalRows = Math.max(1, Math.ceil(size / bytesPerRow));
-  const visibleRows = Math.max(1, Math.floor(height / ROW_HEIGHT));
-  const maxTopRow = Math.max(0, totalRows - visibleRows);
-  // The first shown row is kept as a byte offset, so a change of bytes per row keeps the place.
-  const [topOffset, setTopOffset] = useState(0);
-  const firstRow = Math.min(Math.floor(topOffset / bytesPerRow), maxTopRow);
-  const setFirstRow = useCallback(
-    (row: number) => setTopOffset(Math.max(0, Math.min(maxTopRow, Math.round(row))) * bytesPerRow),
-    [maxTopRow, bytesPerRow],
-  );
-
+  const scroll = useHexScroll(scrollRef, { size, bytesPerRow, height, resetKey: `${sessionId}:${file}` });
+  const { firstRow, visibleRows, totalRows, ensureVisible } = scroll;
   const { byteAt, version, error } = useHexBytes(
     client,
     sessionId,
@@ -69,46 +57,6 @@ export function HexView(props: HexViewProps) {
     size,
     firstRow * bytesPerRow,
     (firstRow + visibleRows + 1) * bytesPerRow,
-  );
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new file starts at its top.
-  useEffect(() => setTopOffset(0), [file, sessionId]);
-
-  // The wheel scrolls rows: a line-mode notch is a row, a pixel-mode notch (~100 px) a few.
-  const wheelRest = useRef(0);
-  useEffect(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    const onWheel = (event: WheelEvent) => {
-      if (event.ctrlKey) return; // pinch zoom
-      event.preventDefault();
-      const rows =
-        event.deltaMode === 1
-          ? event.deltaY
-          : event.deltaMode === 2
-            ? event.deltaY * visibleRows
-            : (wheelRest.current + event.deltaY) / ROW_HEIGHT;
-      const whole = Math.trunc(rows);
-      wheelRest.current = event.deltaMode === 0 ? (rows - whole) * ROW_HEIGHT : 0;
-      if (whole !== 0) setTopOffset((top) => clampTop(Math.floor(top / bytesPerRow) + whole));
-    };
-    const clampTop = (row: number) => Math.max(0, Math.min(maxTopRow, row)) * bytesPerRow;
-    el.addEventListener('wheel', onWheel, { passive: false });
-    return () => el.removeEventListener('wheel', onWheel);
-  }, [visibleRows, maxTopRow, bytesPerRow]);
-
-  const ensureVisible = useCallback(
-    (offset: number, center = false) => {
-      const row = Math.floor(offset / bytesPerRow);
-      if (!center && row >= firstRow && row < firstRow + visibleRows) return;
-      const target = center
-        ? row - Math.floor(visibleRows / 3)
-        : row < firstRow
-          ? row
-          : row - visibleRows + 1;
-      setFirstRow(target);
-    },
-    [firstRow, visibleRows, bytesPerRow, setFirstRow],
   );
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new request scrolls.
@@ -123,60 +71,25 @@ export function HexView(props: HexViewProps) {
   };
 
   const onKeyDown = (event: React.KeyboardEvent) => {
-    const page = visibleRows * bytesPerRow;
-    const rowStart = cursor - (cursor % bytesPerRow);
-    const steps: Record<string, number | undefined> = {
-      ArrowRight: cursor + 1,
-      ArrowLeft: cursor - 1,
-      ArrowDown: cursor + bytesPerRow,
-      ArrowUp: cursor - bytesPerRow,
-      PageDown: cursor + page,
-      PageUp: cursor - page,
-      Home: event.ctrlKey || event.metaKey ? 0 : rowStart,
-      End: event.ctrlKey || event.metaKey ? size - 1 : rowStart + bytesPerRow - 1,
-    };
-    if (event.key in steps) {
-      event.preventDefault();
-      move(steps[event.key]!);
-    } else if (event.key === 'Enter' || event.key === ' ') {
-      event.preventDefault();
-      onPick(cursor);
-    }
+    const target = keyTarget(event, cursor, bytesPerRow, visibleRows * bytesPerRow, size);
+    if (target === undefined) return;
+    event.preventDefault();
+    if (target === 'pick') onPick(cursor);
+    else move(target);
   };
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: byteAt reads the chunk cache; `version` says when it changed.
-  const rows = useMemo(() => {
-    void version;
-    const out: Array<{ row: number; cells: Array<{ offset: number; value: number | undefined }> }> = [];
-    for (let r = firstRow; r < Math.min(totalRows, firstRow + visibleRows); r++) {
-      const cells: Array<{ offset: number; value: number | undefined }> = [];
-      for (let i = 0; i < bytesPerRow; i++) {
-        const offset = r * bytesPerRow + i;
-        if (offset >= size) break;
-        cells.push({ offset, value: byteAt(offset) });
-      }
-      out.push({ row: r, cells });
-    }
-    return out;
-  }, [firstRow, visibleRows, totalRows, size, version, bytesPerRow]);
+  const rows = useMemo(
+    () => visibleCells(firstRow, Math.min(totalRows, firstRow + visibleRows), bytesPerRow, size, byteAt),
+    [firstRow, visibleRows, totalRows, size, version, bytesPerRow],
+  );
 
   const isSelected = useCallback(
     (o: number) => !!selection && o >= selection.start && o < selection.end,
     [selection],
   );
   const cellClass = useCallback(
-    (o: number) => {
-      let c = 'b';
-      if (selection && o >= selection.start && o < selection.end) {
-        c += ' sel';
-        if (o === selection.start) c += ' sel-start';
-        if (o === selection.end - 1) c += ' sel-end';
-      }
-      if (o === cursor) c += ' cur';
-      const field = fields ? fieldIndex(fields, o) : -1;
-      if (field >= 0) c += ` fld f${field % 4}`;
-      return c;
-    },
+    (o: number) => classOf(o, selection, cursor, fields),
     [selection, cursor, fields],
   );
   const cellFromEvent = (event: React.MouseEvent): number | undefined => {
@@ -196,55 +109,19 @@ export function HexView(props: HexViewProps) {
       <span ref={probeRef} className="ch-probe" aria-hidden="true">
         0000000000
       </span>
-      <div className="hex-toolbar">
-        <span className="hex-file" title={props.label}>
-          {props.label}
-        </span>
-        <span className="hex-sel" data-testid="hex-selection">
-          {selection
-            ? `${props.selectionLabel ? `${props.selectionLabel}: ` : ''}0x${hexOffset(selection.start, 1)}–0x${hexOffset(Math.max(selection.start, selection.end - 1), 1)} (${selection.end - selection.start} B)`
-            : 'no selection'}
-        </span>
-        <span className="hex-cursor">cursor 0x{hexOffset(cursor, 1)}</span>
-        <form
-          className="hex-goto"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const offset = parseOffset(goto);
-            if (offset !== undefined) {
-              move(offset);
-              ensureVisible(offset, true);
-              onPick(Math.min(offset, Math.max(0, size - 1)));
-            }
-          }}
-        >
-          <label>
-            go to{' '}
-            <input
-              value={goto}
-              onChange={(e) => setGoto(e.target.value)}
-              placeholder="0x1f0"
-              size={8}
-              aria-label="Go to offset"
-            />
-          </label>
-        </form>
-      </div>
+      <HexToolbar
+        label={props.label}
+        selection={selection}
+        selectionLabel={props.selectionLabel}
+        cursor={cursor}
+        onGoto={(offset) => {
+          move(offset);
+          ensureVisible(offset, true);
+          onPick(Math.min(offset, Math.max(0, size - 1)));
+        }}
+      />
       {props.tools && <div className="hex-tools">{props.tools}</div>}
-      <div className="hex-head" aria-hidden="true">
-        <span className="off" style={{ width: `${offsetWidth + 1}ch` }}>
-          offset
-        </span>
-        <span className={`hexcols w${bytesPerRow}`}>
-          {Array.from({ length: bytesPerRow }, (_, i) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the identity.
-            <span key={i} className="b">
-              {i.toString(16).padStart(2, '0')}
-            </span>
-          ))}
-        </span>
-        <span className={`ascii w${bytesPerRow}`}>ascii</span>
-      </div>
+      <HexHead bytesPerRow={bytesPerRow} offsetWidth={offsetWidth} />
       {error && (
         <div className="hex-error" role="alert">
           cannot read bytes: {error}
@@ -296,15 +173,90 @@ export function HexView(props: HexViewProps) {
         <HexScrubber
           controls={gridId}
           topRow={firstRow}
-          maxTopRow={maxTopRow}
+          maxTopRow={scroll.maxTopRow}
           visibleRows={visibleRows}
           totalRows={totalRows}
           bytesPerRow={bytesPerRow}
-          onRow={setFirstRow}
+          onRow={scroll.setFirstRow}
         />
       </div>
     </section>
   );
+}
+
+/** Where a key moves the cursor (arrows a byte or a row, pages, Home/End), or 'pick' for Enter. */
+function keyTarget(
+  event: React.KeyboardEvent,
+  cursor: number,
+  bytesPerRow: number,
+  page: number,
+  size: number,
+): number | 'pick' | undefined {
+  const rowStart = cursor - (cursor % bytesPerRow);
+  const whole = event.ctrlKey || event.metaKey;
+  switch (event.key) {
+    case 'ArrowRight':
+      return cursor + 1;
+    case 'ArrowLeft':
+      return cursor - 1;
+    case 'ArrowDown':
+      return cursor + bytesPerRow;
+    case 'ArrowUp':
+      return cursor - bytesPerRow;
+    case 'PageDown':
+      return cursor + page;
+    case 'PageUp':
+      return cursor - page;
+    case 'Home':
+      return whole ? 0 : rowStart;
+    case 'End':
+      return whole ? size - 1 : rowStart + bytesPerRow - 1;
+    case 'Enter':
+    case ' ':
+      return 'pick';
+    default:
+      return undefined;
+  }
+}
+
+/** The cells of rows [from, to): each byte's offset and value (undefined until read). */
+function visibleCells(
+  from: number,
+  to: number,
+  bytesPerRow: number,
+  size: number,
+  byteAt: (offset: number) => number | undefined,
+): Array<{ row: number; cells: HexCell[] }> {
+  const out: Array<{ row: number; cells: HexCell[] }> = [];
+  for (let r = from; r < to; r++) {
+    const cells: HexCell[] = [];
+    for (let i = 0; i < bytesPerRow; i++) {
+      const offset = r * bytesPerRow + i;
+      if (offset >= size) break;
+      cells.push({ offset, value: byteAt(offset) });
+    }
+    out.push({ row: r, cells });
+  }
+  return out;
+}
+
+/** A byte's class names: selection (and its ends), cursor, and the tint of the field it is in. */
+function classOf(
+  o: number,
+  selection: { start: number; end: number } | null,
+  cursor: number,
+  fields: Array<{ start: number; end: number }> | undefined,
+): string {
+  let c = 'b';
+  if (selection && o >= selection.start && o < selection.end) {
+    c += ' sel';
+    if (o === selection.start) c += ' sel-start';
+    if (o === selection.end - 1) c += ' sel-end';
+  }
+  if (o === cursor) c += ' cur';
+  const field = fields ? fieldIndex(fields, o) : -1;
+  if (field >= 0) c += ` fld f${field % 4}`;
+  return c;
 }
 
 /** The index of the field holding `offset` (fields are in offset order), or -1. */

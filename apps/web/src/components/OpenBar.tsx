@@ -65,7 +65,7 @@ export function OpenBar({
             type="url"
             value={url}
             onChange={(e) => setUrl(e.target.value)}
-            placeholder="https://…/file.scbf (read with range requests)"
+            placeholder="https://…/file (read with range requests)"
             aria-label="File URL"
             data-testid="url-input"
           />

@@ -1,6 +1,5 @@
-import { displayValue, formatBytes, hexDumpLines } from '../format';
-import { formatNames } from '../format-list';
-import type { Problem, SessionInfo, ValidationReport } from '../protocol';
+import { displayValue, formatBytes, hexDumpLines, listWords } from '../format';
+import type { FormatEntry, Problem, SessionInfo, ValidationReport } from '../protocol';
 
 export function SummaryPanel({ session }: { session: SessionInfo }) {
   const { summary } = session;
@@ -165,15 +164,11 @@ export function FilesPanel({
   onShow,
 }: {
   session: SessionInfo;
+  /** The session path of the file the hex view shows. */
   current: string | undefined;
-  /** Called with the file's `ref` (see SessionInfo.files). */
-  onShow(ref: string): void;
+  onShow(path: string): void;
 }) {
   if (session.files.length <= 1) return null;
-  // The main file of a single-file session is shown under the tree's name for it (or none).
-  const showsMain = current === undefined || current === session.root?.file || current === session.mainFile;
-  const isCurrent = (f: SessionInfo['files'][number]) =>
-    f.ref === current || (f.path === session.mainFile && showsMain);
   return (
     <section className="panel" aria-labelledby="files-h">
       <h2 id="files-h">Files ({session.files.length})</h2>
@@ -182,11 +177,11 @@ export function FilesPanel({
           <li key={f.path}>
             <button
               type="button"
-              className={isCurrent(f) ? 'current' : ''}
-              aria-current={isCurrent(f) ? 'true' : undefined}
+              className={f.path === current ? 'current' : ''}
+              aria-current={f.path === current ? 'true' : undefined}
               data-testid="file-entry"
               data-path={f.path}
-              onClick={() => onShow(f.ref)}
+              onClick={() => onShow(f.path)}
               title="show its bytes"
             >
               <span className="wrap">{f.path}</span>
@@ -203,36 +198,51 @@ export function FilesPanel({
   );
 }
 
-/** The honest view of a file nothing recognised: what it is not, and its first bytes. */
-export function UnknownView({ session }: { session: SessionInfo }) {
-  const tar = session.format === 'tar';
+const article = (word: string) => (/^[AEFHILMNORSX]/.test(word.toUpperCase()) ? 'an' : 'a');
+
+/** Why nothing reads this file or folder, in the words of the format list. */
+function UnknownReason({ session, formats }: { session: SessionInfo; formats: FormatEntry[] }) {
+  const entry = formats.find((f) => f.id === session.format);
+  if (entry?.role === 'container')
+    return (
+      <p data-testid="container">
+        This is {article(entry.title)} {entry.title} ({entry.id}): binscope reads it through another format,
+        never on its own. Open it together with the file that reads it (select them all, or pick their
+        folder).
+      </p>
+    );
+  if (entry?.role === 'convertible')
+    return (
+      <p data-testid="convertible">
+        This is {article(entry.title)} {entry.title}: binscope converts it (see the Convert tab) but has no
+        reader for it here.
+      </p>
+    );
+  if (session.nearMiss)
+    return (
+      <p data-testid="near-miss">
+        Nearly {article(session.nearMiss.id)} <strong>{session.nearMiss.id.toUpperCase()}</strong> file, but
+        its signature is damaged: <code>BadMagic</code> — {session.nearMiss.detail}.
+      </p>
+    );
+  const folder = session.source === 'directory';
+  const readable = formats.filter((f) => f.role === 'format' && f.kind === (folder ? 'directory' : 'file'));
+  return (
+    <p>
+      None of the {folder ? 'folder ' : ''}formats binscope knows (
+      {listWords(readable.map((f) => f.id.toUpperCase()))}) matches this {folder ? 'folder' : 'file'}
+      {folder ? '' : ': no magic signature fits its first bytes'}.
+    </p>
+  );
+}
+
+/** The honest view of a file nothing reads: what it is (or is not), and its first bytes. */
+export function UnknownView({ session, formats }: { session: SessionInfo; formats: FormatEntry[] }) {
+  const entry = formats.find((f) => f.id === session.format);
   return (
     <section className="unknown" data-testid="unknown-view">
-      <h2>
-        {tar ? 'A plain tar shard' : session.source === 'directory' ? 'Unknown folder' : 'Unknown format'}
-      </h2>
-      {tar ? (
-        <p>
-          This is a tar file (ustar magic at byte 257). binscope reads tar shards through a{' '}
-          <code>.taridx</code> index: open the index together with its shards (select them all, or pick their
-          folder) to browse samples.
-        </p>
-      ) : session.nearMiss ? (
-        <p data-testid="near-miss">
-          Nearly a{/^[AEFHILMNORSX]/.test(session.nearMiss.id.toUpperCase()) ? 'n' : ''}{' '}
-          <strong>{session.nearMiss.id.toUpperCase()}</strong> file, but its signature is damaged:{' '}
-          <code>BadMagic</code> — {session.nearMiss.detail}.
-        </p>
-      ) : (
-        <p>
-          None of the formats binscope knows ({formatNames()}) matches this{' '}
-          {session.source === 'directory' ? 'folder' : 'file'}: no magic signature fits its first bytes
-          {session.source === 'directory'
-            ? ' and it is not an SCDL archive (no header.sch starting with SCDL)'
-            : ''}
-          .
-        </p>
-      )}
+      <h2>{entry ? entry.title : session.source === 'directory' ? 'Unknown folder' : 'Unknown format'}</h2>
+      <UnknownReason session={session} formats={formats} />
       {session.headHex && (
         <>
           <h3>First {session.headHex.length / 2} bytes</h3>

@@ -5,6 +5,8 @@ import type { OpenInput } from '../protocol';
 interface Sample {
   format: string;
   title: string;
+  /** The sample's folder under samples/; `files` and `folder` are paths inside it. */
+  base: string;
   files: string[];
   folder?: string;
 }
@@ -13,8 +15,8 @@ const base = () => new URL('samples/', document.baseURI);
 
 /**
  * Sample files for a first look. A single file opens by URL, so it is read with range
- * requests and its link can be shared; a folder or an index with its shard is fetched whole
- * (they are small) and opened as picked files.
+ * requests and its link can be shared; a folder, or a file with its companions (an index with
+ * its shards), is fetched whole (they are small) and opened as picked files.
  */
 export function SampleList({ onOpen }: { onOpen(input: OpenInput): void }) {
   const [samples, setSamples] = useState<Sample[]>([]);
@@ -32,13 +34,13 @@ export function SampleList({ onOpen }: { onOpen(input: OpenInput): void }) {
   const open = async (sample: Sample) => {
     setFailure(null);
     if (sample.files.length === 1 && !sample.folder) {
-      onOpen({ kind: 'url', url: new URL(sample.files[0], base()).href });
+      onOpen({ kind: 'url', url: new URL(`${sample.base}/${sample.files[0]}`, base()).href });
       return;
     }
     try {
       const files = await Promise.all(
         sample.files.map(async (path) => {
-          const response = await fetch(new URL(path, base()));
+          const response = await fetch(new URL(`${sample.base}/${path}`, base()));
           if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
           const name = path.split('/').pop() ?? path;
           return { path, file: new File([await response.blob()], name) };

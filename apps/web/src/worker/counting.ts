@@ -1,4 +1,10 @@
-import type { Awaitable, ByteSource, DirectorySource, ReadRequest } from '@binscope/core';
+import {
+  type Awaitable,
+  BlobSource,
+  type ByteSource,
+  type DirectorySource,
+  type ReadRequest,
+} from '@binscope/core';
 
 /**
  * The distinct bytes read so far, as merged [start, end) intervals. Core's CountingSource
@@ -67,6 +73,33 @@ export class CoverageSource implements ByteSource {
 }
 
 /**
+ * A browser File that records which bytes were read. It stays a core BlobSource, because a
+ * format may hand a File to a library that reads it on its own (HDF5 in wasm mounts the Blob
+ * with WORKERFS, since its reads cannot wait for a promise): such reads bypass `read` and
+ * are not counted, but the file opens. Every read through `read` is counted as by CoverageSource.
+ */
+export class CoverageBlobSource extends BlobSource {
+  constructor(
+    blob: Blob,
+    name: string,
+    readonly coverage = new Coverage(),
+  ) {
+    super(blob, name);
+  }
+  override async read(offset: number, length: number, request?: ReadRequest): Promise<Uint8Array> {
+    const bytes = await super.read(offset, length, request);
+    this.coverage.add(offset, offset + bytes.byteLength);
+    return bytes;
+  }
+}
+
+/** A source that records its reads in `coverage`: a File stays a BlobSource (see CoverageBlobSource). */
+export function covered(source: ByteSource, coverage = new Coverage()): ByteSource {
+  if (source instanceof BlobSource) return new CoverageBlobSource(source.blob, source.name, coverage);
+  return new CoverageSource(source, coverage);
+}
+
+/**
  * A directory whose files record their reads: one Coverage per path, shared by every open
  * of that path, so the session can total how much of a folder was read.
  */
@@ -88,7 +121,7 @@ export class CoverageDirectory implements DirectorySource {
     return c;
   }
   async open(path: string): Promise<ByteSource> {
-    return new CoverageSource(await this.inner.open(path), this.coverageOf(path));
+    return covered(await this.inner.open(path), this.coverageOf(path));
   }
   get bytesRead(): number {
     let sum = 0;

@@ -17,10 +17,13 @@ export interface InspectedTree {
   located: LocatedProblem[];
 }
 
-/** The format that reads the file, else the format whose signature it nearly has. */
+/**
+ * The format whose plugin may read the file: the detected one (a container is read through
+ * another format; a convertible has a plugin only when its package gives it one), else the
+ * format whose signature the file nearly has.
+ */
 export function inspectedFormat(detection: Detection, registry: Registry): FormatInfo | undefined {
-  // A detection-only entry (a tar shard) has no plugin: the page shows it as such.
-  if (detection.info) return detection.role === 'format' ? detection.info : undefined;
+  if (detection.info) return detection.role === 'container' ? undefined : detection.info;
   const near = detection.nearMiss ? registry.info(detection.nearMiss.id) : undefined;
   return near?.role === 'format' ? near : undefined;
 }

@@ -1,30 +1,24 @@
 import {
   BlobSource,
   type ByteSource,
+  basename,
   type Detection,
   type DirectorySource,
+  dirname,
   directoryTarget,
   FileListDirectory,
+  type FormatRole,
   fileTarget,
+  MemoryDirectory,
   SubDirectory,
   type Target,
-  basename,
-  dirname,
 } from '@binscope/core';
-import type { HttpSource } from '@binscope/core/http';
-import type { InputFile } from '../protocol';
-import { CoverageDirectory, CoverageSource } from './counting';
-import { registry } from './plugins';
-
-/** HDF5's signature; AnnData .h5ad files start with it (a user block may push it to 512, 1024, ...). */
-const HDF5_MAGIC = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
-
-export function isHdf5(head: Uint8Array): boolean {
-  for (let at = 0; at + 8 <= head.byteLength; at = at === 0 ? 512 : at * 2) {
-    if (HDF5_MAGIC.every((b, i) => head[at + i] === b)) return true;
-  }
-  return false;
-}
+import { HttpSource } from '@binscope/core/http';
+import type { InputFile, SessionFile } from '../protocol';
+import { CoverageDirectory, covered } from './counting';
+import { explainFetchFailure } from './fetch-failure';
+import { registry } from './registry';
+import { SessionFiles } from './session-files';
 
 export interface Counters {
   http?: HttpSource;
@@ -34,71 +28,111 @@ export interface Counters {
 
 export interface Opened {
   target: Target;
-  /** The file being shown, for file targets. */
-  main?: { path: string; source: ByteSource };
-  files: InputFile[] | null;
-  /** Paths and sizes of a folder held in the worker (no Files behind it). */
-  listing?: Array<{ path: string; size: number }>;
-  directory?: DirectorySource;
   detection: Detection;
-  fileFormats: Map<string, string | null>;
+  files: SessionFiles;
+  counters: Counters;
+}
+
+/**
+ * Which of several files is the one to show: a file a plugin reads beats a convertible one,
+ * which beats a container (read through the file beside it that indexes it), which beats
+ * an unknown file; the format list's order breaks ties.
+ */
+const RANK: Record<FormatRole, number> = { format: 3, convertible: 2, container: 1 };
+
+export async function openUrl(url: string, signal: AbortSignal): Promise<Opened> {
+  const http = await HttpSource.open(url, { signal }).catch((error: unknown) => {
+    throw explainFetchFailure(url, error);
+  });
+  const target = fileTarget(http);
+  const detection = await registry().detect(target, { signal });
+  const path = basename(new URL(url, 'http://x/').pathname) || url;
+  const files = new SessionFiles('file', [{ path, size: http.size, format: detection.format }], {
+    path,
+    source: http,
+  });
+  return { target, detection, files, counters: { http } };
+}
+
+/** A folder held in the worker (a conversion's output), opened as a folder format would be. */
+export async function openDirectory(directory: DirectorySource, signal: AbortSignal): Promise<Opened> {
+  const coverage = new CoverageDirectory(directory);
+  const target = directoryTarget(coverage);
+  const detection = await registry().detect(target, { signal });
+  const list: SessionFile[] = [];
+  for (const path of await directory.list()) list.push({ path, size: (await directory.open(path)).size });
+  const files = new SessionFiles('directory', list, undefined, coverage);
+  return { target, detection, files, counters: { directory: coverage } };
+}
+
+/** One file held in the worker (a conversion's output). */
+export async function openBytes(name: string, bytes: Uint8Array, signal: AbortSignal): Promise<Opened> {
+  const directory = new CoverageDirectory(new MemoryDirectory({ [name]: bytes }, name));
+  const source = await directory.open(name);
+  const target = fileTarget(source);
+  const detection = await registry().detect(target, { signal });
+  const list = [{ path: name, size: bytes.byteLength, format: detection.format }];
+  const files = new SessionFiles('file', list, { path: name, source }, directory);
+  return { target, detection, files, counters: { directory } };
 }
 
 export async function openFiles(
-  files: InputFile[],
+  input: InputFile[],
   folder: string | undefined,
-  counters: Counters,
   signal: AbortSignal,
 ): Promise<Opened> {
-  if (files.length === 0) throw new Error('nothing to open: the selection was empty');
-  const listing = new FileListDirectory(
-    files.map((f) => [f.path, f.file] as [string, Blob]),
-    folder,
+  if (input.length === 0) throw new Error('nothing to open: the selection was empty');
+  const directory = new CoverageDirectory(
+    new FileListDirectory(
+      input.map((f) => [f.path, f.file] as [string, Blob]),
+      folder,
+    ),
   );
-  const directory = new CoverageDirectory(listing);
-  counters.directory = directory;
-  // FileListDirectory strips a top folder shared by every path; keep our paths in step.
-  const strip = commonTop(files.map((f) => f.path));
-  const paths = files.map((f) => ({ ...f, path: strip ? f.path.slice(strip.length + 1) : f.path }));
+  const counters = { directory };
+  // FileListDirectory strips a top folder shared by every path; session paths do the same.
+  const strip = commonTop(input.map((f) => f.path));
+  const paths = input.map((f) => ({ path: strip ? f.path.slice(strip.length + 1) : f.path, file: f.file }));
+  const list: SessionFile[] = paths.map((f) => ({ path: f.path, size: f.file.size }));
 
-  // A folder may be a directory format (an SCDL archive) as a whole.
+  // A folder may be a folder format as a whole.
   let folderNearMiss: Opened | undefined;
   if (folder !== undefined || paths.some((f) => f.path.includes('/'))) {
     const target = directoryTarget(directory);
-    const detection = await registry.detect(target, { signal });
-    const opened = { target, files: paths, directory, detection, fileFormats: new Map() };
+    const detection = await registry().detect(target, { signal });
+    const opened = {
+      target,
+      detection,
+      files: new SessionFiles('directory', list, undefined, directory),
+      counters,
+    };
     if (detection.info) return opened;
-    // A folder that nearly is a directory format (a damaged header.sch) is shown as that format
+    // A folder that nearly is a folder format (a damaged marker file) is shown as that format
     // unless one of its files is a format of its own.
     if (detection.nearMiss) folderNearMiss = opened;
   }
 
-  // Otherwise one of the files is the thing to show, the rest are its siblings (tar shards
-  // dropped with their .taridx). A parsed format beats a plain tar; order breaks ties.
-  const fileFormats = new Map<string, string | null>();
+  // Otherwise one of the files is the one to show; the rest are its siblings.
   let best: { path: string; source: ByteSource; detection: Detection; rank: number } | undefined;
-  for (const f of paths.slice(0, 512)) {
-    const source = new CoverageSource(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
-    const detection = await registry.detect(fileTarget(source), { signal });
-    const head = detection.head;
-    const format = detection.format ?? (isHdf5(head) ? 'h5ad' : null);
-    fileFormats.set(f.path, format);
-    const rank = detection.role === 'format' ? 3 : format === 'h5ad' ? 2 : format ? 1 : 0;
+  for (const [k, f] of paths.entries()) {
+    if (k >= 512) break;
+    const source = covered(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
+    const detection = await registry().detect(fileTarget(source), { signal });
+    list[k].format = detection.format;
+    const rank = detection.role ? RANK[detection.role] : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
   }
-  if (folderNearMiss && (best?.rank ?? 0) < 3) return folderNearMiss;
+  if (folderNearMiss && (best?.rank ?? 0) < RANK.format) {
+    for (const [k, entry] of list.entries()) folderNearMiss.files.list[k].format = entry.format;
+    return folderNearMiss;
+  }
   const chosen = best!;
   const folderOfMain = dirname(chosen.path);
+  const many = paths.length > 1 || folder !== undefined;
   const siblings = folderOfMain ? new SubDirectory(directory, folderOfMain) : directory;
-  const target = fileTarget(chosen.source, paths.length > 1 || folder !== undefined ? siblings : undefined);
-  return {
-    target,
-    main: { path: chosen.path, source: chosen.source },
-    files: paths,
-    directory,
-    detection: chosen.detection,
-    fileFormats,
-  };
+  const target = fileTarget(chosen.source, many ? siblings : undefined);
+  const main = { path: chosen.path, source: chosen.source };
+  const files = new SessionFiles('file', list, main, directory, many);
+  return { target, detection: chosen.detection, files, counters };
 }
 
 function commonTop(paths: string[]): string {

@@ -4,14 +4,17 @@
  * stays responsive on any file size.
  */
 import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
-import { Session, serializeError } from './session';
+import { convertSession } from './convert';
+import { recordsPage, valueDetail } from './records';
+import { checkPluginUrl, formatEntries, loadPlugin } from './registry';
 import { searchSource } from './search';
-import { answerView } from './views';
+import { Session, serializeError } from './session';
 
-// The page's tsconfig has DOM types; the worker needs only these two members of its scope.
+// The page's tsconfig has DOM types; the worker needs only these members of its scope.
 const scope = self as unknown as {
   postMessage(message: unknown, transfer: Transferable[]): void;
   onmessage: ((event: MessageEvent<Envelope>) => void) | null;
+  location: { origin: string };
 };
 
 const sessions = new Map<number, Session>();
@@ -28,22 +31,40 @@ function session(id: number): Session {
   return found;
 }
 
-async function handle(
-  id: number,
-  request: Request,
-  signal: AbortSignal,
-): Promise<ResponseMap[Request['type']]> {
-  switch (request.type) {
-    case 'open': {
-      // One thing open at a time: opening something new releases the old readers.
-      for (const [key, old] of sessions) {
-        sessions.delete(key);
-        await old.close();
-      }
-      const opened = await Session.open(nextSession++, request.input, signal);
-      sessions.set(opened.id, opened);
-      return opened.info();
+/** One thing open at a time: opening something new releases the old readers and sources. */
+async function replaceSessions(next: Session): Promise<SessionInfoOf> {
+  for (const [key, old] of sessions) {
+    if (key === next.id) continue;
+    sessions.delete(key);
+    await old.close();
+  }
+  sessions.set(next.id, next);
+  return next.info();
+}
+type SessionInfoOf = ResponseMap['open'];
+
+async function pluginFrom(request: Extract<Request, { type: 'loadPlugin' }>) {
+  if (request.file) {
+    const url = URL.createObjectURL(request.file);
+    try {
+      return await loadPlugin(url, request.file.name);
+    } finally {
+      URL.revokeObjectURL(url);
     }
+  }
+  if (!request.url) throw new Error('no plugin given');
+  return loadPlugin(checkPluginUrl(request.url, scope.location.origin).href);
+}
+
+async function handle(id: number, request: Request, signal: AbortSignal): Promise<unknown> {
+  const progress = (event: { phase?: string; done: number; total?: number }) => post({ id, progress: event });
+  switch (request.type) {
+    case 'formats':
+      return formatEntries();
+    case 'loadPlugin':
+      return pluginFrom(request);
+    case 'open':
+      return replaceSessions(await Session.open(nextSession++, request.input, signal));
     case 'close': {
       const s = sessions.get(request.sessionId);
       sessions.delete(request.sessionId);
@@ -51,58 +72,56 @@ async function handle(
       return null;
     }
     case 'children':
-      return session(request.sessionId).children(request.path, request.start, request.end, signal);
-    case 'nodeAt':
-      return session(request.sessionId).nodeAt(request.file, request.offset, signal);
+      return session(request.sessionId)
+        .requireTree()
+        .children(request.path, request.start, request.end, signal);
+    case 'nodeAt': {
+      const s = session(request.sessionId);
+      return s.tree ? s.tree.nodeAt(request.file, request.offset, signal) : { path: [], nodes: [] };
+    }
     case 'bytes':
       return session(request.sessionId).bytes(request.file, request.offset, request.length, signal);
     case 'size':
-      return session(request.sessionId).fileSize(request.file);
+      return (await session(request.sessionId).fileSource(request.file)).size;
     case 'search': {
       const { file, pattern, from, backward } = request;
       const source = await session(request.sessionId).fileSource(file);
-      return searchSource(source, pattern, from, backward, signal, (event) => post({ id, progress: event }));
+      return searchSource(source, pattern, from, backward, signal, progress);
     }
     case 'validate':
-      return session(request.sessionId).validate(signal, (event) => post({ id, progress: event }));
+      return session(request.sessionId).validate(signal, progress);
     case 'inspect':
       return session(request.sessionId).inspect(signal);
     case 'records':
-      return session(request.sessionId).records(request.offset, request.limit, request.columns, signal);
-    case 'view':
-      return answerView(session(request.sessionId), request.query, signal);
+      return recordsPage(session(request.sessionId), request, signal);
+    case 'tables': {
+      const catalogue = session(request.sessionId).catalogue;
+      if (!catalogue) return { tables: [], more: false };
+      return catalogue.page(request.offset, request.limit, signal);
+    }
+    case 'value':
+      return valueDetail(session(request.sessionId), request, signal);
     case 'stats':
       return session(request.sessionId).stats();
-    case 'convertH5ad': {
-      const { convertH5ad } = await import('./views/h5ad');
-      const result = await convertH5ad(
-        session(request.sessionId),
-        request.options,
-        request.directory,
-        signal,
-        (event) => post({ id, progress: event }),
-      );
-      return result;
-    }
+    case 'convert':
+      return convertSession(session(request.sessionId), request, signal, progress);
     case 'openConverted': {
-      const source = session(request.sessionId);
-      const { convertedArchive } = await import('./views/h5ad');
-      const archive = convertedArchive(source);
-      if (!archive) throw new Error('convert first: there is no converted archive in memory');
-      const name = (source.cache.get('h5ad:name') as string | undefined) ?? 'converted.scdl';
-      const opened = await Session.fromDirectory(nextSession++, archive.directory(name), signal);
-      sessions.set(opened.id, opened);
-      return opened.info();
+      const converted = session(request.sessionId).converted;
+      if (!converted) throw new Error('convert first: there is no converted output in memory');
+      const opened = await converted.open(signal);
+      return replaceSessions(await Session.load(nextSession++, opened, converted.name, false, signal));
     }
   }
 }
 
-function transferables(result: unknown): Transferable[] {
-  if (result instanceof Uint8Array) return [result.buffer];
-  const zip = (result as { zip?: Uint8Array } | null)?.zip;
-  if (zip instanceof Uint8Array) return [zip.buffer];
-  const buffers = (result as { buffers?: Record<string, Uint8Array> } | null)?.buffers;
-  return buffers ? Object.values(buffers).map((b) => b.buffer) : [];
+/** Every buffer of an answer, moved to the page rather than copied (answers own their buffers). */
+function transferables(result: unknown, out = new Set<ArrayBuffer>(), depth = 0): Transferable[] {
+  if (ArrayBuffer.isView(result)) {
+    if (result.buffer instanceof ArrayBuffer) out.add(result.buffer);
+  } else if (result && typeof result === 'object' && depth < 12) {
+    for (const value of Object.values(result)) transferables(value, out, depth + 1);
+  }
+  return [...out];
 }
 
 scope.onmessage = async (event: MessageEvent<Envelope>) => {
@@ -116,7 +135,7 @@ scope.onmessage = async (event: MessageEvent<Envelope>) => {
   const sessionId = 'sessionId' in message ? message.sessionId : undefined;
   try {
     const result = await handle(message.id, message, controller.signal);
-    const owner = message.type === 'open' ? (result as { sessionId: number }).sessionId : sessionId;
+    const owner = (result as { sessionId?: number } | null)?.sessionId ?? sessionId;
     const stats = owner === undefined ? undefined : sessions.get(owner)?.stats();
     post({ id: message.id, ok: true, result, stats }, transferables(result));
   } catch (error) {
