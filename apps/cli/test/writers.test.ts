@@ -112,14 +112,14 @@ describe('an interrupted convert', () => {
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         child.once('exit', (_c, s) => resolve(s)),
       );
-      // Wait for the spill folder (or the child's end): the conversion is then under way.
+      // Wait for the spill (scratch) folder (or the child's end): the conversion is then under way.
       let ended = false;
       void exited.then(() => {
         ended = true;
       });
-      while (!fs.readdirSync(dir).some((n) => n.endsWith('-spill')) && !ended)
-        await new Promise((r) => setTimeout(r, 10));
-      expect(fs.readdirSync(dir).some((n) => n.endsWith('-spill'))).toBe(true);
+      const spilling = () => fs.readdirSync(dir).some((n) => n.endsWith('-scratch'));
+      while (!spilling() && !ended) await new Promise((r) => setTimeout(r, 10));
+      expect(spilling()).toBe(true);
       child.kill(signal);
       expect(await exited).toBe(signal);
       expect(fs.readdirSync(dir)).toEqual(['big.csv']);

@@ -77,13 +77,16 @@ export class RowKinds {
     let j = first + 1;
     for (; j < members.length; j++) {
       const m = members[j];
+      // A header past the shard's end is left to its own read, so a cut shard's error names it.
       if (m.fid !== members[first].fid || m.offset < end || m.offset - end > SPAN_GAP) break;
+      if (m.offset + TAR_BLOCK > source.size) break;
       end = m.offset + TAR_BLOCK;
     }
+    const row = members[first].row;
     const got = readExact(source, start, end - start, {
       signal: options.signal,
       format: FORMAT,
-      what: `tar headers of row ${members[first].row}`,
+      what: j === first + 1 ? `tar header of row ${row}` : `tar headers of rows ${row}–${members[j - 1].row}`,
     });
     if (!(got instanceof Promise)) this.synchronous.add(source);
     const bytes = got instanceof Promise ? await got : got;

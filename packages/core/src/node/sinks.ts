@@ -49,11 +49,18 @@ export function fileScratch(near?: string): Scratch {
     throw new SourceError(`cannot create a scratch folder ${dir}: ${describeFsError(cause)}`, dir, { cause });
   }
   trackTemp(dir);
+  // A failure beside an output (a full disk) names the output the user asked for, not a
+  // temp file they never named.
+  const owner = near ? path.resolve(near) : undefined;
   const files = new Set<NodeScratchFile>();
   let count = 0;
   return {
     file(name) {
-      const file = new NodeScratchFile(path.join(dir, `${count++}-${name.replace(/[^\w.-]/g, '_')}`), name);
+      const file = new NodeScratchFile(
+        path.join(dir, `${count++}-${name.replace(/[^\w.-]/g, '_')}`),
+        name,
+        owner,
+      );
       files.add(file);
       return file;
     },
@@ -74,6 +81,8 @@ class NodeScratchFile implements ScratchFile {
   constructor(
     readonly path: string,
     readonly name: string,
+    /** The output this scratch serves, named in failures. */
+    private readonly owner?: string,
   ) {
     try {
       this.fd = fs.openSync(this.path, 'w+');
@@ -83,7 +92,8 @@ class NodeScratchFile implements ScratchFile {
   }
 
   private failure(what: string, cause: unknown): SourceError {
-    return new SourceError(`cannot ${what} scratch file ${this.path}: ${describeFsError(cause)}`, this.path, {
+    const where = this.owner ? `${this.owner} (scratch space beside it)` : `scratch file ${this.path}`;
+    return new SourceError(`cannot ${what} ${where}: ${describeFsError(cause)}`, this.owner ?? this.path, {
       cause,
     });
   }
