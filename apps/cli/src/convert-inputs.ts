@@ -1,0 +1,149 @@
+import * as path from 'node:path';
+import {
+  type ByteSource,
+  type ConverterInfo,
+  type ConvertInput,
+  type DirectorySource,
+  directoryTarget,
+  type Registry,
+  rankByMagic,
+  SourceError,
+  type Target,
+} from '@binscope/core';
+import type { Context } from './context.js';
+import { CliError, EXIT } from './errors.js';
+import { extensionOf } from './format-list.js';
+import { closeTarget, openTarget } from './open.js';
+import { randomAccessPipe } from './remote.js';
+import { stdinChunks } from './streams.js';
+
+/** One input of a conversion, opened, with the formats it may be read as (best first). */
+export interface OpenedInput {
+  location: string;
+  /** Undefined for standard input (a stream). */
+  target?: Target;
+  /** Format ids a converter may read it as; undefined for a stream (any converter that reads streams). */
+  formats?: string[];
+}
+
+/**
+ * What a folder no format detects holds: the file formats whose extension its files carry,
+ * entries read through another format first (a folder of tar shards, of .h5ad files).
+ */
+async function folderOf(registry: Registry, directory: DirectorySource): Promise<string[]> {
+  const extensions = new Set((await directory.list()).map((name) => extensionOf(name)));
+  const matching = registry.formats.filter(
+    (f) => f.kind === 'file' && f.extensions.some((e) => extensions.has(e)),
+  );
+  const detectedOnly = matching.filter((f) => (f.role ?? 'format') !== 'format');
+  return [...detectedOnly, ...matching.filter((f) => !detectedOnly.includes(f))].map((f) => f.id);
+}
+
+/** Opens one input and says what it is: a detected format, a folder of files of one, or by extension. */
+export async function openConvertInput(ctx: Context, location: string): Promise<OpenedInput> {
+  if (location === '-') return { location };
+  const target = await openTarget(location, ctx.registry);
+  try {
+    const detection = await ctx.registry.detect(target);
+    if (detection.format) return { location, target, formats: [detection.format] };
+    if (target.kind === 'directory')
+      return { location, target, formats: await folderOf(ctx.registry, target.directory) };
+    // No signature: a text format read in one pass (CSV), named by its extension.
+    const ext = extensionOf(location);
+    return { location, target, formats: ext ? [ext] : [] };
+  } catch (error) {
+    await closeTarget(target);
+    throw error;
+  }
+}
+
+export async function closeInputs(inputs: readonly OpenedInput[]): Promise<void> {
+  for (const input of inputs) if (input.target) await closeTarget(input.target);
+}
+
+/**
+ * Standard input as a stream for a converter that reads in one pass. A stream that starts
+ * with a format's signature is refused: that format needs random access, not a pipe.
+ */
+export function stdinInput(registry: Registry): ConvertInput {
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    let first = true;
+    for await (const chunk of stdinChunks()) {
+      if (first) {
+        const [match] = rankByMagic(registry.formats, chunk);
+        if (match) throw randomAccessPipe(`reading ${match.id.toUpperCase()}`);
+        first = false;
+      }
+      yield chunk;
+    }
+  }
+  return { kind: 'stream', name: 'stdin', chunks: chunks() };
+}
+
+/**
+ * Several inputs as ONE folder listing exactly them (ConverterInfo.inputs 'many'), each
+ * opened when the converter asks and closed by it; a single folder is passed as it is.
+ */
+function listedInputs(ctx: Context, inputs: readonly OpenedInput[]): Target {
+  if (inputs.length === 1 && inputs[0].target?.kind === 'directory') return inputs[0].target;
+  const byName = new Map<string, string>();
+  for (const { location } of inputs) {
+    const name = path.posix.basename(location.replace(/[?#].*$/, ''));
+    const other = byName.get(name);
+    if (other !== undefined)
+      throw new CliError(
+        `${other} and ${location} have one name (${name}); give inputs distinct names`,
+        EXIT.usage,
+      );
+    byName.set(name, location);
+  }
+  const names = [...byName.keys()].sort();
+  const directory: DirectorySource = {
+    name: 'inputs',
+    list: async () => names,
+    has: async (name) => byName.has(name),
+    async open(name): Promise<ByteSource> {
+      const location = byName.get(name);
+      if (location === undefined) throw new SourceError(`${name}: not one of the inputs`, name);
+      const target = await openTarget(location, ctx.registry);
+      if (target.kind !== 'file') throw new SourceError(`${location}: a folder, not a file`, location);
+      return target.source;
+    },
+  };
+  return directoryTarget(directory);
+}
+
+/** What `converter` reads, from the opened inputs. */
+export function converterInput(
+  ctx: Context,
+  converter: ConverterInfo,
+  inputs: readonly OpenedInput[],
+): ConvertInput {
+  if (converter.inputs === 'many') return listedInputs(ctx, inputs);
+  if (inputs.length !== 1)
+    throw new CliError(`${converter.title} reads one input; ${inputs.length} were given`, EXIT.usage);
+  const [input] = inputs;
+  return input.target ?? stdinInput(ctx.registry);
+}
+
+/**
+ * The converters that read these inputs, best first: of `candidates`, those whose input
+ * format every input may be read as (a stream: any that reads one input), in the order of
+ * the inputs' formats.
+ */
+export function convertersFor(
+  candidates: readonly ConverterInfo[],
+  inputs: readonly OpenedInput[],
+): ConverterInfo[] {
+  const fitting = candidates.filter((c) => {
+    if (inputs.length > 1 && c.inputs !== 'many') return false;
+    return inputs.every((i) => (i.formats ? i.formats.includes(c.from) : c.inputs !== 'many'));
+  });
+  const order = inputs[0]?.formats ?? [];
+  return fitting.sort((a, b) => rank(order, a.from) - rank(order, b.from));
+}
+
+function rank(order: readonly string[], id: string): number {
+  const at = order.indexOf(id);
+  return at < 0 ? order.length : at;
+}
