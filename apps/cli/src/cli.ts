@@ -3,7 +3,7 @@ import { removeTempsOnSignals } from '@binscope/core/node';
 import { CommanderError } from 'commander';
 import { createContext } from './context.js';
 import { describeError, EXIT, type ExitCode, exitCodeFor } from './errors.js';
-import { createCliRegistry } from './format-list.js';
+import { BUILT_IN_IDS, createCliRegistry } from './format-list.js';
 import type { CliStreams } from './io.js';
 import { loadPluginModules, pluginSpecs } from './plugin-modules.js';
 import { createProgram } from './program.js';
@@ -20,7 +20,7 @@ export interface RunOptions {
 /** The built-in list plus the --plugin / BINSCOPE_PLUGINS modules named for this run. */
 async function registryFor(args: readonly string[], options: RunOptions): Promise<Registry> {
   if (options.registry) return options.registry;
-  return createCliRegistry(await loadPluginModules(pluginSpecs(args), options.cwd));
+  return createCliRegistry(await loadPluginModules(pluginSpecs(args), options.cwd, BUILT_IN_IDS));
 }
 
 /** Runs the CLI on `args` (without "node binscope"); resolves to the exit code. */

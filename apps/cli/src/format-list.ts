@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import type { ConverterInfo, FormatInfo, Registry, RegistryEntry } from '@binscope/core';
 import { createFormatRegistry, formats as builtInFormats } from '@binscope/formats';
-import { CliError, EXIT } from './errors.js';
 
 /**
  * The CLI's registry: the one format list of `@binscope/formats`, after the formats and
@@ -12,16 +11,11 @@ import { CliError, EXIT } from './errors.js';
 export function createCliRegistry(
   extra: { formats?: readonly RegistryEntry[]; converters?: readonly ConverterInfo[] } = {},
 ): Registry {
-  const builtIn = new Set(builtInFormats.map((f) => f.id));
-  const taken = (extra.formats ?? []).find((f) => builtIn.has(f.id));
-  // Two entries with one id would detect as one format and load as the other.
-  if (taken)
-    throw new CliError(
-      `--plugin: format id "${taken.id}" is already a built-in format; a plugin must use an id of its own`,
-      EXIT.usage,
-    );
   return createFormatRegistry(extra);
 }
+
+/** The ids of the built-in formats, which a plugin may not take. */
+export const BUILT_IN_IDS: ReadonlySet<string> = new Set(builtInFormats.map((f) => f.id));
 
 /** The entries a plugin reads (role `format`), in registry order: what `--as` and the help name. */
 export function readableFormats(registry: Registry): FormatInfo[] {

@@ -1,6 +1,12 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type ConverterInfo, RegistryError, type RegistryEntry } from '@binscope/core';
+import {
+  type ConverterInfo,
+  createRegistry,
+  isBinscopeError,
+  RegistryError,
+  type RegistryEntry,
+} from '@binscope/core';
 import { resolve as resolveModule } from 'import-meta-resolve';
 
 /** What the `--plugin` modules add to the format list. */
@@ -92,9 +98,29 @@ function contributions(spec: string, module: Record<string, unknown>): PluginMod
 }
 
 /** Imports the plugin modules, in order; a module that cannot be used is a RegistryError naming it. */
+/**
+ * Checks one module's entries as the registry will (contract version), and that no format
+ * takes an id a built-in one has: two entries with one id would detect as one, load as the other.
+ */
+function checkContributions(spec: string, found: PluginModules, taken: ReadonlySet<string>): void {
+  const clash = found.formats.find((f) => taken.has(f.id));
+  if (clash)
+    throw failed(
+      spec,
+      `format id "${clash.id}" is already a built-in format; a plugin must use an id of its own`,
+    );
+  try {
+    createRegistry(found.formats, found.converters);
+  } catch (error) {
+    if (!isBinscopeError(error, 'RegistryError')) throw error;
+    throw new RegistryError(error.code, spec, `--plugin ${spec}: ${error.message}`, { cause: error });
+  }
+}
+
 export async function loadPluginModules(
   specs: readonly string[],
   cwd: string = process.cwd(),
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<PluginModules> {
   const out: PluginModules = { formats: [], converters: [] };
   for (const spec of specs) {
@@ -107,6 +133,7 @@ export async function loadPluginModules(
       throw failed(spec, `cannot import it: ${why}`, error);
     }
     const found = contributions(spec, module);
+    checkContributions(spec, found, taken);
     out.formats.push(...found.formats);
     out.converters.push(...found.converters);
   }
