@@ -81,11 +81,10 @@ export function stdinInput(registry: Registry): ConvertInput {
 }
 
 /**
- * Several inputs as ONE folder listing exactly them (ConverterInfo.inputs 'many'), each
- * opened when the converter asks and closed by it; a single folder is passed as it is.
+ * Several inputs as ONE folder listing exactly them (partial indexes to merge), each opened
+ * when the converter asks and closed by it.
  */
 function listedInputs(ctx: Context, inputs: readonly OpenedInput[]): Target {
-  if (inputs.length === 1 && inputs[0].target?.kind === 'directory') return inputs[0].target;
   const byName = new Map<string, string>();
   for (const { location } of inputs) {
     const name = path.posix.basename(location.replace(/[?#].*$/, ''));
@@ -113,32 +112,28 @@ function listedInputs(ctx: Context, inputs: readonly OpenedInput[]): Target {
   return directoryTarget(directory);
 }
 
-/** What `converter` reads, from the opened inputs. */
-export function converterInput(
-  ctx: Context,
-  converter: ConverterInfo,
-  inputs: readonly OpenedInput[],
-): ConvertInput {
-  if (converter.inputs === 'many') return listedInputs(ctx, inputs);
-  if (inputs.length !== 1)
-    throw new CliError(`${converter.title} reads one input; ${inputs.length} were given`, EXIT.usage);
-  const [input] = inputs;
-  return input.target ?? stdinInput(ctx.registry);
+/**
+ * What a converter reads, from the opened inputs: the one input's target (standard input as
+ * a stream), or several inputs as one folder target listing exactly them.
+ */
+export function converterInput(ctx: Context, inputs: readonly OpenedInput[]): ConvertInput {
+  if (inputs.length > 1) {
+    if (inputs.some((i) => i.target === undefined))
+      throw new CliError('- (standard input) cannot be one of several inputs', EXIT.usage);
+    return listedInputs(ctx, inputs);
+  }
+  return inputs[0].target ?? stdinInput(ctx.registry);
 }
 
 /**
  * The converters that read these inputs, best first: of `candidates`, those whose input
- * format every input may be read as (a stream: any that reads one input), in the order of
- * the inputs' formats.
+ * format every input may be read as (a stream: any), in the order of the inputs' formats.
  */
 export function convertersFor(
   candidates: readonly ConverterInfo[],
   inputs: readonly OpenedInput[],
 ): ConverterInfo[] {
-  const fitting = candidates.filter((c) => {
-    if (inputs.length > 1 && c.inputs !== 'many') return false;
-    return inputs.every((i) => (i.formats ? i.formats.includes(c.from) : c.inputs !== 'many'));
-  });
+  const fitting = candidates.filter((c) => inputs.every((i) => !i.formats || i.formats.includes(c.from)));
   const order = inputs[0]?.formats ?? [];
   return fitting.sort((a, b) => rank(order, a.from) - rank(order, b.from));
 }

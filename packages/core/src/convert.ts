@@ -42,13 +42,6 @@ export interface ConverterInfo {
   readonly verb?: string;
   readonly options?: readonly OptionSpec[];
   /**
-   * `'many'`: the conversion joins several inputs of its `from` format (partial TARIDX
-   * indexes into one). The app then hands it ONE directory target that lists exactly the
-   * inputs the user named (a folder given as the only input is passed as it is). Default
-   * `'one'`.
-   */
-  readonly inputs?: 'one' | 'many';
-  /**
    * Where the output goes when the user names none (a CLI verb's `-o` left out), as a
    * template: `{input}` is the local folder of the input (the input itself when it is a
    * folder; the current folder for URLs and standard input) and `{name}` the value of the

@@ -116,7 +116,7 @@ export async function convertCommand(
     const converter = candidates[0];
     const run = {
       converter,
-      input: converterInput(ctx, converter, [input]),
+      input: converterInput(ctx, [input]),
       inputs: [inputPath],
       output,
       values: converterValues(converter, ctx.registry.converters, options),

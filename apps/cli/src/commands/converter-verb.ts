@@ -109,13 +109,17 @@ async function verbCommand(
     const flagged = candidates.filter((c) =>
       (c.options ?? []).some((o) => o.type === 'boolean' && optionValue(options, o.name) === true),
     );
-    const fitting = convertersFor(flagged.length > 0 ? flagged : candidates, inputs);
+    const pool = flagged.length > 0 ? flagged : candidates;
+    // The verb names the conversion: with one left, it reads what it was given (partial
+    // indexes to merge are not the shards it indexes) and says itself what it cannot read.
+    const fitting = convertersFor(pool, inputs);
+    if (fitting.length === 0 && pool.length === 1) fitting.push(pool[0]);
     if (fitting.length === 0) throw noConversion(ctx.registry, inputs[0], options.output ?? '-o');
     const converter = fitting[0];
     const values = converterValues(converter, candidates, options);
     const run = {
       converter,
-      input: converterInput(ctx, converter, inputs),
+      input: converterInput(ctx, inputs),
       inputs: locations,
       output: options.output ?? defaultOutput(converter, locations[0], values),
       values,

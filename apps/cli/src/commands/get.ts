@@ -82,17 +82,30 @@ function recording(directory: DirectorySource, base: string, opened: string[]): 
   } as DirectorySource;
 }
 
-/** The table to look in: --table, else the main records when they have a key, else the first table that has one. */
+/**
+ * The table to look in: --table; else, for --field F, the first table whose schema has F (a
+ * TARIDX index's payloads are its `samples` table); else the main records when they have a
+ * key, else the first table that has one. The key field is the table's, else the main one's.
+ */
 function keyedTable(
   reader: FormatReader,
   table: string | undefined,
+  field: string | undefined,
   filePath: string,
-): { table?: string; schema: Schema } {
-  if (table !== undefined) return { table, schema: tableSchema(reader, table, filePath) };
-  if (reader.schema.key) return { schema: reader.schema };
-  const keyed = reader.tables?.find((t) => t.schema.key);
-  if (keyed) return { table: keyed.name, schema: keyed.schema };
-  throw new CliError(`${filePath}: its records have no key field; get looks records up by key`, EXIT.usage);
+): { table?: string; schema: Schema; key: string } {
+  const has = (schema: Schema) => field !== undefined && schema.fields.some((f) => f.name === field);
+  let chosen: { table?: string; schema: Schema } = { schema: reader.schema };
+  if (table !== undefined) chosen = { table, schema: tableSchema(reader, table, filePath) };
+  else {
+    const holding = has(reader.schema) ? undefined : reader.tables?.find((t) => has(t.schema));
+    const keyed = reader.schema.key ? undefined : reader.tables?.find((t) => t.schema.key);
+    const other = holding ?? keyed;
+    if (other) chosen = { table: other.name, schema: other.schema };
+  }
+  const key = chosen.schema.key ?? reader.schema.key;
+  if (!key)
+    throw new CliError(`${filePath}: its records have no key field; get looks records up by key`, EXIT.usage);
+  return { ...chosen, key };
 }
 
 /** The record's position: the format's own lookup where it has one, else a scan of the key field. */
@@ -101,10 +114,9 @@ async function find(
   reader: FormatReader,
   key: string,
   table: string | undefined,
-  schema: Schema,
+  field: string,
 ) {
   if (plugin.capabilities?.lookup) return plugin.capabilities.lookup(reader, key, { table });
-  const field = schema.key!;
   for await (const r of plugin.records(reader, { table, columns: [field] }))
     if (r.values[field] !== undefined && String(r.values[field]) === key) return r.index;
   return undefined;
@@ -182,8 +194,8 @@ async function getFrom(
   request: GetRequest,
 ): Promise<ExitCode> {
   const { filePath, key, field, options } = request;
-  const { table, schema } = keyedTable(reader, options.table, filePath);
-  const index = await find(plugin, reader, key, table, schema);
+  const { table, schema, key: keyField } = keyedTable(reader, options.table, field, filePath);
+  const index = await find(plugin, reader, key, table, keyField);
   if (index === undefined) {
     if (options.json) await printJson(ctx.out, { path: filePath, key, found: false });
     ctx.messages.line(`binscope: ${filePath}: no record with key ${JSON.stringify(key)}`);
