@@ -22,8 +22,8 @@ export interface OpenedInput {
   location: string;
   /** Undefined for standard input (a stream). */
   target?: Target;
-  /** Format ids a converter may read it as; undefined for a stream (any converter that reads streams). */
-  formats?: string[];
+  /** Format ids a converter may read it as, best first. */
+  formats: string[];
 }
 
 /**
@@ -39,9 +39,16 @@ async function folderOf(registry: Registry, directory: DirectorySource): Promise
   return [...detectedOnly, ...matching.filter((f) => !detectedOnly.includes(f))].map((f) => f.id);
 }
 
+/** The input formats of converters that a stream can be: every one no plugin reads with random access. */
+function streamFormats(registry: Registry): string[] {
+  const froms = registry.converters.map((c) => c.from);
+  return [...new Set(froms)].filter((id) => (registry.info(id)?.role ?? 'stream') !== 'format');
+}
+
 /** Opens one input and says what it is: a detected format, a folder of files of one, or by extension. */
 export async function openConvertInput(ctx: Context, location: string): Promise<OpenedInput> {
-  if (location === '-') return { location };
+  // A format a plugin reads needs random access: a stream is one of the others (CSV, a tar shard).
+  if (location === '-') return { location, formats: streamFormats(ctx.registry) };
   const target = await openTarget(location, ctx.registry);
   try {
     const detection = await ctx.registry.detect(target);
@@ -127,13 +134,13 @@ export function converterInput(ctx: Context, inputs: readonly OpenedInput[]): Co
 
 /**
  * The converters that read these inputs, best first: of `candidates`, those whose input
- * format every input may be read as (a stream: any), in the order of the inputs' formats.
+ * format every input may be read as, in the order of the inputs' formats.
  */
 export function convertersFor(
   candidates: readonly ConverterInfo[],
   inputs: readonly OpenedInput[],
 ): ConverterInfo[] {
-  const fitting = candidates.filter((c) => inputs.every((i) => !i.formats || i.formats.includes(c.from)));
+  const fitting = candidates.filter((c) => inputs.every((i) => i.formats.includes(c.from)));
   const order = inputs[0]?.formats ?? [];
   return fitting.sort((a, b) => rank(order, a.from) - rank(order, b.from));
 }

@@ -155,6 +155,8 @@ const NOT_FORMATS = new Set([
   'NODE',
   'KEY',
   'OUT',
+  'MODULE',
+  'SIGTERM',
 ]);
 /** Dot-suffixes in help texts that are not format extensions ("zlib.compress" is Python's). */
 const NOT_FORMAT_EXTENSIONS = new Set([
