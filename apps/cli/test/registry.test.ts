@@ -157,6 +157,14 @@ const NOT_FORMATS = new Set([
   'OUT',
   'MODULE',
   'SIGTERM',
+  'URL',
+  'OUTPUT',
+  'INPUT',
+  'TYPE',
+  'FIRST',
+  'LAST',
+  'NAME_NNNN',
+  'NNNN',
 ]);
 /** Dot-suffixes in help texts that are not format extensions ("zlib.compress" is Python's). */
 const NOT_FORMAT_EXTENSIONS = new Set([
