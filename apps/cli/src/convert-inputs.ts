@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   type ByteSource,
@@ -14,7 +15,7 @@ import type { Context } from './context.js';
 import { CliError, EXIT } from './errors.js';
 import { extensionOf } from './format-list.js';
 import { closeTarget, openTarget } from './open.js';
-import { randomAccessPipe } from './remote.js';
+import { inputKind, randomAccessPipe } from './remote.js';
 import { stdinChunks } from './streams.js';
 
 /** One input of a conversion, opened, with the formats it may be read as (best first). */
@@ -70,14 +71,15 @@ export async function closeInputs(inputs: readonly OpenedInput[]): Promise<void>
 
 /**
  * Standard input as a stream for a converter that reads in one pass. A stream that starts
- * with a format's signature is refused: that format needs random access, not a pipe.
+ * with the signature of a format a plugin reads is refused: that needs random access, not a pipe.
  */
 export function stdinInput(registry: Registry): ConvertInput {
   async function* chunks(): AsyncGenerator<Uint8Array> {
     let first = true;
     for await (const chunk of stdinChunks()) {
       if (first) {
-        const [match] = rankByMagic(registry.formats, chunk);
+        // Only a format a plugin reads needs random access (a tar shard streams into an index).
+        const [match] = rankByMagic(registry.formats, chunk).filter((c) => c.role === 'format');
         if (match) throw randomAccessPipe(`reading ${match.id.toUpperCase()}`);
         first = false;
       }
@@ -148,4 +150,19 @@ export function convertersFor(
 function rank(order: readonly string[], id: string): number {
   const at = order.indexOf(id);
   return at < 0 ? order.length : at;
+}
+
+/**
+ * The files a converter reads: the inputs named, and in a local folder input, its files of
+ * the converter's input format (a fold's shards): an output is never written onto one.
+ */
+export function readFiles(registry: Registry, from: string, inputs: readonly OpenedInput[]): string[] {
+  const out = inputs.map((i) => i.location);
+  const extensions = registry.info(from)?.extensions ?? [];
+  for (const input of inputs) {
+    if (input.target?.kind !== 'directory' || inputKind(input.location) !== 'path') continue;
+    for (const name of fs.readdirSync(input.location))
+      if (extensions.includes(extensionOf(name))) out.push(path.join(input.location, name));
+  }
+  return out;
 }

@@ -14,6 +14,8 @@ export interface ConversionRun {
   input: ConvertInput;
   /** What the user named: paths, URLs or `-`. */
   inputs: readonly string[];
+  /** Every file the conversion reads (the inputs, and a folder input's files it takes): never an output. */
+  reads?: readonly string[];
   output: string;
   values: OptionValues;
   force?: boolean;
@@ -44,7 +46,11 @@ export async function runConversion(ctx: Context, run: ConversionRun): Promise<C
       EXIT.usage,
     );
   const controller = new AbortController();
-  const common = { force: run.force, inputs: refusedInputs(run.inputs), signal: controller.signal };
+  const common = {
+    force: run.force,
+    inputs: refusedInputs(run.reads ?? run.inputs),
+    signal: controller.signal,
+  };
   const progress = progressBar(
     ctx.streams.stderr,
     `${converter.title}: ${path.basename(run.inputs[0] ?? '')}`,

@@ -9,6 +9,7 @@ import {
   convertersFor,
   type OpenedInput,
   openConvertInput,
+  readFiles,
 } from '../convert-inputs.js';
 import { addConverterOptions, converterValues } from '../convert-options.js';
 import { reportConversion, runConversion } from '../convert-run.js';
@@ -104,7 +105,10 @@ export async function convertCommand(
 ): Promise<ExitCode> {
   const input = await forPath(inputPath, () => openConvertInput(ctx, inputPath));
   try {
-    const candidates = convertersFor(byOutput(ctx.registry, output, options.to), [input]);
+    const fitting = convertersFor(byOutput(ctx.registry, output, options.to), [input]);
+    // A conversion with a verb of its own (`index`) is convert's only when nothing else fits.
+    const plain = fitting.filter((c) => !c.verb);
+    const candidates = plain.length > 0 ? plain : fitting;
     // `-` takes whatever the input converts to, when that is one thing.
     const ambiguous = output === '-' && new Set(candidates.map((c) => c.to)).size > 1;
     if (candidates.length === 0) throw noConversion(ctx.registry, input, output);
@@ -118,6 +122,7 @@ export async function convertCommand(
       converter,
       input: converterInput(ctx, [input]),
       inputs: [inputPath],
+      reads: readFiles(ctx.registry, converter.from, [input]),
       output,
       values: converterValues(converter, ctx.registry.converters, options),
       force: options.force,

@@ -9,6 +9,7 @@ import {
   convertersFor,
   type OpenedInput,
   openConvertInput,
+  readFiles,
 } from '../convert-inputs.js';
 import { addConverterOptions, converterValues, optionValue } from '../convert-options.js';
 import { reportConversion, runConversion } from '../convert-run.js';
@@ -121,6 +122,7 @@ async function verbCommand(
       converter,
       input: converterInput(ctx, inputs),
       inputs: locations,
+      reads: readFiles(ctx.registry, converter.from, inputs),
       output: options.output ?? defaultOutput(converter, locations[0], values),
       values,
       force: options.force,
