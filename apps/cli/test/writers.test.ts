@@ -112,14 +112,14 @@ describe('an interrupted convert', () => {
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         child.once('exit', (_c, s) => resolve(s)),
       );
-      // Wait for the spill folder (or the child's end): the conversion is then under way.
+      // Wait for the scratch folder the spills go to (or the child's end): the conversion is then under way.
       let ended = false;
       void exited.then(() => {
         ended = true;
       });
-      while (!fs.readdirSync(dir).some((n) => n.endsWith('-spill')) && !ended)
-        await new Promise((r) => setTimeout(r, 10));
-      expect(fs.readdirSync(dir).some((n) => n.endsWith('-spill'))).toBe(true);
+      const spilling = () => fs.readdirSync(dir).some((n) => n.endsWith('-scratch'));
+      while (!spilling() && !ended) await new Promise((r) => setTimeout(r, 10));
+      expect(spilling()).toBe(true);
       child.kill(signal);
       expect(await exited).toBe(signal);
       expect(fs.readdirSync(dir)).toEqual(['big.csv']);
@@ -186,8 +186,9 @@ describe('a full disk during CSV → SCBF', () => {
       env: { BINSCOPE_FULL: 'out.scbf' },
     });
     expect(r.code).toBe(2);
+    // The output, or the scratch file beside it (spills go to the output's disk), is named.
     expect(r.stderr).toMatch(
-      new RegExp(`^binscope: cannot write ${at('out.scbf')}.*no space left on device`),
+      new RegExp(`^binscope: cannot write (scratch file )?${dir}/\\.?out\\.scbf.*no space left on device`),
     );
     expect(r.stderr).not.toContain(`${csv}:`);
     expect(fs.readdirSync(dir)).toEqual(['in.csv']);
