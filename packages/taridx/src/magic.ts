@@ -33,7 +33,8 @@ export const tarShardFormat: LazyFormat = {
   extensions: ['tar'],
   mimeTypes: ['application/x-tar'],
   magic: [{ offset: 257, bytes: 'ustar' }],
-  howToRead: 'binscope reads shards through their index: binscope index DIR --fold NAME, then use the .taridx',
+  howToRead:
+    'binscope reads shards through their index: binscope index DIR --fold NAME, then use the .taridx',
 };
 
 /**
