@@ -55,6 +55,7 @@ it('exports exactly these names, entry by entry', async () => {
       'nextTurn',
       'node',
       'nodesAt',
+      'pacer',
       'parseBoundedJson',
       'parseWhere',
       'percentProgress',
