@@ -5,6 +5,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     magic: 'src/magic.ts',
+    'magic-node': 'src/magic-node.ts',
     node: 'src/node.ts',
     'h5-worker': 'src/h5-worker.ts',
   },

@@ -6,6 +6,7 @@ import { describeError, EXIT, type ExitCode, exitCodeFor } from './errors.js';
 import { BUILT_IN_IDS, createCliRegistry } from './format-list.js';
 import type { CliStreams } from './io.js';
 import { loadPluginModules, pluginSpecs } from './plugin-modules.js';
+import { printable } from './printable.js';
 import { createProgram } from './program.js';
 
 export { createProgram } from './program.js';
@@ -33,7 +34,8 @@ export async function run(
   try {
     registry = await registryFor(args, options);
   } catch (error) {
-    streams.stderr.write(`binscope: ${describeError(error)}\n`);
+    // No Messages yet (the context needs the registry): the same escaping, by hand.
+    streams.stderr.write(`binscope: ${printable(describeError(error))}\n`);
     return EXIT.usage;
   }
   const ctx = createContext(streams, registry);
