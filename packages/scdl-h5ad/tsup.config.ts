@@ -2,7 +2,13 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   // h5-worker: the worker thread node.ts starts for HDF5 work (loaded by URL, not exported).
-  entry: { index: 'src/index.ts', magic: 'src/magic.ts', node: 'src/node.ts', 'h5-worker': 'src/h5-worker.ts' },
+  entry: {
+    index: 'src/index.ts',
+    magic: 'src/magic.ts',
+    'magic-node': 'src/magic-node.ts',
+    node: 'src/node.ts',
+    'h5-worker': 'src/h5-worker.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,

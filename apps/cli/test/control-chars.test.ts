@@ -71,6 +71,10 @@ describe('control characters from files are shown escaped', () => {
     ['get (members of a sample whose key holds controls)', ['get', at('f.taridx'), 'k\u001b[31m\rey']],
     ['head of the index', ['head', at('f.taridx'), '--format', 'table']],
     ['inspect of the index', ['inspect', at('f.taridx'), '--depth', '9']],
+    [
+      'a --plugin module that cannot be loaded (its name in the error)',
+      ['--plugin', at(`${NAME}.mjs`), 'detect', at('t.scbf')],
+    ],
   ];
   for (const [name, args] of runs()) {
     it(name, () => {

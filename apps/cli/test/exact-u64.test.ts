@@ -10,9 +10,9 @@ import {
   type Target,
   walk,
 } from '@binscope/core';
+import { createFormatRegistry } from '@binscope/formats';
 import { tempDir } from '@binscope/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FORMATS } from '../src/plugins.js';
 import { cli } from './helpers.js';
 
 // Every 64-bit field of every format, set above 2^53: the messages about it (errors, warnings,
@@ -23,6 +23,7 @@ import { cli } from './helpers.js';
 const HUGE = [2n ** 53n + 1n, 2n ** 64n - 15n];
 /** At least this many u64 fields per sample: a tree that stops showing them fails the test. */
 const MIN_FIELDS: Record<string, number> = { scbf: 20, mldf: 10, udf: 2, taridx: 5, scdl: 5 };
+const registry = createFormatRegistry();
 const scratch = tempDir('binscope-exact-u64-');
 afterAll(() => scratch.remove());
 beforeAll(() => {
@@ -138,7 +139,7 @@ function u64Fields(
 describe('64-bit fields above 2^53 are named exactly in messages', () => {
   for (const [format, file] of SAMPLES) {
     it(`${format}: every u64 field of a writer-made file`, async () => {
-      const plugin = await FORMATS.find((f) => f.id === format)!.load!();
+      const plugin = await registry.load(format);
       const { files, main, target } = sample(file);
       const tree = await loaded((await plugin.inspectTarget(target(files))).root);
       const fields = u64Fields(tree, files, main);

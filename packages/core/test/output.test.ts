@@ -98,6 +98,29 @@ describe('openOutput to a local path', () => {
     expect(fs.readFileSync(target, 'utf8')).toBe('a\n');
   });
 
+  it('refuses what is not a regular file before asking about --force, and leaves it as it was', async () => {
+    const kept = path.join(dir, 'kept.bin');
+    fs.writeFileSync(kept, 'kept');
+    fs.symlinkSync(kept, path.join(dir, 'link.bin'));
+    fs.mkdirSync(path.join(dir, 'folder.bin'));
+    for (const [name, what] of [
+      ['link.bin', /it is a symbolic link, not a regular file/],
+      ['folder.bin', /it is a folder, not a regular file/],
+    ] as const) {
+      for (const force of [false, true]) {
+        const error = await caught(openOutput(path.join(dir, name), options({ force })));
+        expect(error.message).toMatch(what);
+      }
+    }
+    const fifo = path.join(dir, 'fifo');
+    spawnSync('mkfifo', [fifo]);
+    const error = await caught(openDirectoryOutput(fifo, options({ marker: 'm' })));
+    expect(error.message).toMatch(/it is a FIFO \(named pipe\), not a regular file/);
+    expect(fs.lstatSync(path.join(dir, 'link.bin')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(kept, 'utf8')).toBe('kept');
+    expect(fs.readdirSync(path.join(dir, 'folder.bin'))).toEqual([]);
+  });
+
   it('writes `-` to the given stream', async () => {
     const stream = new PassThrough();
     const chunks: Buffer[] = [];

@@ -18,6 +18,7 @@ import { loadH5wasm } from './browser-lib.js';
 import {
   checkDataDtype,
   type ConversionInput,
+  type ConversionResult,
   type ConvertOptions as H5adOptions,
   convertAnnData,
 } from './convert.js';
@@ -45,7 +46,7 @@ export function h5adOptions(values: OptionValues, options: ConvertOptions): H5ad
 }
 
 /** A folder's `.h5ad` files, recursively, in upstream's order (sorted paths), labelled folder/path. */
-async function folderInputs(directory: DirectorySource): Promise<{ path: string; label: string }[]> {
+export async function folderInputs(directory: DirectorySource): Promise<{ path: string; label: string }[]> {
   const found = (await directory.list()).filter((p) => p.endsWith('.h5ad'));
   if (found.length === 0)
     throw h5adError('InvalidValue', directory.name, `${directory.name}: no .h5ad files in this folder`);
@@ -92,17 +93,22 @@ export const convertH5adToScdlArchive: Converter = {
     ).catch((error: unknown) => {
       throw asH5adError(error, label);
     });
-    return {
-      warnings: result.warnings.map((message) => ({ code: 'Conversion', message, format: 'h5ad' })),
-      details: {
-        rows: result.rows,
-        nnz: result.nnz,
-        columns: result.numCols,
-        dataDType: result.dataDType,
-        rowPtrDType: result.rowPtrDType,
-        colPtrDType: result.colPtrDType,
-        inputs: result.inputs as unknown as JsonValue,
-      },
-    };
+    return conversionReport(result);
   },
 };
+
+/** What a conversion reports: its warnings, and its counts and dtypes as details. */
+export function conversionReport(result: ConversionResult): ConvertReport {
+  return {
+    warnings: result.warnings.map((message) => ({ code: 'Conversion', message, format: 'h5ad' })),
+    details: {
+      rows: result.rows,
+      nnz: result.nnz,
+      columns: result.numCols,
+      dataDType: result.dataDType,
+      rowPtrDType: result.rowPtrDType,
+      colPtrDType: result.colPtrDType,
+      inputs: result.inputs as unknown as JsonValue,
+    },
+  };
+}

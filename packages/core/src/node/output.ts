@@ -6,7 +6,7 @@ import { S3DirectorySink } from '../s3-directory-sink.js';
 import { abortMultipartUpload, listMultipartUploads } from '../s3-multipart.js';
 import { S3Upload, type S3UploadOptions } from '../s3-upload.js';
 import type { ByteSink, DirectorySink } from '../sink.js';
-import { AtomicFile, writeDirectoryAtomic } from './atomic.js';
+import { AtomicFile, assertReplaceable, writeDirectoryAtomic } from './atomic.js';
 import { resolveS3Settings } from './aws.js';
 import { describeFsError } from './file.js';
 import { trackCleanup } from './temps.js';
@@ -148,10 +148,10 @@ export async function openOutput(target: string, options: OutputOptions = {}): P
   refuseInputs(target, options.inputs ?? [], false);
   if (target === '-') return stdoutOutput(options.stdout ?? process.stdout);
   if (isS3Url(target)) return s3Output(target, options);
-  const stat = statOf(target);
-  if (stat?.isDirectory())
-    throw new SourceError(`cannot write ${target}: it is a folder`, target, { reason: 'exists' });
-  if (stat && !options.force) throw exists(target);
+  // Only a regular file is ever replaced, --force or not: a folder, device, FIFO, socket or
+  // symbolic link is refused before the question of replacing arises.
+  assertReplaceable(target);
+  if (statOf(target) && !options.force) throw exists(target);
   const file = AtomicFile.create(target);
   let release = () => {};
   const output: Output = {
@@ -316,6 +316,7 @@ const ABORTED = Symbol('aborted');
  * place (atomic.ts) while the caller writes file by file.
  */
 async function localDirectoryOutput(target: string, options: OutputOptions): Promise<DirectoryOutput> {
+  assertReplaceable(target, { folder: true });
   if (statOf(target) && !options.force) throw exists(target);
   let decide!: (commit: boolean) => void;
   const decided = new Promise<boolean>((resolve) => {
