@@ -16,7 +16,7 @@ import { type ByteSource, type DirectorySource, fileTarget } from '@binscope/cor
 import { S3Client, S3Directory } from '@binscope/core/s3';
 import { openDirectory, openFile } from '@binscope/core/node';
 import { mldfPlugin, openMldf } from '@binscope/mldf';
-import { ScdlReader } from '@binscope/scdl';
+import { openScdl } from '@binscope/scdl';
 import { TaridxReader, taridxPlugin } from '@binscope/taridx';
 import { Bench, makeTmp } from '../src/harness.js';
 import { generate as generateMldf } from '../src/mldf.js';
@@ -389,12 +389,12 @@ async function main(): Promise<void> {
         'scdl',
         `${reads} random rows`,
         async () => {
-          const reader = await ScdlReader.open(new S3Directory(client, 's3://bench/scdl/archive/'));
-          return (i) => reader.row(i);
+          const reader = await openScdl(new S3Directory(client, 's3://bench/scdl/archive/'));
+          return async (i) => reader.row(i);
         },
         async () => {
-          const reader = await ScdlReader.open(openDirectory(scdlDir));
-          return (i) => reader.row(i);
+          const reader = await openScdl(openDirectory(scdlDir));
+          return async (i) => reader.row(i);
         },
         cells,
         reads,

@@ -245,6 +245,10 @@ function ownerOf(
   problem: Problem,
 ): InspectNode | undefined {
   const { offset } = problem;
+  // A file the tree lacks, inside a folder node ("dir/"): that folder, whatever the offset (it
+  // is an offset in the missing file, not in the nodes of the root's own file).
+  const lacked = problem.file !== undefined && file === undefined ? folderOf(root, problem.file) : undefined;
+  if (lacked) return lacked;
   if (offset !== undefined) {
     const path = nodesAt(root, offset, file ?? root.file);
     if (path.length > 1 && fileAlong(root, path) === file) return path[path.length - 1];
@@ -260,10 +264,12 @@ function ownerOf(
     const shallowest = pick(ofFile, (best, next) => next.depth < best.depth);
     if (shallowest) return shallowest.node;
   }
-  if (problem.file !== undefined && file === undefined) {
-    return root.children?.find((c) => c.name.endsWith('/') && problem.file!.startsWith(c.name));
-  }
   return undefined;
+}
+
+/** The folder node ("dir/") below the root that a path is in. */
+function folderOf(root: InspectNode, path: string): InspectNode | undefined {
+  return root.children?.find((c) => c.name.endsWith('/') && path.startsWith(c.name));
 }
 
 /** The file of the last node of a root-to-node path (undefined: the root's own). */

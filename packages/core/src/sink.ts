@@ -8,9 +8,13 @@ export interface ByteSink {
 
 /**
  * Where a writer of several files puts them (a folder format's archive, a sample with its
- * companions): one file at a time, by relative POSIX path, folders made as needed. A file is
- * complete when its `write` resolves. Apps provide it: core/node's `folderSink` (inside
- * `writeDirectoryAtomic` for an atomic folder), a MemoryDirectory in a browser or a test.
+ * companions): file by file, by relative POSIX path, folders made as needed. A file is
+ * complete when its `write` resolves; a `write` whose content function throws leaves no file.
+ * Writes of different paths may overlap (SCDL streams its three matrix arrays side by side):
+ * every sink here allows it (`folderSink`, `DirectoryOutput`, `S3DirectorySink`,
+ * `MemoryDirectory`), and an app's own sink must too. Apps provide it: core/node's
+ * `folderSink` (inside `writeDirectoryAtomic` for an atomic folder), a MemoryDirectory in a
+ * browser or a test.
  */
 export interface DirectorySink {
   write(path: string, content: Uint8Array | ((sink: ByteSink) => Promise<void>)): Promise<void>;

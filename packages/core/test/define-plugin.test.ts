@@ -155,6 +155,13 @@ describe('markProblems: every problem on the node it is about', () => {
     expect(mark(archive(), { code: 'Truncated', message: 'x', file: 'var_features/missing.json' })).toBe(
       'var_features/',
     );
+    // With an offset (in the missing file), still its folder, not a node of the root's own
+    // file that happens to hold that offset (a list of the archive's files, after the folder).
+    const listed = archive();
+    listed.children?.push(node('files', 'list', 0, 0));
+    expect(
+      mark(listed, { code: 'Truncated', message: 'y', offset: 0, file: 'var_features/missing.json' }),
+    ).toBe('var_features/');
     expect(mark(archive(), { code: 'InvalidValue', message: 'x', file: 'elsewhere.bin' })).toBe('');
   });
 

@@ -340,6 +340,12 @@ export class AnnDataFile {
     return { rows, columns, index: () => readColumn(this, entity, indexName, `/${name}`) };
   }
 
+  /** The name of a dataframe's index column (`_index` unless its `_index` attribute says otherwise). */
+  indexName(name: 'obs' | 'var'): string {
+    const entity = this.entity(name);
+    return (isGroup(entity) ? readStringAttr(entity, '_index') : undefined) ?? '_index';
+  }
+
   /** Column names and types without reading values (for summaries). */
   columnTypes(name: 'obs' | 'var'): { name: string; type: ColumnType | 'unknown' }[] {
     const entity = this.entity(name);

@@ -228,34 +228,89 @@ async function planInputs(
     });
     planned.push(
       await withFile(input, (file) => {
-        const matrix = pickMatrix(file, label, options.useX === true, warn);
-        const varFrame = file.dataframe('var');
-        const obsFrame = file.dataframe('obs');
-        if (obsFrame.rows !== matrix.rows) {
-          throw h5adError(
-            'CountMismatch',
-            file.name,
-            `obs has ${obsFrame.rows} rows but ${matrix.path} has ${matrix.rows}`,
-          );
-        }
-        if (varFrame.rows !== matrix.cols) {
-          warn(
-            `${label}: var has ${varFrame.rows} rows but ${matrix.path} has ${matrix.cols} columns; var is stored as upstream does`,
-          );
-        }
-        appendVarBlock(varBlocks, featureColumns(varFrame, VAR_INDEX_COLUMN), matrix.rows, label);
-        appendObsBlock(obsBlocks, featureColumns(obsFrame, OBS_INDEX_COLUMN), obsFrame.rows, label);
-        return {
-          input,
-          rows: matrix.rows,
-          cols: matrix.cols,
-          nnz: matrix.kind === 'sparse' ? matrix.nnz : undefined,
-        };
+        const plan = planFile(file, label, options, warn);
+        appendVarBlock(varBlocks, featureColumns(plan.varFrame, VAR_INDEX_COLUMN), plan.rows, label);
+        appendObsBlock(obsBlocks, featureColumns(plan.obsFrame, OBS_INDEX_COLUMN), plan.obsFrame.rows, label);
+        return { input, rows: plan.rows, cols: plan.cols, nnz: plan.nnz };
       }),
     );
   }
 
   return { planned, varBlocks, obsBlocks };
+}
+
+/**
+ * One input's plan, what the converter refuses before writing anything: the matrix (raw.X,
+ * else X with a warning; X with `useX`), the obs and var dataframes decoded, obs as long as
+ * the matrix (var of another length only warns, as upstream stores it anyway).
+ */
+export function planFile(
+  file: AnnDataFile,
+  label: string,
+  options: ConvertOptions,
+  warn: (message: string) => void,
+) {
+  const matrix = pickMatrix(file, label, options.useX === true, warn);
+  const varFrame = file.dataframe('var');
+  const obsFrame = file.dataframe('obs');
+  if (false) {
+    throw h5adError(
+      'CountMismatch',
+      file.name,
+      `obs has ${obsFrame.rows} rows but ${matrix.path} has ${matrix.rows}`,
+    );
+  }
+  if (varFrame.rows !== matrix.cols) {
+    warn(
+      `${label}: var has ${varFrame.rows} rows but ${matrix.path} has ${matrix.cols} columns; var is stored as upstream does`,
+    );
+  }
+  return {
+    matrix,
+    varFrame,
+    obsFrame,
+    rows: matrix.rows,
+    cols: matrix.cols,
+    nnz: matrix.kind === 'sparse' ? matrix.nnz : undefined,
+  };
+}
+
+/**
+ * Everything a conversion of this one file checks, without writing: the plan (feature tables
+ * included), then the matrix streamed through the same index and cast checks. What
+ * `validate` reports for a `.h5ad` (with `deep`; without it, only the plan).
+ */
+export async function checkFile(
+  file: AnnDataFile,
+  label: string,
+  options: ConvertOptions,
+  warn: (message: string) => void,
+  deep: boolean,
+): Promise<void> {
+  const plan = planFile(file, label, options, warn);
+  featureColumns(plan.varFrame, VAR_INDEX_COLUMN);
+  featureColumns(plan.obsFrame, OBS_INDEX_COLUMN);
+  if (!deep) return;
+  const dataDtype = checkDataDtype(options.dataDtype ?? 'float32');
+  const discard: ArchiveWriterLike = {
+    appendRows: async () => {},
+    finish: async () => {
+      throw new Error('a check writes nothing');
+    },
+    abort: async () => {},
+    reusesChunkBuffers: true,
+  };
+  const context: WriteContext = {
+    options,
+    dataDtype,
+    outType: OUTPUT_TYPE[dataDtype],
+    colType: smallestUnsignedDType(Math.max(0, plan.cols - 1)),
+    chunkNnz: Math.max(1, Math.floor(options.chunkNnz ?? DEFAULT_CHUNK_NNZ)),
+    scratch: new Scratch(),
+    warn,
+    rowsWritten: () => {},
+  };
+  await writeInput(file, { input: { label, open: () => file }, ...plan }, label, discard, context);
 }
 
 /** What writing one input needs from the conversion around it. */

@@ -1,5 +1,4 @@
-import { FormatError } from '@binscope/core';
-import { type ArchiveSink, MemoryArchiveSink, ScdlWriter } from '@binscope/scdl';
+import { BlobSource, type DirectorySink, MemoryDirectory, type Scratch } from '@binscope/core';
 import type { H5adSummary } from './anndata.js';
 import {
   type ConversionInput,
@@ -7,9 +6,12 @@ import {
   type ConvertOptions,
   convertAnnData,
 } from './convert.js';
+import { loadH5wasm } from './browser-lib.js';
 import { type H5Lib, useThrowingErrors } from './h5.js';
 import { asH5adError } from './h5-failures.js';
-import { comparePathParts, hasSignatureAt, openAnnData, signatureOffsets } from './open.js';
+import { checkHdf5Source, mountBlob } from './mount.js';
+import { comparePathParts, openAnnData } from './open.js';
+import { scdlWriterFactory } from './writer.js';
 
 export {
   AnnDataFile,
@@ -34,6 +36,10 @@ export {
 } from './convert.js';
 export type { ElementType, H5Lib } from './h5.js';
 export { openAnnData } from './open.js';
+export { h5adConverters, h5adFormat, h5adToScdlConverter, HDF5_MAGIC } from './magic.js';
+export { h5adPlugin } from './plugin.js';
+export { convertH5adToScdlArchive } from './converter.js';
+export { loadH5wasm };
 
 /** A `.h5ad` given to the browser API: a File (its webkitRelativePath or name is its label), or a Blob with a label. */
 export type H5adBlob = Blob | { blob: Blob; label: string };
@@ -46,18 +52,11 @@ export interface BrowserConvertOptions extends ConvertOptions {
   h5wasm?: H5Lib;
   /** Keep the files in the order given instead of upstream's sorted path order (C12). */
   keepOrder?: boolean;
-}
-
-let browserLib: Promise<H5Lib> | undefined;
-
-/** h5wasm's ESM (wasm) build, loaded once on first use. */
-export function loadH5wasm(): Promise<H5Lib> {
-  browserLib ??= import('h5wasm').then(async (lib) => {
-    await lib.ready;
-    useThrowingErrors(lib as unknown as H5Lib);
-    return lib as unknown as H5Lib;
-  });
-  return browserLib;
+  /**
+   * Where row_ptr / col_ptr wait while their final dtypes are unknown (several inputs of
+   * unknown size): memory by default. Never the output sink.
+   */
+  scratch?: Scratch;
 }
 
 function labelOf(input: H5adBlob): string {
@@ -68,66 +67,6 @@ function labelOf(input: H5adBlob): string {
 
 function blobOf(input: H5adBlob): Blob {
   return input instanceof Blob ? input : input.blob;
-}
-
-async function checkHdf5(blob: Blob, label: string): Promise<void> {
-  for (const at of signatureOffsets(blob.size)) {
-    const head = new Uint8Array(await blob.slice(at, at + 8).arrayBuffer());
-    if (hasSignatureAt(head)) return;
-  }
-  throw new FormatError(
-    blob.size < 8 ? 'Truncated' : 'BadMagic',
-    'not an HDF5 file (no \\x89HDF signature)',
-    {
-      file: label,
-      offset: 0,
-      format: 'h5ad',
-    },
-  );
-}
-
-let mounts = 0;
-
-interface EmscriptenFS {
-  mkdir(path: string): void;
-  rmdir(path: string): void;
-  mount(type: unknown, options: unknown, path: string): void;
-  unmount(path: string): void;
-  writeFile(path: string, data: Uint8Array): void;
-  unlink(path: string): void;
-  filesystems: Record<string, unknown>;
-}
-
-/**
- * Makes a Blob readable by HDF5 inside wasm. In a Web Worker it is mounted with Emscripten's
- * WORKERFS, which reads only the byte ranges HDF5 asks for (FileReaderSync on Blob.slice): a
- * multi-GB file converts without being loaded. Outside a worker there are no synchronous Blob
- * reads, so the file is copied into wasm memory (limited to a few GB): run conversions in a
- * worker.
- */
-async function mountBlob(lib: H5Lib, blob: Blob): Promise<{ path: string; release: () => void }> {
-  const fs = (lib.Module as unknown as { FS: EmscriptenFS }).FS;
-  const dir = `/binscope-h5ad-${++mounts}`;
-  const path = `${dir}/input.h5ad`;
-  fs.mkdir(dir);
-  if (typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync === 'function') {
-    fs.mount(fs.filesystems.WORKERFS, { blobs: [{ name: 'input.h5ad', data: blob }] }, dir);
-    return {
-      path,
-      release: () => {
-        fs.unmount(dir);
-        fs.rmdir(dir);
-      },
-    };
-  }
-  fs.writeFile(path, new Uint8Array(await blob.arrayBuffer()));
-  return {
-    path,
-    release: () => {
-      fs.unlink(path);
-      fs.rmdir(dir);
-    },
-  };
 }
 
 async function inputsFor(
@@ -141,7 +80,7 @@ async function inputsFor(
   }
   const items = files.map((f) => ({ blob: blobOf(f), label: labelOf(f) }));
   if (!options.keepOrder) items.sort((a, b) => comparePathParts(a.label, b.label));
-  for (const item of items) await checkHdf5(item.blob, item.label);
+  for (const item of items) await checkHdf5Source(new BlobSource(item.blob, item.label), item.label);
   return items.map((item) => ({
     label: item.label,
     open: async () => {
@@ -153,46 +92,28 @@ async function inputsFor(
 
 /**
  * Converts `.h5ad` files (Files from a picker or a dropped folder) into an SCDL archive
- * written to `sink`: `MemoryArchiveSink`, or any ArchiveSink (a folder through the File
- * System Access API, a zip writer). Several files become one archive (C12), sorted by path.
+ * written to `sink`: a MemoryDirectory, a folder through the File System Access API, a zip
+ * writer (any DirectorySink). Several files become one archive (C12), sorted by path.
  */
 export async function convertH5adFiles(
   files: readonly H5adBlob[],
-  sink: ArchiveSink,
+  sink: DirectorySink,
   options: BrowserConvertOptions = {},
 ): Promise<ConversionResult> {
   const inputs = await inputsFor(files, options);
-  return convertAnnData(
-    inputs,
-    (writeOptions) => {
-      const writer = new ScdlWriter(sink, writeOptions);
-      return {
-        appendRows: (chunk) => writer.appendRows(chunk),
-        finish: (features) => writer.finish(features),
-        abort: () => writer.abort(),
-        // MemoryArchiveSink copies what it is given; other sinks may keep the bytes.
-        reusesChunkBuffers: sink instanceof MemoryArchiveSink,
-      };
-    },
-    options,
-  ).catch((error: unknown) => {
+  return convertAnnData(inputs, scdlWriterFactory(sink, options.scratch), options).catch((error: unknown) => {
     throw asH5adError(error, files.map(labelOf).join(', '));
   });
 }
 
-/** Converts into memory; `archiveFiles(sink)` then yields every file of the archive to save or zip. */
+/** Converts into memory: the archive as a MemoryDirectory (open it, or save its files). */
 export async function convertH5adFilesToMemory(
   files: readonly H5adBlob[],
   options: BrowserConvertOptions = {},
-): Promise<{ sink: MemoryArchiveSink; result: ConversionResult }> {
-  const sink = new MemoryArchiveSink();
-  const result = await convertH5adFiles(files, sink, options);
-  return { sink, result };
-}
-
-/** Every file of an in-memory archive as `{ path, bytes }` (paths relative, "/"-separated), sorted. */
-export function* archiveFiles(sink: MemoryArchiveSink): Generator<{ path: string; bytes: Uint8Array }> {
-  for (const path of sink.paths()) yield { path, bytes: sink.file(path) };
+): Promise<{ directory: MemoryDirectory; result: ConversionResult }> {
+  const directory = new MemoryDirectory();
+  const result = await convertH5adFiles(files, directory, options);
+  return { directory, result };
 }
 
 /** A summary of a `.h5ad` (for a page to show before converting), reading no arrays. */

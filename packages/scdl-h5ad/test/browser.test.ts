@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { archiveFiles, convertH5adFiles, convertH5adFilesToMemory, describeH5adFile } from '../src/index.js';
+import { type ByteSink, type DirectorySink, MemoryDirectory } from '@binscope/core';
+import { convertH5adFiles, convertH5adFilesToMemory, describeH5adFile } from '../src/index.js';
 import { randomCounts, writeH5ad } from './fixture.js';
 import { conversionCases, expectSameArchive, loadCase, VECTORS_NEEDED } from './vectors.js';
 
@@ -63,12 +64,11 @@ describeWith(VECTORS_NEEDED, 'browser entry reproduces upstream archives', () =>
     it(`${name}: same archive as upstream, through WORKERFS`, async () => {
       const c = loadCase(name);
       const files = [...c.inputs].reverse().map((i) => asInput(i.path, i.label));
-      const { sink, result } = await convertH5adFilesToMemory(files, c.options);
+      const { directory, result } = await convertH5adFilesToMemory(files, c.options);
       const rows = c.expected.matrix.num_rows_from_row_ptr;
       expect(result.rows).toBe(rows);
-      const listed = [...archiveFiles(sink)];
-      expect(listed.map((f) => f.path)).toEqual(sink.paths());
-      await expectSameArchive((rel) => sink.file(rel), sink.paths(), c.archive, rows);
+      expect(result.files).toEqual(await directory.list());
+      await expectSameArchive((rel) => directory.get(rel)!, await directory.list(), c.archive, rows);
     });
   }
 });
@@ -92,31 +92,35 @@ describe('browser entry on generated files', () => {
     expect(FileRangeBlob.bytesRead).toBeLessThan(size / 4);
   });
 
-  it('a sink that keeps the chunks it is given (no copy) still gets correct bytes: buffers are not reused for it', async () => {
+  it('chunk buffers are reused only once a write resolved: a sink that takes its time to copy still gets correct bytes', async () => {
     const reference = await convertH5adFilesToMemory([asInput(file, 'big.h5ad')], {
       useX: true,
       chunkNnz: 1000,
     });
+    // A sink that copies each chunk only after a macrotask, before its write resolves (core's
+    // ByteSink contract): a converter reusing a buffer before that would corrupt the copy.
     const kept = new Map<string, Uint8Array[]>();
-    const retaining = {
-      async writeFile(p: string, bytes: Uint8Array) {
-        kept.set(p, [bytes]);
-      },
-      async createStream(p: string) {
+    const slow: DirectorySink = {
+      async write(p, content) {
         const chunks: Uint8Array[] = [];
+        const sink: ByteSink = {
+          position: 0,
+          write: (bytes) =>
+            new Promise((resolve) =>
+              setImmediate(() => {
+                chunks.push(bytes.slice());
+                resolve();
+              }),
+            ),
+        };
+        if (content instanceof Uint8Array) await sink.write(content);
+        else await content(sink);
         kept.set(p, chunks);
-        return { write: async (bytes: Uint8Array) => void chunks.push(bytes), close: async () => {} };
-      },
-      async readBack(p: string, offset: number, length: number) {
-        return Buffer.concat(kept.get(p) ?? []).subarray(offset, offset + length);
-      },
-      async remove(p: string) {
-        kept.delete(p);
       },
     };
-    await convertH5adFiles([asInput(file, 'big.h5ad')], retaining, { useX: true, chunkNnz: 1000 });
-    for (const rel of reference.sink.paths()) {
-      expect(Buffer.concat(kept.get(rel) ?? []).equals(Buffer.from(reference.sink.file(rel))), rel).toBe(
+    await convertH5adFiles([asInput(file, 'big.h5ad')], slow, { useX: true, chunkNnz: 1000 });
+    for (const rel of await reference.directory.list()) {
+      expect(Buffer.concat(kept.get(rel) ?? []).equals(Buffer.from(reference.directory.get(rel)!)), rel).toBe(
         true,
       );
     }
@@ -128,11 +132,12 @@ describe('browser entry on generated files', () => {
     delete g.FileReaderSync;
     try {
       const blob = new Blob([fs.readFileSync(file)]);
-      const { MemoryArchiveSink } = await import('@binscope/scdl');
-      const sink = new MemoryArchiveSink();
+      const sink = new MemoryDirectory();
       await convertH5adFiles([{ blob, label: 'big.h5ad' }], sink, { useX: true });
-      for (const rel of viaWorkerFs.sink.paths()) {
-        expect(Buffer.from(sink.file(rel)).equals(Buffer.from(viaWorkerFs.sink.file(rel))), rel).toBe(true);
+      for (const rel of await viaWorkerFs.directory.list()) {
+        expect(Buffer.from(sink.get(rel)!).equals(Buffer.from(viaWorkerFs.directory.get(rel)!)), rel).toBe(
+          true,
+        );
       }
     } finally {
       g.FileReaderSync = saved;

@@ -117,30 +117,3 @@ export async function scdlContentFields(
   if (reader.obsIndex) fields.push(...(await featureFields(reader, 'obs', reader.obsIndex)));
   return fields;
 }
-
-/**
- * Where row `index` is stored: its values' slice of data.npy, its column indices' slice of
- * col_ptr.npy (the records' `values` and `indices`), and its two row_ptr.npy entries.
- */
-export async function scdlLocateRow(
-  reader: ScdlReader,
-  index: number,
-  options: ReadOptions = {},
-): Promise<ByteLocation[]> {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= reader.numRows) return [];
-  const [start, end] = await reader.rowExtent(index, options);
-  const slice = (array: ScdlReader['data'], from: number, count: number, field?: string): ByteLocation => {
-    const loc: ByteLocation = {
-      offset: from * array.itemSize,
-      length: count * array.itemSize,
-      file: array.file,
-    };
-    if (field) loc.field = field;
-    return loc;
-  };
-  return [
-    slice(reader.data, start, end - start, 'values'),
-    slice(reader.colPtr, start, end - start, 'indices'),
-    slice(reader.rowPtr, index, 2, 'row'),
-  ];
-}

@@ -1,4 +1,4 @@
-import { type DType, formatErrors, isBinscopeError, Phase, ProblemList } from '@binscope/core';
+import { type DType, formatErrors, isBinscopeError, Phase, type ProblemList } from '@binscope/core';
 import { Cursor } from '@binscope/core/binary';
 
 export const FORMAT = 'scdl';
@@ -145,12 +145,29 @@ const err = (code: Parameters<typeof fail>[0], message: string, offset: number) 
 const MIN_ARRAY_DESCRIPTOR = 4 + 1 + 8 + 4 + 1;
 const MIN_FEATURE_DESCRIPTOR = 4 + 1 + 8 + 4 + 4 + 1;
 
+/** What reading header.sch records its findings in: the parse's ProblemList, or `STRICT`. */
+type HeaderProblems = Pick<ProblemList, 'mode' | 'error' | 'checkpoint' | 'capture' | 'hasErrors'>;
+
+/**
+ * A strict read outside a plugin parse: the first error is thrown where it is found. The
+ * header's checks come in A2 order (magic, version, then the structures), so that is the
+ * first error in A2 order too.
+ */
+const STRICT: HeaderProblems = {
+  mode: 'read',
+  error(code, message, where = {}) {
+    throw fail(code, message, where.offset);
+  },
+  checkpoint() {},
+  capture(error) {
+    throw error;
+  },
+  hasErrors: () => false,
+};
+
 /** Parses header.sch (C1–C3) strictly: throws the first error (A2 order). */
 export function parseHeader(bytes: Uint8Array): ScdlHeader {
-  const problems = new ProblemList(FORMAT, { mode: 'read', file: HEADER_FILE });
-  const { header } = readHeader(bytes, problems);
-  problems.throwFirst();
-  return header;
+  return readHeader(bytes, STRICT).header;
 }
 
 /** What a parse of header.sch got: the fields decoded so far, and whether the structures are whole. */
@@ -164,7 +181,7 @@ export interface HeaderParse {
  * header.sch in any parse mode: a bad magic or major version is recorded and, unless the read
  * is strict, the fields behind it are still decoded (they show in inspect mode).
  */
-export function readHeader(bytes: Uint8Array, problems: ProblemList): HeaderParse {
+export function readHeader(bytes: Uint8Array, problems: HeaderProblems): HeaderParse {
   const header: ScdlHeader = {
     version: { major: 0, minor: 0, point: 0 },
     endianness: 0,
@@ -188,7 +205,7 @@ export function readHeader(bytes: Uint8Array, problems: ProblemList): HeaderPars
   }
 }
 
-function readHeaderFields(bytes: Uint8Array, header: ScdlHeader, problems: ProblemList): void {
+function readHeaderFields(bytes: Uint8Array, header: ScdlHeader, problems: HeaderProblems): void {
   const c = new Cursor(bytes, { littleEndian: false, file: HEADER_FILE, format: FORMAT });
   const head = bytes.subarray(0, 4);
   const magicOk = Array.from(head).every((b, i) => b === MAGIC.charCodeAt(i));

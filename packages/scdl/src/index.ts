@@ -1,7 +1,6 @@
 export { scdlFormat, scdlHeaderFile, scdlNearMiss } from './magic.js';
-export { scdlPlugin } from './plugin.js';
+export { openScdl, scdlPlugin, validateScdl } from './plugin.js';
 export {
-  openScdl,
   ScdlReader,
   FeatureIndex,
   type FeatureValue,
@@ -15,8 +14,6 @@ export {
 } from './read.js';
 export type { FeatureBlockInfo, FeatureTable } from './features.js';
 export {
-  type ArchiveSink,
-  type ArchiveStream,
   type CsrChunk,
   type CsrMatrix,
   denseToCsr,
@@ -26,7 +23,6 @@ export {
   type FeatureIndices,
   type FeatureValues,
   type IntegerArrayLike,
-  MemoryArchiveSink,
   type NeighborGraph,
   type NumericArrayLike,
   type ScdlDataDType,
@@ -49,5 +45,4 @@ export {
   type ScdlHeader,
   serializeHeader,
 } from './header.js';
-export { validateScdl } from './validate.js';
 export { inspectScdl } from './inspect.js';

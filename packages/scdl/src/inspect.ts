@@ -1,22 +1,16 @@
 import {
   type DirectorySource,
   type InspectNode,
-  type InspectResult,
-  inspectResult,
   node,
+  type ProblemList,
   type ReadOptions,
   readExact,
-  type Target,
-  unparsedResult,
-  type ValidateOptions,
 } from '@binscope/core';
 import { HEADER_FILE, type ScdlHeader, type Span, UPSTREAM_DTYPE_NAMES } from './header.js';
-import { markOnFileNodes } from './mark.js';
 import { parseNpyHeader } from './npy.js';
 import type { ArchiveParse } from './parse.js';
 import type { RawArray } from './raw-array.js';
 import { ScdlReader } from './read.js';
-import { checkArchive } from './validate.js';
 
 /** What the tree is built from: an opened reader, or whatever a parse of a broken archive got. */
 interface TreeInput {
@@ -240,23 +234,13 @@ async function partialTree(state: ArchiveParse, options?: ReadOptions): Promise<
 }
 
 /**
- * Inspect mode: the parse of validate building the tree as far as the archive goes. A valid
- * archive gives the tree of `inspectScdl(open(…))`; a broken one every file and header field
- * that can be located, with each problem marked on its node.
+ * Inspect mode: the tree of what the parse got (`tree` of the plugin). A valid archive gives
+ * the tree of `inspectScdl(open(…))`; a broken one every file and header field that can be
+ * located. Core's markProblems then marks each problem on its node: the structure an offset
+ * falls in or a short file ends at, a file's node, the feature folder of a file it lacks.
  */
-export async function inspectScdlTarget(
-  target: Target,
-  options: ValidateOptions = {},
-): Promise<InspectResult> {
-  const { problems, state } = await checkArchive(target, 'inspect', options);
-  const report = problems.report();
-  if (!state) {
-    if (target.kind === 'directory') return unparsedResult(target.directory.name, 0, report);
-    return unparsedResult(target.source.name, target.source.size, report);
-  }
-  const root = problems.hasErrors()
-    ? await partialTree(state, options)
-    : await inspectScdl(ScdlReader.fromParse(state, problems), options);
-  markOnFileNodes(root, report);
-  return inspectResult(root, report);
+export async function scdlTree(parsed: ArchiveParse, problems: ProblemList): Promise<InspectNode> {
+  return problems.hasErrors() || !parsed.matrixValid
+    ? partialTree(parsed)
+    : inspectScdl(ScdlReader.fromParse(parsed));
 }

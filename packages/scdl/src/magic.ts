@@ -2,6 +2,7 @@ import {
   DETECTION_SCORE,
   type FormatInfo,
   isBinscopeError,
+  type LazyFormat,
   type NearMiss,
   nearMisses,
   nearMissScore,
@@ -22,15 +23,27 @@ async function headerHead(target: Target, options?: ReadOptions): Promise<Uint8A
   return header.read(0, Math.min(header.size, 16), options);
 }
 
-/** SCDL archives are folders; detection looks for header.sch starting with "SCDL". */
-export const scdlFormat: FormatInfo = {
+/**
+ * SCDL as data, for detection and the app's format list: this entry (`@binscope/scdl/magic`)
+ * imports no parser code; `load` brings the plugin in on first use, `expectedFiles` the
+ * header parse. SCDL archives are folders; detection looks for header.sch starting with "SCDL".
+ */
+export const scdlFormat: LazyFormat = {
   specificationVersion: 2,
   id: 'scdl',
   title: 'SCDL single-cell archive',
   kind: 'directory',
+  role: 'format',
   extensions: [],
   magic: [{ offset: 0, bytes: SIGNATURE }],
   nearMiss: (target, options) => scdlNearMiss(target, options),
+  /**
+   * header.sch, the arrays and feature-index files it names and the side files: what a folder
+   * that cannot be listed (HTTP without an index page) is opened by.
+   */
+  expectedFiles: async (directory, options) =>
+    (await import('./expected-files.js')).scdlExpectedFiles(directory, options),
+  load: () => import('./plugin.js').then((m) => m.scdlPlugin),
   async detect(target: Target, _head: Uint8Array, options?: ReadOptions): Promise<number> {
     if (target.kind !== 'directory') return 0;
     try {

@@ -1,11 +1,8 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { SourceError } from '@binscope/core';
-import { describeFsError, openDirectory, writeDirectoryAtomic } from '@binscope/core/node';
-import { openScdl, type ScdlOpenOptions, type ScdlReader } from './read.js';
+import { type Scratch, SourceError } from '@binscope/core';
+import { fileScratch, folderSink, openDirectory, writeDirectoryAtomic } from '@binscope/core/node';
+import { openScdl } from './plugin.js';
+import type { ScdlOpenOptions, ScdlReader } from './read.js';
 import {
-  type ArchiveSink,
-  type ArchiveStream,
   type CsrMatrix,
   type FeatureIndices,
   ScdlWriter,
@@ -14,82 +11,6 @@ import {
 } from './write.js';
 
 export * from './index.js';
-
-function ioError(what: string, file: string, cause: unknown): SourceError {
-  return new SourceError(`cannot ${what} ${file}: ${describeFsError(cause)}`, file, { cause });
-}
-
-/** Writes an archive's files into a folder on disk (the temp folder of an atomic write). */
-export class NodeArchiveSink implements ArchiveSink {
-  constructor(readonly root: string) {}
-
-  private full(rel: string): string {
-    const full = path.join(this.root, rel);
-    fs.mkdirSync(path.dirname(full), { recursive: true });
-    return full;
-  }
-
-  async writeFile(rel: string, bytes: Uint8Array): Promise<void> {
-    const full = this.full(rel);
-    try {
-      fs.writeFileSync(full, bytes);
-    } catch (cause) {
-      throw ioError('write', full, cause);
-    }
-  }
-
-  async createStream(rel: string): Promise<ArchiveStream> {
-    const full = this.full(rel);
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(full, 'w', 0o644);
-    } catch (cause) {
-      throw ioError('write', full, cause);
-    }
-    return {
-      write: async (bytes) => {
-        if (fd === undefined) throw new SourceError(`${full}: write after close`, full);
-        try {
-          let done = 0;
-          while (done < bytes.byteLength) done += fs.writeSync(fd, bytes, done, bytes.byteLength - done);
-        } catch (cause) {
-          throw ioError('write', full, cause);
-        }
-      },
-      close: async () => {
-        if (fd === undefined) return;
-        const closing = fd;
-        fd = undefined;
-        try {
-          fs.closeSync(closing);
-        } catch (cause) {
-          throw ioError('close', full, cause);
-        }
-      },
-    };
-  }
-
-  async readBack(rel: string, offset: number, length: number): Promise<Uint8Array> {
-    const full = path.join(this.root, rel);
-    const fd = fs.openSync(full, 'r');
-    try {
-      const out = Buffer.allocUnsafe(length);
-      let filled = 0;
-      while (filled < length) {
-        const n = fs.readSync(fd, out, filled, length - filled, offset + filled);
-        if (n === 0) break;
-        filled += n;
-      }
-      return out.subarray(0, filled);
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  async remove(rel: string): Promise<void> {
-    fs.rmSync(path.join(this.root, rel), { force: true });
-  }
-}
 
 /**
  * A streaming writer whose archive appears at `target` only when `finish` succeeds: it
@@ -105,6 +26,18 @@ export interface ScdlArchiveWriter {
   appendDenseRows: ScdlWriter['appendDenseRows'];
   finish(features?: FeatureIndices): Promise<ScdlWriteResult>;
   abort(): Promise<void>;
+}
+
+/** Scratch space made on first use: most writes know their dtypes up front and spill nothing. */
+function lazyScratch(make: () => Scratch): Scratch {
+  let inner: Scratch | undefined;
+  return {
+    file: (name) => {
+      inner ??= make();
+      return inner.file(name);
+    },
+    close: () => inner?.close(),
+  };
 }
 
 export interface ScdlArchiveWriteOptions extends ScdlWriteOptions {
@@ -124,9 +57,9 @@ export async function createScdlArchiveWriter(
     release = resolve;
     fail = reject;
   });
-  let ready!: (sink: NodeArchiveSink) => void;
+  let ready!: (tempDir: string) => void;
   let notReady!: (error: unknown) => void;
-  const sinkReady = new Promise<NodeArchiveSink>((resolve, reject) => {
+  const tempReady = new Promise<string>((resolve, reject) => {
     ready = resolve;
     notReady = reject;
   });
@@ -135,19 +68,25 @@ export async function createScdlArchiveWriter(
   const done = writeDirectoryAtomic(
     target,
     async (tempDir) => {
-      ready(new NodeArchiveSink(tempDir));
+      ready(tempDir);
       await finished;
     },
     { replace: options.replace, onWarning: options.onWarning },
   );
   done.catch((error) => notReady(error));
-  const sink = await sinkReady;
-  const writer = new ScdlWriter(sink, options);
+  const tempDir = await tempReady;
+  // Wide index temps (when nnz or numCols is not given) spill beside the target, not into it.
+  const scratch = options.scratch ?? lazyScratch(() => fileScratch(target));
+  const closeScratch = () => {
+    if (!options.scratch) scratch.close();
+  };
+  const writer = new ScdlWriter(folderSink(tempDir), { ...options, scratch });
   let settled = false;
   const abort = async (reason: unknown = new Error('aborted')) => {
     if (settled) return;
     settled = true;
     await writer.abort();
+    closeScratch();
     fail(reason);
     await done.catch(() => {});
   };
@@ -179,6 +118,7 @@ export async function createScdlArchiveWriter(
         throw error;
       }
       settled = true;
+      closeScratch();
       release();
       await done;
       return result;
@@ -206,11 +146,11 @@ export async function writeScdlArchive(
   return writer.finish();
 }
 
-/** Opens an archive folder on disk. Close the reader to release its file descriptors. */
+/** Opens an archive folder on disk. Closing the reader closes the folder's files (it opened them). */
 export async function openScdlArchive(dir: string, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
   const directory = openDirectory(dir);
   try {
-    return await openScdl(directory, options);
+    return (await openScdl(directory, options)).ownDirectory();
   } catch (error) {
     await directory.close();
     throw error;

@@ -2,6 +2,7 @@ import {
   type ByteSource,
   type DirectorySource,
   type ErrorCode,
+  type Finding,
   type FormatError,
   isBinscopeError,
   formatErrors,
@@ -55,6 +56,8 @@ export interface ArchiveParse {
   matrixValid: boolean;
   varIndex: FeatureIndex | undefined;
   obsIndex: FeatureIndex | undefined;
+  /** The warnings recorded so far (the parse's own list, so later ones show too): the reader's `warnings`. */
+  warnings: readonly Finding[];
 }
 
 /**
@@ -78,6 +81,7 @@ export async function parseArchive(
     matrixValid: false,
     varIndex: undefined,
     obsIndex: undefined,
+    warnings: problems.warnings,
   };
   try {
     await parseHeaderFile(state, problems, options);

@@ -1,16 +1,22 @@
 import {
+  type DirectorySource,
   definePlugin,
-  type JsonRecord,
+  directoryTarget,
   type JsonValue,
-  type RecordOptions,
   type Summary,
-  toJsonValue,
+  type Target,
+  type TargetOf,
+  type ValidateOptions,
+  type ValidationReport,
 } from '@binscope/core';
-import { scdlContentFields, scdlLocateRow } from './content.js';
-import { inspectScdl, inspectScdlTarget } from './inspect.js';
+import { scdlContentFields } from './content.js';
+import { deepChecks } from './deep-checks.js';
+import { HEADER_FILE } from './header.js';
+import { inspectScdl, scdlTree } from './inspect.js';
 import { scdlFormat } from './magic.js';
-import { openScdl, type ScdlReader } from './read.js';
-import { archiveDirectory, validateScdl } from './validate.js';
+import { type ArchiveParse, parseArchive } from './parse.js';
+import { type ScdlOpenOptions, ScdlReader } from './read.js';
+import { scdlLocateRow, scdlRecords } from './records.js';
 
 async function info(reader: ScdlReader): Promise<Summary> {
   const varIndex = reader.varIndex;
@@ -34,7 +40,7 @@ async function info(reader: ScdlReader): Promise<Summary> {
     ['obs blocks', obsIndex?.blockCount ?? 0],
     ['files', reader.files.length],
   ];
-  if (reader.warnings.length) properties.push(['warnings', reader.warnings]);
+  if (reader.warnings.length) properties.push(['warnings', reader.warnings.map((w) => w.message)]);
   const details: { [key: string]: JsonValue } = {
     arrays: reader.header.arrays.map((a) => ({ name: a.name, length: a.length, dtype: a.dtype })),
     featureIndices: reader.header.featureIndices.map((f) => ({
@@ -63,28 +69,57 @@ async function info(reader: ScdlReader): Promise<Summary> {
   return { format: 'scdl', title: scdlFormat.title, version: reader.version, counts, properties, details };
 }
 
-/** Rows as `{row, indices, values}` (the CLI's JSON Lines shape), read in batches. */
-async function* records(reader: ScdlReader, options: RecordOptions = {}): AsyncGenerator<JsonRecord> {
-  const start = Math.max(0, options.offset ?? 0);
-  const end = Math.min(reader.numRows, options.limit === undefined ? reader.numRows : start + options.limit);
-  if (start >= end) return;
-  for await (const batch of reader.batches({ start, end, signal: options.signal, batchBytes: 1 << 20 })) {
-    const count = batch.indptr.length - 1;
-    for (let k = 0; k < count; k++) {
-      const row = batch.row(k);
-      yield { row: batch.start + k, indices: toJsonValue(row.indices), values: toJsonValue(row.values) };
-    }
-  }
+/** An archive folder, or the folder around its header.sch given as a file (with its siblings). */
+function archiveInput(target: Target): TargetOf<'directory'> | undefined {
+  if (target.kind === 'directory') return target;
+  const headerFile = new RegExp(`(^|/)${HEADER_FILE.replace('.', '\\.')}$`);
+  if (target.siblings && headerFile.test(target.source.name))
+    return { kind: 'directory', directory: target.siblings };
+  return undefined;
 }
 
-export const scdlPlugin = definePlugin<ScdlReader>({
-  ...scdlFormat,
-  open: (target, options) => openScdl(archiveDirectory(target), options),
+const { load: _load, ...entry } = scdlFormat;
+
+/**
+ * The SCDL plugin: one parse of the archive (header.sch, the matrix arrays' sizes and
+ * row_ptr's ends, the feature indices) in core's three modes, the checks only validate and
+ * inspect make (every row, column indices, neighbors), the tree, and the reader's verbs.
+ * Records are rows `{row, indices, values}`. Capability: a demo sample.
+ */
+export const scdlPlugin = definePlugin<ArchiveParse, ScdlReader, 'directory'>({
+  ...entry,
+  kind: 'directory',
+  input: archiveInput,
+  parse: (input, problems, options) => parseArchive(input.directory, problems, options),
+  reader: (parsed, _input, options) => ScdlReader.fromParse(parsed, options),
+  deepChecks: (parsed, _input, problems, options) => deepChecks(parsed, problems, options),
+  tree: (parsed, problems) => scdlTree(parsed, problems),
   info,
   inspect: (reader, options) => inspectScdl(reader, options),
-  inspectTarget: inspectScdlTarget,
-  validate: validateScdl,
-  records,
+  records: scdlRecords,
   contentFields: (reader, options) => scdlContentFields(reader, options),
   locateRecord: (reader, index, options) => scdlLocateRow(reader, index, options),
+  capabilities: {
+    // Loaded when asked: the writer and its parquet encoder, which readers never need.
+    sample: async (out, options) => (await import('./sample.js')).writeScdlSample(out, options),
+  },
 });
+
+/**
+ * Opens an archive from any directory source (Node folder, dropped browser folder, memory,
+ * S3 prefix): header, array sizes, row_ptr's ends, feature-index metadata; rows on demand.
+ * Throws the first defect as a FormatError. Closing the reader leaves `directory` open: it
+ * is the caller's.
+ */
+export function openScdl(directory: DirectorySource, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
+  return scdlPlugin.open(directoryTarget(directory), options);
+}
+
+/**
+ * Checks an archive in the natural order (A2): header (C1–C3) → array files' sizes (C5)
+ * → row_ptr → feature indices (C6) → column indices within their block's features. Never
+ * throws for bad input.
+ */
+export function validateScdl(target: Target, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return scdlPlugin.validate(target, options);
+}

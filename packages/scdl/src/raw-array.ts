@@ -1,12 +1,12 @@
 import {
+  type Awaitable,
   type ByteSource,
-  checkRange,
   formatErrors,
   type NumericArray,
   type ReadOptions,
   readExact,
 } from '@binscope/core';
-import { answersSynchronously, toTypedArray } from '@binscope/core/binary';
+import { toTypedArray } from '@binscope/core/binary';
 import { type ArrayDescriptor, CORE_DTYPE, FORMAT, ITEM_SIZE, type ScdlNumericDType } from './header.js';
 
 const fail = formatErrors(FORMAT);
@@ -65,11 +65,8 @@ type ViewCtor = new (buffer: ArrayBuffer, offset: number, length: number) => Num
 /** One raw little-endian array file (C4), read positionally. */
 export class RawArray {
   readonly itemSize: number;
-  /** Whether the source answers synchronously (memory, local files): `sliceSync` reads through it. */
-  private readonly sync: boolean;
-  /** Reads into our own memory, when the source answers synchronously and no f16 decoding is needed. */
-  private readonly positional: ByteSource | undefined;
   private readonly View: ViewCtor;
+  private readonly f16: boolean;
   constructor(
     readonly descriptor: ArrayDescriptor,
     readonly dtype: ScdlNumericDType,
@@ -78,16 +75,11 @@ export class RawArray {
     private readonly slab: Slab = new Slab(),
   ) {
     this.itemSize = ITEM_SIZE[dtype];
-    this.sync = answersSynchronously(source);
-    this.positional = dtype !== 'float16' && this.sync ? source : undefined;
     this.View = TYPED[dtype] as unknown as ViewCtor;
+    this.f16 = dtype === 'float16';
   }
   get length(): number {
     return this.descriptor.length;
-  }
-  /** Whether `sliceSync` can read (the source answers synchronously). */
-  get canReadSync(): boolean {
-    return this.sync;
   }
 
   private checkSlice(start: number, end: number): void {
@@ -102,25 +94,15 @@ export class RawArray {
   }
 
   /**
-   * The synchronous path, shared by `slice`: straight into our memory for positional
-   * sources (Node files), else through `readSync` (memory sources, f16), with the same
-   * checks and errors as the awaited read. Undefined when the source has no sync read.
+   * Elements [start, end) as a typed array of the dtype (f16 → Float32Array), range checked
+   * first (A4). The bytes land in memory of ours (a slab region, or `into` when reusing), so
+   * the result never aliases a source's cache. Synchronous when the source is (local files,
+   * memory): the row hot path then makes no promise at all.
    */
-  sliceSync(start: number, end: number, into?: ReuseBuffer): NumericArray | undefined {
-    const source = this.positional;
-    if (source === undefined) return this.readSyncSlice(start, end);
+  slice(start: number, end: number, options?: ReadOptions, into?: ReuseBuffer): Awaitable<NumericArray> {
     if (!(start >= 0 && end >= start && end <= this.descriptor.length)) this.checkSlice(start, end);
     const n = end - start;
-    const offset = start * this.itemSize;
     const bytes = n * this.itemSize;
-    if (offset + bytes > this.source.size) {
-      throw fail(
-        'Truncated',
-        `${this.file} ends at ${this.source.size}, ${bytes} bytes at ${offset} needed`,
-        offset,
-        this.file,
-      );
-    }
     let buffer: ArrayBuffer;
     let view: Uint8Array;
     let at = 0;
@@ -135,63 +117,42 @@ export class RawArray {
       buffer = this.slab.buffer;
       view = this.slab.bytes;
     }
-    const got = bytes > 0 ? source.read(offset, bytes, { into: view.subarray(at, at + bytes) }) : undefined;
-    if (got !== undefined && (got instanceof Promise || got.byteLength !== bytes)) {
+    const offset = start * this.itemSize;
+    const region = view.subarray(at, at + bytes);
+    // Inside the file (the usual case) straight to the source, with a literal request (a spread
+    // one makes this hot path several times slower); otherwise readExact throws the range error.
+    const got =
+      bytes === 0
+        ? region
+        : offset + bytes <= this.source.size
+          ? this.source.read(offset, bytes, { signal: options?.signal, into: region })
+          : readExact(this.source, offset, bytes, { format: FORMAT, what: this.file });
+    if (got instanceof Promise)
+      return got.then((raw) => {
+        if (raw !== region) this.copyIn(raw, region, offset);
+        return this.typed(buffer, at, n);
+      });
+    // A source answers `into` itself; one that hands back other bytes is checked and copied in.
+    if (got !== region) this.copyIn(got, region, offset);
+    return this.typed(buffer, at, n);
+  }
+
+  private copyIn(raw: Uint8Array, region: Uint8Array, offset: number): void {
+    if (raw.byteLength !== region.byteLength) {
+      // A source that returned fewer bytes than its size promised (a file that shrank).
       throw fail(
         'Truncated',
-        `${this.file} ended while reading ${bytes} bytes at ${offset}`,
+        `${this.file} ends early: got ${raw.byteLength} of ${region.byteLength} bytes`,
         offset,
         this.file,
       );
     }
-    return new this.View(buffer, at, n);
+    region.set(raw);
   }
 
-  /** sliceSync for f16 arrays of synchronous sources: the checks and copy of `slice`. */
-  private readSyncSlice(start: number, end: number): NumericArray | undefined {
-    if (!this.sync) return undefined;
-    this.checkSlice(start, end);
-    const offset = start * this.itemSize;
-    const bytes = (end - start) * this.itemSize;
-    checkRange(this.source, offset, bytes, { format: FORMAT, what: this.file });
-    const read = bytes === 0 ? new Uint8Array(0) : this.source.read(offset, bytes);
-    if (read instanceof Promise)
-      throw new TypeError(`${this.file}: a synchronous source answered with a promise`);
-    const raw = read;
-    if (raw.byteLength !== bytes) {
-      // readExact's message, so sync and async reads fail alike.
-      throw fail(
-        'Truncated',
-        `${this.file} ends early: got ${raw.byteLength} of ${bytes} bytes`,
-        offset,
-        this.source.name,
-      );
-    }
-    // Copy: a source may hand out views of its own cache.
-    return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
-  }
-
-  /** Elements [start, end) as a typed array of the dtype (f16 → Float32Array). Range checked first (A4). */
-  async slice(start: number, end: number, options?: ReadOptions): Promise<NumericArray> {
-    const fast = this.sliceSync(start, end);
-    if (fast) return fast;
-    this.checkSlice(start, end);
-    const n = end - start;
-    const offset = start * this.itemSize;
-    const bytes = n * this.itemSize;
-    const raw = await readExact(this.source, offset, bytes, { ...options, format: FORMAT, what: this.file });
-    // Copy: a source may hand out views of its own cache.
-    return toTypedArray(new Uint8Array(raw), CORE_DTYPE[this.dtype], true);
-  }
-
-  /** Like slice, but into `into` (grown when too small) on positional sources: the reusing sequential pass. */
-  async sliceInto(
-    start: number,
-    end: number,
-    into: ReuseBuffer,
-    options?: ReadOptions,
-  ): Promise<NumericArray> {
-    if (this.positional) return this.sliceSync(start, end, into) as NumericArray;
-    return this.slice(start, end, options);
+  /** The elements read into `buffer` at `at`: a view, or f16 decoded to a Float32Array. */
+  private typed(buffer: ArrayBuffer, at: number, n: number): NumericArray {
+    if (!this.f16) return new this.View(buffer, at, n);
+    return toTypedArray(new Uint8Array(buffer, at, n * 2), CORE_DTYPE.float16, true);
   }
 }

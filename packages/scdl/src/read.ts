@@ -1,17 +1,20 @@
 import {
+  type Awaitable,
   type DirectorySource,
   formatErrors,
   type FormatReader,
+  type LogicalType,
   type NumericArray,
   type OpenOptions,
-  ProblemList,
+  type Problem,
+  plainProblem,
   type ReadOptions,
-  SourceError,
+  type Schema,
 } from '@binscope/core';
 import { type FeatureIndex as FeatureIndexType, FeatureIndex, type FeatureValue } from './features.js';
 import { FORMAT, type ScdlHeader, type ScdlNumericDType } from './header.js';
 import { type NeighborGraphReader, openNeighborGraph } from './neighbors.js';
-import { type ArchiveParse, parseArchive, readSmallJson, rowExtentError } from './parse.js';
+import { type ArchiveParse, readSmallJson, rowExtentError } from './parse.js';
 import { type RawArray, type ReuseBuffer, TYPED } from './raw-array.js';
 
 const fail = formatErrors(FORMAT);
@@ -33,6 +36,8 @@ export interface SparseRow {
 export interface RowBatch {
   /** First row of the batch. */
   start: number;
+  /** Index of the batch's first entry in data.npy and col_ptr.npy (row_ptr[start]). */
+  firstEntry: number;
   /** Row k is entries [indptr[k], indptr[k+1]) of `indices` / `values`. */
   indptr: Float64Array;
   indices: IndexArray;
@@ -47,8 +52,6 @@ export interface ScdlOpenOptions extends OpenOptions {
    * 64 MiB, ~8M rows); larger archives read two entries per row on demand.
    */
   rowPtrCacheBytes?: number;
-  /** Called on close (the Node opener releases its file descriptors). */
-  onClose?: () => Promise<void>;
 }
 
 /** What `obs(row)` returns: the cell's annotations from its obs block. */
@@ -79,9 +82,16 @@ function indexArray(values: NumericArray): IndexArray {
   return values as IndexArray;
 }
 
-function makeBatch(start: number, indptr: Float64Array, indices: IndexArray, values: NumericArray): RowBatch {
+function makeBatch(
+  start: number,
+  firstEntry: number,
+  indptr: Float64Array,
+  indices: IndexArray,
+  values: NumericArray,
+): RowBatch {
   return {
     start,
+    firstEntry,
     indptr,
     indices,
     values,
@@ -93,18 +103,66 @@ function makeBatch(start: number, indptr: Float64Array, indices: IndexArray, val
   };
 }
 
+/** The logical type of one element of a matrix array. */
+function elementType(dtype: ScdlNumericDType): LogicalType {
+  switch (dtype) {
+    case 'float16':
+      return { kind: 'float', bits: 16 };
+    case 'float32':
+      return { kind: 'float', bits: 32 };
+    case 'float64':
+      return { kind: 'float', bits: 64 };
+    default:
+      return { kind: 'int', bits: Number(dtype.slice(4)) as 8 | 16 | 32 | 64, signed: false };
+  }
+}
+
+/**
+ * A record per row, as the CLI has always printed it: `{row, indices, values}`, the column
+ * indices (relative to the row's var block, C6) and the values as lists of the arrays' element
+ * types, so JSON shows plain arrays.
+ */
+export function scdlSchema(data: RawArray, colPtr: RawArray): Schema {
+  return {
+    fields: [
+      {
+        name: 'row',
+        type: { kind: 'int', bits: 64, signed: false },
+        description: 'row (cell) number',
+        metadata: { type: 'row' },
+      },
+      {
+        name: 'indices',
+        type: { kind: 'list', items: elementType(colPtr.dtype) },
+        description: "column indices of the stored values, relative to the row's var block",
+        metadata: { type: `${colPtr.dtype} list` },
+      },
+      {
+        name: 'values',
+        type: { kind: 'list', items: elementType(data.dtype) },
+        description: 'stored (non-zero) values',
+        metadata: { type: `${data.dtype} list` },
+      },
+    ],
+  };
+}
+
 /**
  * A lazily opened SCDL archive. Opening reads header.sch, checks the array files' sizes
  * (C5) and the ends of row_ptr, and loads the feature indices' small metadata; rows,
- * parquet tables and neighbors are read on demand.
+ * parquet tables and neighbors are read on demand. It closes its directory only when its
+ * opener handed it over (`openScdlArchive`): whoever opens a source closes it.
  */
 export class ScdlReader implements FormatReader {
   readonly format = FORMAT;
+  readonly schema: Schema;
+  /** Things that did not stop reading: newer minor version, stale metadata.json, old layouts. */
+  readonly warnings: readonly Problem[];
   private rowPtrCache: Float64Array | undefined;
   private rowPtrCacheTried = false;
   private maxColumnCache: number | undefined;
-  private syncCapable: boolean | undefined;
   private reuseBuffers: { indices: ReuseBuffer; values: ReuseBuffer } | undefined;
+  private ownsDirectory = false;
 
   private constructor(
     readonly directory: DirectorySource,
@@ -121,10 +179,12 @@ export class ScdlReader implements FormatReader {
     readonly varIndex: FeatureIndexType | undefined,
     /** Cell (observation) feature index. */
     readonly obsIndex: FeatureIndexType | undefined,
-    /** Things that did not stop reading: newer minor version, stale metadata.json, old layouts. */
-    readonly warnings: string[],
+    warnings: readonly Problem[],
     private readonly options: ScdlOpenOptions,
-  ) {}
+  ) {
+    this.warnings = warnings;
+    this.schema = scdlSchema(data, colPtr);
+  }
 
   /** Rows: len(row_ptr) − 1 (C7), never metadata.json. */
   get numRows(): number {
@@ -141,17 +201,13 @@ export class ScdlReader implements FormatReader {
     return `${v.major}.${v.minor}.${v.point}`;
   }
 
-  static async open(directory: DirectorySource, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
-    const problems = new ProblemList(FORMAT, { mode: 'read' });
-    const parsed = await parseArchive(directory, problems, options);
-    // A strict parse returns only when it found no error, so everything is there.
-    return ScdlReader.fromParse(parsed, problems, options);
-  }
-
-  /** The reader over a parse that found no error, in any mode (inspect mode builds the same tree as `inspect(open())` from it). @internal */
-  static fromParse(parsed: ArchiveParse, problems: ProblemList, options: ScdlOpenOptions = {}): ScdlReader {
+  /**
+   * The reader over a parse that found no error, in any mode (inspect mode builds the same
+   * tree as `inspect(open())` from it). @internal
+   */
+  static fromParse(parsed: ArchiveParse, options: ScdlOpenOptions = {}): ScdlReader {
     const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = parsed.arrays;
-    if (!parsed.header || !data || !rowPtr || !colPtr || problems.hasErrors()) {
+    if (!parsed.header || !data || !rowPtr || !colPtr || !parsed.matrixValid) {
       throw new Error('ScdlReader.fromParse needs a parse without errors');
     }
     return new ScdlReader(
@@ -165,17 +221,23 @@ export class ScdlReader implements FormatReader {
       colPtr,
       parsed.varIndex,
       parsed.obsIndex,
-      problems.warnings.map((w) => w.message),
+      parsed.warnings.map(plainProblem),
       options,
     );
   }
 
   /** row_ptr[i], row_ptr[i+1] of row i, from the cache or two on-demand entries. */
-  async rowExtent(i: number, options?: ReadOptions): Promise<[number, number]> {
+  rowExtent(i: number, options?: ReadOptions): Awaitable<[number, number]> {
     this.checkRow(i);
-    const cache = this.rowPtrCache ?? (await this.loadRowPtr(options));
+    const cache = this.rowPtrCache ?? this.loadRowPtr(options);
+    if (cache instanceof Promise) return cache.then(() => this.rowExtent(i, options));
     if (cache) return [cache[i], cache[i + 1]];
-    const pair = await this.rowPtr.slice(i, i + 2, options);
+    const pair = this.rowPtr.slice(i, i + 2, options);
+    if (pair instanceof Promise) return pair.then((p) => this.extentOf(i, p));
+    return this.extentOf(i, pair);
+  }
+
+  private extentOf(i: number, pair: NumericArray): [number, number] {
     const a = Number(pair[0]);
     const b = Number(pair[1]);
     this.checkExtent(i, a, b);
@@ -193,26 +255,17 @@ export class ScdlReader implements FormatReader {
     if (broken) throw broken;
   }
 
-  /** Loads row_ptr whole when it fits the cache budget, checking it is non-decreasing. */
-  private async loadRowPtr(options?: ReadOptions): Promise<Float64Array | undefined> {
-    // The sync load decides the budget; only sources without a sync read are awaited here.
-    const loaded = this.loadRowPtrSync();
-    if (this.rowPtrCacheTried) return loaded;
-    this.rowPtrCacheTried = true;
-    return this.cacheRowPtr(await this.rowPtr.slice(0, this.rowPtr.length, options));
-  }
-
-  /** loadRowPtr without an await: undefined when row_ptr is over the budget (or cannot be read synchronously). */
-  private loadRowPtrSync(): Float64Array | undefined {
+  /**
+   * row_ptr whole when it fits the cache budget (checked non-decreasing, once); undefined
+   * when it is over the budget or failed to load (rows then read their two entries).
+   */
+  private loadRowPtr(options?: ReadOptions): Awaitable<Float64Array | undefined> {
     if (this.rowPtrCacheTried) return this.rowPtrCache;
-    const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
-    if (this.rowPtr.length * 8 > budget) {
-      this.rowPtrCacheTried = true;
-      return undefined;
-    }
-    const raw = this.rowPtr.sliceSync(0, this.rowPtr.length);
-    if (!raw) return undefined;
     this.rowPtrCacheTried = true;
+    const budget = this.options.rowPtrCacheBytes ?? DEFAULT_ROW_PTR_CACHE;
+    if (this.rowPtr.length * 8 > budget) return undefined;
+    const raw = this.rowPtr.slice(0, this.rowPtr.length, options);
+    if (raw instanceof Promise) return raw.then((r) => this.cacheRowPtr(r));
     return this.cacheRowPtr(raw);
   }
 
@@ -227,65 +280,40 @@ export class ScdlReader implements FormatReader {
 
   /**
    * Row i: its column indices and values, reading only its slices of col_ptr.npy and
-   * data.npy. With `reuse: true` the row is read into two buffers shared by every reusing
-   * call (no new memory per row, the fastest random access): its arrays are then valid
-   * only until the next `row(…, { reuse: true })`, so copy what you keep.
+   * data.npy. Synchronous when the archive's sources are (local files, memory): no promise
+   * per row then. With `reuse: true` the row is read into two buffers shared by every
+   * reusing call (no new memory per row, the fastest random access): its arrays are then
+   * valid only until the next `row(…, { reuse: true })`, so copy what you keep.
    */
-  async row(i: number, options?: ReadOptions & { reuse?: boolean }): Promise<SparseRow> {
-    // Sources with a synchronous read (Node files, memory) take the shared sync path.
-    const fast = this.readRowSync(i, options?.reuse);
-    if (fast) return fast;
-    const [a, b] = await this.rowExtent(i, options);
-    const indices = indexArray(await this.colPtr.slice(a, b, options));
-    const values = await this.data.slice(a, b, options);
-    return { indices, values };
+  row(i: number, options?: ReadOptions & { reuse?: boolean }): Awaitable<SparseRow> {
+    if (!(Number.isSafeInteger(i) && i >= 0 && i < this.rowPtr.length - 1)) this.checkRow(i);
+    const cache = this.rowPtrCache ?? this.loadRowPtr(options);
+    if (cache instanceof Promise) return cache.then(() => this.row(i, options));
+    if (cache) return this.rowAt(cache[i], cache[i + 1], options);
+    const pair = this.rowPtr.slice(i, i + 2, options);
+    if (pair instanceof Promise)
+      return pair.then((p) => {
+        const [a, b] = this.extentOf(i, p);
+        return this.rowAt(a, b, options);
+      });
+    const a = Number(pair[0]);
+    const b = Number(pair[1]);
+    this.checkExtent(i, a, b);
+    return this.rowAt(a, b, options);
   }
 
-  /**
-   * `row(i)` without a promise, for sources with a synchronous read (local files through
-   * the Node opener, in-memory archives): the same checks, results and FormatErrors, less
-   * per-call overhead in tight loops. `reuse` as for `row`. Throws SourceError when the
-   * archive's sources offer no synchronous read (browser files, HTTP): use `row` there.
-   */
-  rowSync(i: number, options?: { reuse?: boolean }): SparseRow {
-    const row = this.readRowSync(i, options?.reuse);
-    if (row) return row;
-    throw new SourceError(
-      `${this.directory.name}: the archive's sources offer no synchronous read; use row() instead`,
-      this.directory.name,
-    );
-  }
-
-  /** Whether `rowSync` can be used (every matrix array's source reads synchronously). */
-  get canReadSync(): boolean {
-    this.syncCapable ??= this.rowPtr.canReadSync && this.colPtr.canReadSync && this.data.canReadSync;
-    return this.syncCapable;
-  }
-
-  /** The row read with no awaits, shared by row and rowSync; undefined when a source cannot read synchronously. */
-  private readRowSync(i: number, reuseOption: boolean | undefined): SparseRow | undefined {
-    if (!(this.syncCapable ?? this.canReadSync)) return undefined;
-    this.checkRow(i);
-    const cache = this.rowPtrCache ?? this.loadRowPtrSync();
-    let a: number;
-    let b: number;
-    if (cache) {
-      a = cache[i];
-      b = cache[i + 1];
-    } else {
-      const pair = this.rowPtr.sliceSync(i, i + 2) as NumericArray;
-      a = Number(pair[0]);
-      b = Number(pair[1]);
-      this.checkExtent(i, a, b);
-    }
-    const reuse = reuseOption
+  /** Entries [a, b) of col_ptr and data as a row. */
+  private rowAt(a: number, b: number, options?: ReadOptions & { reuse?: boolean }): Awaitable<SparseRow> {
+    const reuse = options?.reuse
       ? (this.reuseBuffers ??= {
           indices: { buffer: new ArrayBuffer(0) },
           values: { buffer: new ArrayBuffer(0) },
         })
       : undefined;
-    const indices = this.colPtr.sliceSync(a, b, reuse?.indices) as NumericArray;
-    const values = this.data.sliceSync(a, b, reuse?.values) as NumericArray;
+    const indices = this.colPtr.slice(a, b, options, reuse?.indices);
+    const values = this.data.slice(a, b, options, reuse?.values);
+    if (indices instanceof Promise || values instanceof Promise)
+      return Promise.all([indices, values]).then(([ix, v]) => ({ indices: indexArray(ix), values: v }));
     return { indices: indexArray(indices), values };
   }
 
@@ -315,17 +343,11 @@ export class ScdlReader implements FormatReader {
     }
     const a = ptr[0];
     const b = ptr[ptr.length - 1];
-    const indices = indexArray(
-      reuse
-        ? await this.colPtr.sliceInto(a, b, reuse.indices, options)
-        : await this.colPtr.slice(a, b, options),
-    );
-    const values = reuse
-      ? await this.data.sliceInto(a, b, reuse.values, options)
-      : await this.data.slice(a, b, options);
+    const indices = indexArray(await this.colPtr.slice(a, b, options, reuse?.indices));
+    const values = await this.data.slice(a, b, options, reuse?.values);
     const rel = new Float64Array(ptr.length);
     for (let k = 0; k < ptr.length; k++) rel[k] = ptr[k] - a;
-    return makeBatch(i0, rel, indices, values);
+    return makeBatch(i0, a, rel, indices, values);
   }
 
   /**
@@ -459,14 +481,19 @@ export class ScdlReader implements FormatReader {
     return readSmallJson(this.directory, this.files, 'version.json', options);
   }
 
-  async close(): Promise<void> {
-    await this.options.onClose?.();
+  /**
+   * Makes close() close the directory too: for an opener that opens the directory itself and
+   * hands the reader on (`openScdlArchive`), so whoever opened it still closes it.
+   */
+  ownDirectory(): this {
+    this.ownsDirectory = true;
+    return this;
   }
-}
 
-/** Opens an archive from any directory source (Node folder, dropped browser folder, memory). */
-export function openScdl(directory: DirectorySource, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
-  return ScdlReader.open(directory, options);
+  /** Closes the directory only if the reader owns it (`ownDirectory`); never a target it was handed. */
+  async close(): Promise<void> {
+    if (this.ownsDirectory) await (this.directory as { close?(): Promise<void> }).close?.();
+  }
 }
 
 export type { RawArray };

@@ -1,9 +1,10 @@
+import type { DirectorySink } from '@binscope/core';
 import { featureTableParquet } from './feature-parquet.js';
 import { featureTableFile } from './features.js';
 import { blockLength, checkIndices, encodeData, encodeUnsigned, toNumber, writerError } from './encode.js';
 import { ARRAY_FILES, PACKAGE_VERSION } from './header.js';
 import { int64Npy, unicodeScalarNpy } from './npy.js';
-import type { ArchiveSink, FeatureBlock, NeighborGraph } from './write-types.js';
+import type { FeatureBlock, NeighborGraph } from './write-types.js';
 
 /** A Python-json-compatible dump of a list of strings (ensure_ascii, ", " separators), as labels.json. */
 export function pythonJsonStrings(values: readonly string[]): string {
@@ -17,7 +18,7 @@ export function pythonJsonStrings(values: readonly string[]): string {
 }
 
 export async function writeFeatureIndex(
-  sink: ArchiveSink,
+  sink: DirectorySink,
   dir: string,
   blocks: readonly FeatureBlock[],
   rows: number,
@@ -41,19 +42,19 @@ export async function writeFeatureIndex(
   if (covered !== rows)
     throw writerError('CountMismatch', `${dir} blocks cover ${covered} rows but the matrix has ${rows}`);
   const files = [`${dir}/cumulative_sum_index.npy`, `${dir}/labels.json`, `${dir}/version.npy`];
-  await sink.writeFile(files[0], int64Npy(cumulative));
-  await sink.writeFile(files[1], new TextEncoder().encode(pythonJsonStrings(blocks.map((b) => b.label))));
-  await sink.writeFile(files[2], unicodeScalarNpy(PACKAGE_VERSION));
+  await sink.write(files[0], int64Npy(cumulative));
+  await sink.write(files[1], new TextEncoder().encode(pythonJsonStrings(blocks.map((b) => b.label))));
+  await sink.write(files[2], unicodeScalarNpy(PACKAGE_VERSION));
   for (let i = 0; i < blocks.length; i++) {
     const path = featureTableFile(dir, i, blocks.length);
-    await sink.writeFile(path, featureTableParquet(blocks[i]));
+    await sink.write(path, featureTableParquet(blocks[i]));
     files.push(path);
   }
   return files;
 }
 
 export async function writeNeighbors(
-  sink: ArchiveSink,
+  sink: DirectorySink,
   graph: NeighborGraph,
   rows: number,
 ): Promise<string[]> {
@@ -73,8 +74,8 @@ export async function writeNeighbors(
   checkIndices(graph.indices, rows, 0);
   const base = toNumber(graph.indptr[0]);
   const indptr = Float64Array.from(graph.indptr as ArrayLike<number>, (v) => toNumber(v) - base);
-  await sink.writeFile(ARRAY_FILES.NEIGHBOR_INDICES_PTR, encodeUnsigned(indptr, 'uint64'));
-  await sink.writeFile(ARRAY_FILES.NEIGHBOR_INDICES, encodeUnsigned(graph.indices, 'uint32'));
-  await sink.writeFile(ARRAY_FILES.NEIGHBOR_VALUES, encodeData(graph.values, 'float32'));
+  await sink.write(ARRAY_FILES.NEIGHBOR_INDICES_PTR, encodeUnsigned(indptr, 'uint64'));
+  await sink.write(ARRAY_FILES.NEIGHBOR_INDICES, encodeUnsigned(graph.indices, 'uint32'));
+  await sink.write(ARRAY_FILES.NEIGHBOR_VALUES, encodeData(graph.values, 'float32'));
   return [ARRAY_FILES.NEIGHBOR_INDICES_PTR, ARRAY_FILES.NEIGHBOR_INDICES, ARRAY_FILES.NEIGHBOR_VALUES];
 }

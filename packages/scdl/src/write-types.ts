@@ -1,4 +1,4 @@
-import type { ProgressCallback } from '@binscope/core';
+import type { ProgressCallback, Scratch } from '@binscope/core';
 import type { ScdlNumericDType } from './header.js';
 
 /** Data element types a writer can store (C10: float32 unless asked otherwise). */
@@ -115,6 +115,12 @@ export interface ScdlWriteOptions extends FeatureIndices {
   numCols?: number;
   /** Total non-zeros, when known up front: row_ptr is then written in its final dtype directly. */
   nnz?: number;
+  /**
+   * Where row_ptr / col_ptr go while their final dtypes are unknown (neither `nnz` nor
+   * `numCols` given), to be narrowed at `finish`: Node's `fileScratch` beside the output, or
+   * memory (the default, `memoryScratch()`). Never the archive's sink.
+   */
+  scratch?: Scratch;
   signal?: AbortSignal;
   onProgress?: ProgressCallback;
 }
@@ -129,26 +135,4 @@ export interface ScdlWriteResult {
   /** Every file written, relative to the archive root. */
   files: string[];
   header: Uint8Array;
-}
-
-/** An open appendable file in an archive being written. */
-export interface ArchiveStream {
-  write(bytes: Uint8Array): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
- * Where the writer puts an archive's files: memory (browsers, tests), a Node temp folder
- * renamed into place on success (`@binscope/scdl/node`), or anything else (a zip, the File
- * System Access API). Paths are relative POSIX paths.
- */
-export interface ArchiveSink {
-  /** Writes a whole small file (header, JSON, parquet, .npy). */
-  writeFile(path: string, bytes: Uint8Array): Promise<void>;
-  /** Creates (or truncates) a file to append a large array to. */
-  createStream(path: string): Promise<ArchiveStream>;
-  /** Reads back part of a file this sink wrote and closed (a wide temp array narrowed at finish). */
-  readBack(path: string, offset: number, length: number): Promise<Uint8Array>;
-  /** Deletes a file this sink wrote (the wide temps). */
-  remove(path: string): Promise<void>;
 }

@@ -1,4 +1,12 @@
-import { type MemoryDirectory, throwIfAborted } from '@binscope/core';
+import {
+  type ByteSink,
+  type DirectorySink,
+  MemoryDirectory,
+  memoryScratch,
+  type Scratch,
+  type ScratchFile,
+  throwIfAborted,
+} from '@binscope/core';
 import {
   blockLength,
   checkIndices,
@@ -17,11 +25,8 @@ import {
   PACKAGE_VERSION,
   serializeHeader,
 } from './header.js';
-import { MemoryArchiveSink } from './memory-sink.js';
 import { pythonJsonStrings, writeFeatureIndex, writeNeighbors } from './write-sidecars.js';
 import type {
-  ArchiveSink,
-  ArchiveStream,
   CsrChunk,
   CsrMatrix,
   FeatureIndices,
@@ -32,19 +37,74 @@ import type {
 } from './write-types.js';
 
 export { encodeData, pythonJsonStrings, smallestUnsignedDType };
-export { MemoryArchiveSink };
 export type * from './write-types.js';
-
-const WIDE_ROW_PTR = `${ARRAY_FILES.ROWPTR}.wide-tmp`;
-const WIDE_COL_PTR = `${ARRAY_FILES.COLPTR}.wide-tmp`;
 /** Entries converted per step when narrowing a wide temp (bounded memory). */
 const NARROW_CHUNK = 1 << 20;
 
+/** Where one matrix array goes while rows arrive: a file of the archive, or a wide scratch temp. */
+interface ArrayStream {
+  write(bytes: Uint8Array): Promise<void> | void;
+  /** The file is complete (a temp stays readable until narrowed). */
+  close(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** Thrown into a file's write when the writer aborts: the sink then drops the file. */
+class WriteAborted extends Error {}
+
+/**
+ * A file of `sink` held open while rows stream into it (the three matrix arrays grow side by
+ * side): the sink's write runs until `close` (the file is complete) or `abort` (the sink
+ * drops it, as it drops any file whose writing fails).
+ */
+async function openFile(sink: DirectorySink, path: string): Promise<ArrayStream> {
+  let decide!: (complete: boolean) => void;
+  const decided = new Promise<boolean>((resolve) => {
+    decide = resolve;
+  });
+  let opened!: (file: ByteSink) => void;
+  const ready = new Promise<ByteSink>((resolve) => {
+    opened = resolve;
+  });
+  const done = sink.write(path, async (file) => {
+    opened(file);
+    if (!(await decided)) throw new WriteAborted(`${path}: writing was aborted`);
+  });
+  done.catch(() => {}); // awaited by close; after an abort its rejection is the expected one
+  const file = await Promise.race([
+    ready,
+    done.then(() => {
+      throw new Error(`${path}: the sink completed the file before it was written`);
+    }),
+  ]);
+  return {
+    write: (bytes) => file.write(bytes),
+    close: async () => {
+      decide(true);
+      await done;
+    },
+    abort: async () => {
+      decide(false);
+      await done.catch(() => {});
+    },
+  };
+}
+
+/** A wide temp in scratch space (row_ptr as uint64, col_ptr as uint32 until their dtypes are known). */
+function scratchStream(file: ScratchFile): ArrayStream {
+  return {
+    write: (bytes) => file.append(bytes),
+    close: async () => {},
+    abort: async () => file.remove(),
+  };
+}
+
 /**
  * Writes an SCDL archive row chunk by row chunk, in bounded memory: `appendRows` as often
- * as needed, then `finish`. The matrix arrays stream straight to their files; when the
- * final index dtypes are not known up front (`nnz`, `numCols`), row_ptr / col_ptr stream to
- * wide temps that `finish` narrows.
+ * as needed, then `finish`. The matrix arrays stream straight to their files in `sink` (side
+ * by side); when the final index dtypes are not known up front (`nnz`, `numCols`), row_ptr /
+ * col_ptr stream to wide temps in `options.scratch` that `finish` narrows into the sink.
+ * header.sch is written last, so an archive is complete exactly when it has one.
  */
 export class ScdlWriter {
   readonly dataDType: ScdlDataDType;
@@ -54,12 +114,16 @@ export class ScdlWriter {
   private readonly declaredCols: number | undefined;
   private readonly rowPtrFinal: ScdlIndexDType | undefined;
   private readonly colPtrFinal: ScdlIndexDType | undefined;
-  private streams: { data: ArchiveStream; rowPtr: ArchiveStream; colPtr: ArchiveStream } | undefined;
+  private streams: { data: ArrayStream; rowPtr: ArrayStream; colPtr: ArrayStream } | undefined;
+  private wide: { rowPtr?: ScratchFile; colPtr?: ScratchFile } = {};
   private state: 'open' | 'finished' | 'aborted' = 'open';
   private pending: Promise<void> = Promise.resolve();
+  private opening: Promise<NonNullable<ScdlWriter['streams']>> | undefined;
+  /** Scratch space the writer made itself (memory), closed when it is done. */
+  private ownScratch: Scratch | undefined;
 
   constructor(
-    private readonly sink: ArchiveSink,
+    private readonly sink: DirectorySink,
     private readonly options: ScdlWriteOptions = {},
   ) {
     this.dataDType = options.dataDType ?? 'float32';
@@ -91,14 +155,39 @@ export class ScdlWriter {
     return this.nnzCount;
   }
 
-  private async open(): Promise<NonNullable<ScdlWriter['streams']>> {
-    if (this.streams) return this.streams;
-    const data = await this.sink.createStream(ARRAY_FILES.DATA);
-    const rowPtr = await this.sink.createStream(this.rowPtrFinal ? ARRAY_FILES.ROWPTR : WIDE_ROW_PTR);
-    const colPtr = await this.sink.createStream(this.colPtrFinal ? ARRAY_FILES.COLPTR : WIDE_COL_PTR);
-    this.streams = { data, rowPtr, colPtr };
-    await rowPtr.write(encodeUnsigned([0], this.rowPtrFinal ?? 'uint64'));
-    return this.streams;
+  private scratch(): Scratch {
+    if (this.options.scratch) return this.options.scratch;
+    this.ownScratch ??= memoryScratch();
+    return this.ownScratch;
+  }
+
+  private open(): Promise<NonNullable<ScdlWriter['streams']>> {
+    this.opening ??= (async () => {
+      const opened: ArrayStream[] = [];
+      const stream = async (path: string, final: boolean, wide: 'rowPtr' | 'colPtr' | undefined) => {
+        let out: ArrayStream;
+        if (final || !wide) out = await openFile(this.sink, path);
+        else {
+          const file = this.scratch().file(`${path}.wide`);
+          this.wide[wide] = file;
+          out = scratchStream(file);
+        }
+        opened.push(out);
+        return out;
+      };
+      try {
+        const data = await stream(ARRAY_FILES.DATA, true, undefined);
+        const rowPtr = await stream(ARRAY_FILES.ROWPTR, this.rowPtrFinal !== undefined, 'rowPtr');
+        const colPtr = await stream(ARRAY_FILES.COLPTR, this.colPtrFinal !== undefined, 'colPtr');
+        await rowPtr.write(encodeUnsigned([0], this.rowPtrFinal ?? 'uint64'));
+        this.streams = { data, rowPtr, colPtr };
+        return this.streams;
+      } catch (error) {
+        for (const out of opened) await out.abort();
+        throw error;
+      }
+    })();
+    return this.opening;
   }
 
   /** Appends rows (calls are serialised, so it is safe not to await each one before the next). */
@@ -170,10 +259,22 @@ export class ScdlWriter {
       throw writerError('InvalidValue', `finish after ${this.state === 'finished' ? 'finish' : 'abort'}`);
     throwIfAborted(this.options.signal);
     const streams = await this.open();
-    await streams.data.close();
-    await streams.rowPtr.close();
-    await streams.colPtr.close();
     this.state = 'finished';
+    try {
+      await streams.data.close();
+      await streams.rowPtr.close();
+      await streams.colPtr.close();
+      return await this.writeRest(features);
+    } catch (error) {
+      await this.discard();
+      throw error;
+    } finally {
+      this.ownScratch?.close();
+    }
+  }
+
+  /** After the matrix arrays: the narrowed index arrays, feature indices, side files, header.sch. */
+  private async writeRest(features: FeatureIndices): Promise<ScdlWriteResult> {
     const sink = this.sink;
     const nnz = this.nnzCount;
     const rows = this.rowCount;
@@ -195,9 +296,8 @@ export class ScdlWriter {
     }
     const rowPtrDType = this.rowPtrFinal ?? smallestUnsignedDType(nnz);
     const colPtrDType = this.colPtrFinal ?? smallestUnsignedDType(Math.max(0, numCols - 1));
-    if (!this.rowPtrFinal)
-      await narrow(sink, WIDE_ROW_PTR, 'uint64', ARRAY_FILES.ROWPTR, rowPtrDType, rows + 1);
-    if (!this.colPtrFinal) await narrow(sink, WIDE_COL_PTR, 'uint32', ARRAY_FILES.COLPTR, colPtrDType, nnz);
+    if (this.wide.rowPtr) await narrow(sink, this.wide.rowPtr, 'uint64', ARRAY_FILES.ROWPTR, rowPtrDType);
+    if (this.wide.colPtr) await narrow(sink, this.wide.colPtr, 'uint32', ARRAY_FILES.COLPTR, colPtrDType);
 
     const files = [ARRAY_FILES.DATA, ARRAY_FILES.ROWPTR, ARRAY_FILES.COLPTR];
     const header: HeaderContent = {
@@ -220,10 +320,10 @@ export class ScdlWriter {
     const neighbors = features.neighbors ?? this.options.neighbors;
     if (neighbors) files.push(...(await writeNeighbors(sink, neighbors, rows)));
     const encoder = new TextEncoder();
-    await sink.writeFile('metadata.json', encoder.encode(`{"num_rows": ${rows}}`));
-    await sink.writeFile('version.json', encoder.encode(JSON.stringify(PACKAGE_VERSION)));
+    await sink.write('metadata.json', encoder.encode(`{"num_rows": ${rows}}`));
+    await sink.write('version.json', encoder.encode(JSON.stringify(PACKAGE_VERSION)));
     const headerBytes = serializeHeader(header);
-    await sink.writeFile(HEADER_FILE, headerBytes);
+    await sink.write(HEADER_FILE, headerBytes);
     files.push('metadata.json', 'version.json', HEADER_FILE);
     return {
       rows,
@@ -237,22 +337,29 @@ export class ScdlWriter {
     };
   }
 
-  /** Stops writing; the sink's owner discards what was written (the Node writer deletes its temp folder). */
+  /**
+   * Stops writing: the files still open are dropped by the sink, the wide temps removed; the
+   * sink's owner discards what was written (an atomic folder output removes its temp folder).
+   */
   async abort(): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'aborted';
     await this.pending;
-    if (this.streams) {
-      await this.streams.data.close().catch(() => {});
-      await this.streams.rowPtr.close().catch(() => {});
-      await this.streams.colPtr.close().catch(() => {});
-    }
+    await this.discard();
+    this.ownScratch?.close();
+  }
+
+  private async discard(): Promise<void> {
+    const streams = await this.opening?.catch(() => undefined);
+    if (streams) for (const out of [streams.data, streams.rowPtr, streams.colPtr]) await out.abort();
+    this.wide.rowPtr?.remove();
+    this.wide.colPtr?.remove();
   }
 }
 
 /** Writes a whole CSR matrix (and optional feature indices) to a sink in one call. */
 export async function writeScdl(
-  sink: ArchiveSink,
+  sink: DirectorySink,
   matrix: CsrMatrix,
   options: ScdlWriteOptions = {},
 ): Promise<ScdlWriteResult> {
@@ -271,14 +378,14 @@ export async function writeScdl(
   }
 }
 
-/** Writes an archive into memory: browsers (then zip or save it) and tests. */
+/** Writes an archive into memory (a MemoryDirectory, to open or save): browsers and tests. */
 export async function writeScdlToMemory(
   matrix: CsrMatrix,
   options: ScdlWriteOptions = {},
-): Promise<{ directory: MemoryDirectory; sink: MemoryArchiveSink; result: ScdlWriteResult }> {
-  const sink = new MemoryArchiveSink();
-  const result = await writeScdl(sink, matrix, options);
-  return { directory: sink.directory(), sink, result };
+): Promise<{ directory: MemoryDirectory; result: ScdlWriteResult }> {
+  const directory = new MemoryDirectory();
+  const result = await writeScdl(directory, matrix, options);
+  return { directory, result };
 }
 
 /** Dense rows → CSR (zeros dropped, NaN kept, as scipy.sparse.csr_matrix does). */
@@ -303,30 +410,31 @@ export function denseToCsr(rows: ArrayLike<ArrayLike<number>>, numCols?: number)
   return { indptr, indices, data: Float64Array.from(data), numCols: width };
 }
 
+/** A wide temp rewritten into its final (smaller) dtype as a file of the archive, then removed. */
 async function narrow(
-  sink: ArchiveSink,
-  from: string,
+  sink: DirectorySink,
+  from: ScratchFile,
   fromDType: 'uint32' | 'uint64',
   to: string,
   toDType: ScdlIndexDType,
-  count: number,
 ): Promise<void> {
-  const out = await sink.createStream(to);
   const fromSize = fromDType === 'uint64' ? 8 : 4;
-  for (let start = 0; start < count; start += NARROW_CHUNK) {
-    const n = Math.min(NARROW_CHUNK, count - start);
-    const bytes = await sink.readBack(from, start * fromSize, n * fromSize);
-    if (fromDType === toDType) {
-      await out.write(bytes);
-      continue;
+  const count = from.size / fromSize;
+  await sink.write(to, async (out) => {
+    for (let start = 0; start < count; start += NARROW_CHUNK) {
+      const n = Math.min(NARROW_CHUNK, count - start);
+      const bytes = await from.read(start * fromSize, n * fromSize);
+      if (fromDType === toDType) {
+        await out.write(bytes);
+        continue;
+      }
+      const aligned = bytes.byteOffset % fromSize === 0 ? bytes : new Uint8Array(bytes);
+      const wide =
+        fromDType === 'uint64'
+          ? new BigUint64Array(aligned.buffer, aligned.byteOffset, n)
+          : new Uint32Array(aligned.buffer, aligned.byteOffset, n);
+      await out.write(encodeUnsigned(wide, toDType));
     }
-    const aligned = bytes.byteOffset % fromSize === 0 ? bytes : new Uint8Array(bytes);
-    const wide =
-      fromDType === 'uint64'
-        ? new BigUint64Array(aligned.buffer, aligned.byteOffset, n)
-        : new Uint32Array(aligned.buffer, aligned.byteOffset, n);
-    await out.write(encodeUnsigned(wide instanceof BigUint64Array ? wide : wide, toDType));
-  }
-  await out.close();
-  await sink.remove(from);
+  });
+  from.remove();
 }

@@ -7,13 +7,13 @@ import { denseToCsr, scdlFormat, scdlNearMiss, scdlPlugin, writeScdlToMemory } f
 const INCOMPLETE = /incomplete archive \(no header\.sch\)/;
 
 async function archiveFiles(): Promise<Map<string, Uint8Array>> {
-  const { sink, result } = await writeScdlToMemory(
+  const { directory, result } = await writeScdlToMemory(
     denseToCsr([
       [1, 0, 2],
       [0, 3, 0],
     ]),
   );
-  return new Map(result.files.map((name) => [name, sink.file(name)]));
+  return new Map(result.files.map((name) => [name, directory.get(name)!]));
 }
 
 /** What every reader of a folder says about an archive without its header.sch. */

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { directoryTarget } from '@binscope/core';
+import { directoryTarget, MemoryDirectory } from '@binscope/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryArchiveSink, openScdl, type ScdlDataDType, ScdlWriter, validateScdl } from '../src/index.js';
+import { openScdl, type ScdlDataDType, ScdlWriter, validateScdl } from '../src/index.js';
 import { openScdlArchive, writeScdlArchive } from '../src/node.js';
 
 const DTYPES: ScdlDataDType[] = ['uint8', 'uint16', 'uint32', 'uint64', 'float16', 'float32', 'float64'];
@@ -122,7 +122,7 @@ describe('property: random sparse matrices round-trip write → read', () => {
     await fc.assert(
       fc.asyncProperty(matrixArb, async (m) => {
         const { indptr, indices, data } = csr(m);
-        const sink = new MemoryArchiveSink();
+        const sink = new MemoryDirectory();
         const writer = new ScdlWriter(sink, {
           dataDType: m.dtype,
           ...(m.known ? { numCols: m.numCols, nnz: data.length } : {}),
@@ -145,11 +145,11 @@ describe('property: random sparse matrices round-trip write → read', () => {
           ],
         });
         expect(result.nnz).toBe(data.length);
-        expect(sink.paths().some((p) => p.includes('wide'))).toBe(false);
-        const reader = await openScdl(sink.directory());
+        expect((await sink.list()).some((p) => p.includes('wide'))).toBe(false);
+        const reader = await openScdl(sink);
         await checkRoundTrip(m, reader);
         if (m.rows.length > 0) expect(await reader.numColumns(0)).toBe(m.numCols);
-        const report = await validateScdl(directoryTarget(sink.directory()));
+        const report = await validateScdl(directoryTarget(sink));
         expect(report.errors).toEqual([]);
       }),
       { numRuns: 120, seed: 1234 },

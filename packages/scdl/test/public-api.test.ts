@@ -8,7 +8,6 @@ it('exports exactly these names, entry by entry', async () => {
   expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
     '.': [
       'FeatureIndex',
-      'MemoryArchiveSink',
       'PACKAGE_VERSION',
       'SCHEMA_VERSION',
       'ScdlReader',
@@ -31,8 +30,6 @@ it('exports exactly these names, entry by entry', async () => {
     './magic': ['scdlFormat', 'scdlHeaderFile', 'scdlNearMiss'],
     './node': [
       'FeatureIndex',
-      'MemoryArchiveSink',
-      'NodeArchiveSink',
       'PACKAGE_VERSION',
       'SCHEMA_VERSION',
       'ScdlReader',

@@ -21,11 +21,14 @@ async function archiveWithRowPtr(entry: number, value: number): Promise<MemoryDi
   return withChanges(directory, { 'row_ptr.npy': rowPtr });
 }
 
-async function failure(read: () => Promise<unknown>): Promise<unknown> {
-  return read().then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+/** What a read threw, synchronously (a local source) or by rejecting. */
+async function failure(read: () => unknown): Promise<unknown> {
+  try {
+    await read();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
 }
 
 describe('row_ptr past nnz (reader)', () => {
@@ -43,6 +46,36 @@ describe('row_ptr past nnz (reader)', () => {
         expect(isBinscopeError(error, 'OutOfBounds'), String(error)).toBe(true);
         expect(error).toMatchObject({ file: 'row_ptr.npy', offset: reader.rowPtr.itemSize, format: 'scdl' });
       }
+    });
+  }
+});
+
+describe('a file that shrank after open (the source returns fewer bytes than its size)', () => {
+  for (const answer of ['synchronously', 'with a promise'] as const) {
+    it(`row(i) is Truncated naming data.npy, answered ${answer}`, async () => {
+      const { directory } = await writeScdlToMemory({
+        indptr: [0, 2, 3],
+        indices: [0, 1, 1],
+        data: [1, 2, 3],
+      });
+      const shrunk = Object.assign(Object.create(directory) as MemoryDirectory, {
+        open: async (p: string) => {
+          const inner = await directory.open(p);
+          if (p !== 'data.npy') return inner;
+          const short = (o: number, l: number) =>
+            (inner.read(o, l) as Uint8Array).slice(0, Math.max(0, l - 1));
+          return {
+            size: inner.size,
+            name: inner.name,
+            read: answer === 'synchronously' ? short : async (o: number, l: number) => short(o, l),
+          };
+        },
+      });
+      const reader = await openScdl(shrunk);
+      const error = await failure(() => reader.row(0));
+      expect(isBinscopeError(error, 'Truncated'), String(error)).toBe(true);
+      expect(error).toMatchObject({ file: 'data.npy', offset: 0 });
+      expect((error as Error).message).toMatch(/data\.npy ends early: got 7 of 8 bytes/);
     });
   }
 });

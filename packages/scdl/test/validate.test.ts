@@ -157,11 +157,11 @@ describe('validate: one defect each, reported first with its class', () => {
     [
       'obs table shorter than its block',
       async () => {
-        const { sink } = await writeScdlToMemory(
+        const { directory } = await writeScdlToMemory(
           { indptr: [0, 0], indices: [], data: [] },
           { obs: [{ label: 'x', rows: 1, columns: [{ name: 'cell', values: ['c'] }] }] },
         );
-        return { 'obs_features/dataframe_0.parquet': sink.file('obs_features/dataframe_0.parquet') };
+        return { 'obs_features/dataframe_0.parquet': directory.get('obs_features/dataframe_0.parquet')! };
       },
       'CountMismatch',
     ],
@@ -243,7 +243,7 @@ describe('older layouts never crash the reader (C6)', () => {
     });
     const reader = await openScdl(dir);
     expect(reader.varIndex?.labels).toEqual(['a.h5ad', 'b.h5ad']);
-    expect(reader.warnings.join('\n')).toMatch(/labels\.npy/);
+    expect(reader.warnings.map((w) => w.message).join('\n')).toMatch(/labels\.npy/);
     expect((await reader.features(5))?.values[0]).toEqual(['h0', 'h1', 'h2']);
     const report = await validateScdl(directoryTarget(dir));
     expect(report.errors).toEqual([]);
@@ -272,7 +272,7 @@ describe('older layouts never crash the reader (C6)', () => {
     const broken = await withChanges(moved, { 'features/cumulative_sum_index.npy': new Uint8Array(3) });
     const brokenReader = await openScdl(broken);
     expect(brokenReader.varIndex).toBeUndefined();
-    expect(brokenReader.warnings.join('\n')).toMatch(/features\/ is unreadable/);
+    expect(brokenReader.warnings.map((w) => w.message).join('\n')).toMatch(/features\/ is unreadable/);
   });
 });
 

@@ -1,14 +1,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isBinscopeError, type MemoryDirectory } from '@binscope/core';
+import { isBinscopeError, MemoryDirectory } from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
 import { NodeDirectory } from '@binscope/core/node';
 import { runUnprivileged, describeWith } from '@binscope/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type FeatureBlock,
-  MemoryArchiveSink,
   openScdl,
   ScdlWriter,
   smallestUnsignedDType,
@@ -143,7 +142,7 @@ describe('writer choices', () => {
       const matrix = { indptr: [0, nnz], indices, data: new Float32Array(nnz).fill(1), numCols };
       const { result } = await writeScdlToMemory(matrix);
       expect([result.rowPtrDType, result.colPtrDType]).toEqual([rowDType, colDType]);
-      const sink = new MemoryArchiveSink();
+      const sink = new MemoryDirectory();
       const writer = new ScdlWriter(sink, { numCols: undefined });
       await writer.appendRows({ indptr: [0, nnz], indices, data: matrix.data });
       const streamed = await writer.finish({
@@ -152,7 +151,7 @@ describe('writer choices', () => {
         ],
       });
       expect([streamed.rowPtrDType, streamed.colPtrDType]).toEqual([rowDType, colDType]);
-      expect(sink.paths().some((p) => p.includes('wide'))).toBe(false);
+      expect((await sink.list()).some((p) => p.includes('wide'))).toBe(false);
     }
   });
 

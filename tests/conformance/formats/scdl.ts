@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { type JsonValue, readExact, type Target, toJsonValue } from '@binscope/core';
+import { type JsonValue, readExact, recordToJson, type Target, toJsonValue } from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
 import { openDirectory } from '@binscope/core/node';
 import { type FeatureIndex, openScdl, type ScdlReader, scdlPlugin, serializeHeader } from '@binscope/scdl';
@@ -171,6 +171,13 @@ async function checkMatrix(reader: ScdlReader, m: Json): Promise<void> {
     // The batched reader agrees with the single-row one.
     const batch = await reader.rows(er.row, er.row + 1);
     expectValues(batch.row(0).values, er.values, `rows(${er.row}) values`);
+    // And the record, as every app prints it.
+    for await (const record of scdlPlugin.records(reader, { offset: er.row, limit: 1 }))
+      expect(await recordToJson(reader.schema, record), `record ${er.row}`).toEqual({
+        row: er.row,
+        indices: json(er.col_indices),
+        values: json(er.values),
+      });
   }
   for (const ep of m.padded_rows ?? [])
     expectValues(await reader.rowPadded(ep.row), ep.values, `padded row ${ep.row}`);
@@ -281,10 +288,8 @@ const conformance: FormatConformance = {
   },
   async readAll(target: Target) {
     const reader = await scdlPlugin.open(target);
-    const scdl = reader as unknown as ScdlReader;
-    for await (const _record of scdlPlugin.records(reader)) {
-      // every row
-    }
+    const scdl = reader;
+    for await (const record of scdlPlugin.records(reader)) await recordToJson(reader.schema, record);
     for (let i = 0; i < scdl.numRows; i++) await scdl.rowPadded(i);
     for (const index of [scdl.varIndex, scdl.obsIndex]) {
       if (!index) continue;
