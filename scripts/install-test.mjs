@@ -184,7 +184,21 @@ function cliInstalled(tarballs) {
     throw new Error(`binscope validate on the installed CLI: ${JSON.stringify(report)}`);
   if (fs.existsSync(path.join(project, 'node_modules', 'tar-stream')))
     throw new Error('the CLI install pulled tar-stream');
-  console.log(`install test: @binscope/cli installed with npm validated ${targets.length} vectors`);
+  // A third-party format: a module beside the project (importing the installed core), loaded
+  // with --plugin, is detected and read like a built-in one.
+  const plugin = path.join(project, 'toy-format');
+  fs.cpSync(path.join(root, 'apps/cli/test/fixtures/toy-format'), plugin, { recursive: true });
+  fs.writeFileSync(
+    path.join(project, 'make-toy.mjs'),
+    "import * as fs from 'node:fs';\nimport { toyBytes } from './toy-format/index.mjs';\nfs.writeFileSync('x.toy', toyBytes([{ id: 1, name: 'a', score: 2 }]));\n",
+  );
+  run('node', ['make-toy.mjs'], project);
+  const records = run(bin, ['head', 'x.toy', '--plugin', './toy-format/index.mjs'], project);
+  if (JSON.parse(records.trim().split('\n')[0]).name !== 'a')
+    throw new Error(`binscope head --plugin on the installed CLI printed ${records}`);
+  console.log(
+    `install test: @binscope/cli installed with npm validated ${targets.length} vectors and read a --plugin format`,
+  );
 }
 
 let passed = 0;

@@ -1,15 +1,18 @@
+import type { Registry } from '@binscope/core';
 import { CliError, describeError, exitCodeFor } from './errors.js';
 import { type CliStreams, Messages, Output } from './io.js';
 
-/** What every command gets: where data and messages go. */
+/** What every command gets: where data and messages go, and the formats it knows. */
 export interface Context {
   streams: CliStreams;
   out: Output;
   messages: Messages;
+  /** The built-in format list and the `--plugin` modules' formats and converters. */
+  registry: Registry;
 }
 
-export function createContext(streams: CliStreams): Context {
-  return { streams, out: new Output(streams.stdout), messages: new Messages(streams.stderr) };
+export function createContext(streams: CliStreams, registry: Registry): Context {
+  return { streams, out: new Output(streams.stdout), messages: new Messages(streams.stderr), registry };
 }
 
 /** Options every verb takes. */

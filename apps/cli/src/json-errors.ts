@@ -23,6 +23,7 @@ function codeOf(error: unknown): string {
   const cause = original(error);
   if (isBinscopeError(cause, 'FormatError')) return cause.code;
   if (isBinscopeError(cause, 'SourceError')) return 'SourceError';
+  if (isBinscopeError(cause, 'RegistryError')) return 'RegistryError';
   if (cause instanceof CliError) return cause.exitCode === EXIT.usage ? 'UsageError' : 'Failed';
   if ((cause as NodeJS.ErrnoException)?.code) return 'SourceError';
   return 'InternalError';

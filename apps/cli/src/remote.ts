@@ -1,6 +1,7 @@
 import {
   type DirectorySource,
   directoryTarget,
+  type Registry,
   fileTarget,
   isBinscopeError,
   SourceError,
@@ -17,7 +18,6 @@ import {
 import { isS3Url, parseS3Url, S3Client, S3Directory } from '@binscope/core/s3';
 import { openDirectory, resolveS3Settings } from '@binscope/core/node';
 import { CliError, EXIT } from './errors.js';
-import { expectScdlFiles } from './http-archive.js';
 
 /** Where an input lives: a local path, an http(s) or s3 URL, or standard input. */
 export type InputKind = 'path' | 'http' | 's3' | 'stdin';
@@ -116,11 +116,30 @@ async function openS3(url: string): Promise<Target> {
   }
 }
 
-async function openHttp(url: string): Promise<Target> {
+/**
+ * An HTTP server need not list folders, so a folder format under a base URL is known by the
+ * files its format says it expects (FormatInfo.expectedFiles: read from what is there, such
+ * as a header naming its arrays). A format that finds nothing it knows adds no names.
+ */
+async function expectFiles(directory: HttpDirectory, registry: Registry): Promise<void> {
+  for (const format of registry.formats) {
+    if (format.kind !== 'directory' || !format.expectedFiles) continue;
+    let names: string[];
+    try {
+      names = await format.expectedFiles(directory);
+    } catch {
+      // Not this format's folder, or one it cannot read: its reader names the problem later.
+      continue;
+    }
+    if (names.length > 0) directory.expect(names);
+  }
+}
+
+async function openHttp(url: string, registry: Registry): Promise<Target> {
   const options = { fetch: countingFetch(), ...requestTimeouts() };
   if (url.endsWith('/')) {
     const directory = new HttpDirectory(url, options);
-    await expectScdlFiles(directory);
+    await expectFiles(directory, registry);
     return directoryTarget(directory);
   }
   const pool = new RequestPool();
@@ -129,12 +148,12 @@ async function openHttp(url: string): Promise<Target> {
 }
 
 /** Opens a URL as a plugin target; undefined for local paths (the caller opens those). */
-export async function openRemote(input: string): Promise<Target | undefined> {
+export async function openRemote(input: string, registry: Registry): Promise<Target | undefined> {
   switch (inputKind(input)) {
     case 's3':
       return openS3(input);
     case 'http':
-      return openHttp(input);
+      return openHttp(input, registry);
     case 'stdin':
       throw randomAccessPipe();
     default:

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemorySource } from '@binscope/core';
 import { openFile } from '@binscope/core/node';
-import { type TextEncoding, UdfBuilder, type UdfDatasetBuilder, UdfReader } from '@binscope/udf';
+import { openUdf, type TextEncoding, UdfBuilder, type UdfDatasetBuilder } from '@binscope/udf';
 import { describeWith, tempDir } from '@binscope/testkit';
 import { afterAll, expect, it } from 'vitest';
 import type { Difference, DiffReport } from '../src/commands/diff.js';
@@ -45,7 +45,7 @@ function write(name: string, bytes: Uint8Array): string {
 
 /** The same datasets and tables through binscope's UdfBuilder; `compress` names a u32 table to store SimpleU32-compressed. */
 async function rewrite(file: string, compress: string): Promise<Uint8Array> {
-  const reader = await UdfReader.open(openFile(file));
+  const reader = await openUdf(openFile(file));
   try {
     const datasets = await reader.allDatasets();
     const out = new UdfBuilder({ id: reader.header.id });
@@ -89,7 +89,7 @@ async function rewrite(file: string, compress: string): Promise<Uint8Array> {
 /** The file's bytes with its datasets moved into walk order (parents first) and every pointer patched. */
 async function parentsFirst(file: string): Promise<Uint8Array> {
   const bytes = new Uint8Array(fs.readFileSync(file));
-  const reader = await UdfReader.open(new MemorySource(bytes));
+  const reader = await openUdf(new MemorySource(bytes));
   const datasets = await reader.allDatasets();
   const moved = new Map<number, number>();
   let end = 64;
@@ -117,7 +117,7 @@ async function parentsFirst(file: string): Promise<Uint8Array> {
 }
 
 async function rootOffset(file: string): Promise<number> {
-  const reader = await UdfReader.open(openFile(file));
+  const reader = await openUdf(openFile(file));
   const root = reader.header.root!.offset;
   await reader.close();
   return root;
@@ -178,7 +178,7 @@ describeWith(VECTORS_NEEDED, 'diff: content by default, layout with --layout (UD
   it('a changed value in the relaid copy is still a content difference, without --layout', async () => {
     const crate = crateFile();
     const bytes = await parentsFirst(crate);
-    const reader = await UdfReader.open(new MemorySource(bytes));
+    const reader = await openUdf(new MemorySource(bytes));
     let index = 0;
     let target: { record: number; offset: number } | undefined;
     for await (const d of reader.walk())

@@ -5,7 +5,7 @@ import { openMldf } from '@binscope/mldf';
 import { type ColumnInput, encodeScbf, openScbf, type ScbfReader, Utf8Column } from '@binscope/scbf';
 import { openScdl } from '@binscope/scdl';
 import { TaridxReader } from '@binscope/taridx';
-import { UdfReader } from '@binscope/udf';
+import { openUdf } from '@binscope/udf';
 import { tempDir, describeWith } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Difference, DiffLocation, DiffReport } from '../src/commands/diff.js';
@@ -188,7 +188,7 @@ describeWith(VECTORS_NEEDED, `diff on the vectors in ${VECTORS}`, () => {
     };
 
     it('an edited byte of a table value is that record, located at the table data in both files', async () => {
-      const reader = await UdfReader.open(openFile(v().target));
+      const reader = await openUdf(openFile(v().target));
       let record = 0;
       let chosen: { record: number; offset: number; size: number } | undefined;
       for await (const d of reader.walk()) {

@@ -29,7 +29,7 @@ describe('--json errors', () => {
       path: index,
       error: { code: 'Truncated', file: 'train_0001.tar', offset: 0, exitCode: 1 },
     });
-    expect(r.stderr).toMatch(/^binscope: .*Truncated: tar header of row 12/);
+    expect(r.stderr).toMatch(/^binscope: .*Truncated: tar headers? of row 12/);
   });
 
   it('validate --json keeps unreadable paths in the array, beside the successes', () => {

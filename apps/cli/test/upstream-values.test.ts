@@ -191,8 +191,8 @@ describe('cat on a UDF file with one bad table (U15)', () => {
     root.text('last', 'ok');
     builder.setRoot(root);
     const bytes = builder.toBytes();
-    const { UdfReader } = await import('@binscope/udf');
-    const intact = (await (await UdfReader.open(new MemorySource(bytes))).root())!;
+    const { openUdf } = await import('@binscope/udf');
+    const intact = (await (await openUdf(new MemorySource(bytes))).root())!;
     bytes[intact.table('middle')!.descriptorOffset + 4] |= 0x40; // a reserved type_info bit
     const p = file('one-bad-table.udf', bytes);
 

@@ -184,8 +184,10 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
         expect(cli(['index', dir, '--fold', fold, '-o', other]).code).toBe(0);
         expect(sha256(fs.readFileSync(other))).toBe(sha256(fs.readFileSync(v.target)));
 
+        // The converter finds no input (an I/O-class error, exit 2), and nothing is written.
         const none = cli(['index', dir, '--fold', 'no_such_fold']);
-        expect(none.code).toBe(1);
+        expect(none.code).toBe(2);
+        expect(none.stderr).toContain('no shards named no_such_fold_*.tar');
         expect(fs.existsSync(path.join(dir, 'no_such_fold.taridx'))).toBe(false);
       });
 
@@ -199,9 +201,14 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
         for (const sample of samples.slice(0, 4)) {
           const list = cli(['get', v.target, sample.stem, '--json']);
           expect(list.code, list.stderr).toBe(0);
+          // The record as `head` prints it: {key, crashid, members}.
           const doc = JSON.parse(list.stdout);
-          expect(doc).toMatchObject({ key: sample.stem, found: true, crashid: sample.crashid });
-          expect(doc.members.map((m: Member) => m.ext)).toEqual(sample.members.map((m) => m.ext));
+          expect(doc).toMatchObject({
+            key: sample.stem,
+            found: true,
+            record: { key: sample.stem, crashid: sample.crashid },
+          });
+          expect(doc.record.members.map((m: Member) => m.ext)).toEqual(sample.members.map((m) => m.ext));
           for (const member of sample.members.slice(0, 3).filter((m) => m.ext !== '')) {
             const first = sample.members.find((m) => m.ext === member.ext)!;
             const out = cli(['get', v.target, sample.stem, '--ext', member.ext]);
@@ -232,7 +239,7 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
         const missing = cli(['get', v.target, 'no-such-key-anywhere']);
         expect(missing.code).toBe(1);
         expect(missing.stdout).toBe('');
-        expect(missing.stderr).toContain('no sample with key');
+        expect(missing.stderr).toContain('no record with key');
         const noExt = cli(['get', v.target, samples[0].stem, '--ext', 'nosuchext']);
         expect(noExt.code).toBe(1);
         const shardsElsewhere = cli(['get', v.target, samples[0].stem, '--shards', '/no/such/dir']);
@@ -245,7 +252,9 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
       const tar = fs.readdirSync(v.dir).find((f) => f.endsWith('.tar'))!;
       const r = cli(['get', path.join(v.dir, tar), 'x']);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('not a .taridx index');
+      // A shard is read through its index: the entry's own advice says so.
+      expect(r.stderr).toContain('tar shard (container)');
+      expect(r.stderr).toContain('binscope index');
     });
   });
 });

@@ -112,11 +112,11 @@ describe('an interrupted convert', () => {
       const exited = new Promise<NodeJS.Signals | null>((resolve) =>
         child.once('exit', (_c, s) => resolve(s)),
       );
-      // Wait (bounded) for the spill folder: the conversion is then under way.
+      // Wait (bounded) for the scratch folder the spills go to: the conversion is then under way.
+      const spilling = () => fs.readdirSync(dir).some((n) => n.endsWith('-scratch'));
       const deadline = Date.now() + 20_000;
-      while (!fs.readdirSync(dir).some((n) => n.endsWith('-spill')) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 10));
-      expect(fs.readdirSync(dir).some((n) => n.endsWith('-spill'))).toBe(true);
+      while (!spilling() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(spilling()).toBe(true);
       child.kill(signal);
       expect(await exited).toBe(signal);
       expect(fs.readdirSync(dir)).toEqual(['big.csv']);
@@ -180,8 +180,9 @@ describe('a full disk during CSV → SCBF', () => {
       env: { BINSCOPE_FULL: 'out.scbf' },
     });
     expect(r.code).toBe(2);
+    // The output, or the scratch file beside it (spills go to the output's disk), is named.
     expect(r.stderr).toMatch(
-      new RegExp(`^binscope: cannot write ${at('out.scbf')}.*no space left on device`),
+      new RegExp(`^binscope: cannot write (scratch file )?${dir}/\\.?out\\.scbf.*no space left on device`),
     );
     expect(r.stderr).not.toContain(`${csv}:`);
     expect(fs.readdirSync(dir)).toEqual(['in.csv']);

@@ -41,6 +41,20 @@ export interface ConverterInfo {
   /** A CLI verb that names this conversion (`index` for tar → taridx), if it has one. */
   readonly verb?: string;
   readonly options?: readonly OptionSpec[];
+  /**
+   * Where the output goes when the user names none (a CLI verb's `-o` left out), as a
+   * template: `{input}` is the local folder of the input (the input itself when it is a
+   * folder; the current folder for URLs and standard input) and `{name}` the value of the
+   * declared option `name` (`'{input}/{fold}.taridx'`). Without it, an output must be named.
+   */
+  readonly defaultOutput?: string;
+  /**
+   * For `output: 'directory'`: the file that makes the folder complete (SCDL: `header.sch`).
+   * An object-storage prefix holds it back until every other file is written, so a reader
+   * never takes a half-written prefix for a whole one. Without it, a folder output can only
+   * be written where it can be renamed into place (a local folder).
+   */
+  readonly marker?: string;
   /** The converter itself, imported on first use. */
   load(): Promise<Converter>;
 }

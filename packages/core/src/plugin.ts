@@ -76,6 +76,13 @@ export interface FormatInfo {
    * `HttpDirectory.expect`. Must not need parser code beyond what detection reads.
    */
   expectedFiles?(directory: DirectorySource, options?: ReadOptions): Promise<string[]>;
+  /**
+   * For an entry no plugin reads on its own (a `container` or `convertible`): how a person
+   * reads it instead, as one clause apps append to "<path>: <title>" when a verb is given
+   * such a file (a tar shard: "binscope reads shards through their index: binscope index DIR
+   * --fold NAME, then use the .taridx"). Data, so apps never word a format's advice themselves.
+   */
+  readonly howToRead?: string;
 }
 
 /**

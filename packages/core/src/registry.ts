@@ -293,7 +293,7 @@ function pluginLoader(entries: readonly RegistryEntry[]) {
 /** Only the metadata of an entry, so detection cannot reach a parser by accident. */
 function infoOf(entry: RegistryEntry): FormatInfo {
   const { specificationVersion, id, title, kind, role, extensions, mimeTypes, magic } = entry;
-  const { detect, nearMiss, expectedFiles } = entry;
+  const { detect, nearMiss, expectedFiles, howToRead } = entry;
   return {
     specificationVersion,
     id,
@@ -306,6 +306,7 @@ function infoOf(entry: RegistryEntry): FormatInfo {
     detect,
     nearMiss,
     expectedFiles,
+    howToRead,
   };
 }
 

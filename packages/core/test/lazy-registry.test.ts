@@ -70,6 +70,15 @@ describe('lazy registry', () => {
     expect(dir.calls.count).toBe(0);
   });
 
+  it("keeps a detection-only entry's howToRead, the advice apps show for it", async () => {
+    const howToRead = 'read it through its index: make one with binscope index';
+    const registry = createRegistry([{ ...info('cc', 'CCCC'), role: 'container', howToRead }]);
+    const d = await registry.detect(fileTarget(new MemorySource(bytes('CCCCxx'), 'x.cc')));
+    expect(d).toMatchObject({ format: 'cc', role: 'container' });
+    expect(d.info?.howToRead).toBe(howToRead);
+    expect(registry.info('cc')?.howToRead).toBe(howToRead);
+  });
+
   it('mixes eager plugins and lazy entries', async () => {
     const eager = pluginOf(info('ee', 'EEEE'));
     const lazy = counted(info('ll', 'LLLL'));

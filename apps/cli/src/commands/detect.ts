@@ -1,8 +1,44 @@
 import type { NearMiss } from '@binscope/core';
-import type { Context, CommonOptions } from '../context.js';
+import type { Command } from 'commander';
+import type { CommonOptions, Context } from '../context.js';
 import { describeError, EXIT, type ExitCode } from '../errors.js';
+import { formatLabel, spokenList } from '../format-list.js';
 import { openInput } from '../open.js';
+import { type Action, examples, exampleFile, withCommon } from '../options.js';
 import { printJson } from '../render.js';
+
+export function registerDetect(program: Command, ctx: Context, action: Action): void {
+  const { registry } = ctx;
+  const folders = registry.formats.filter((f) => f.kind === 'directory').map((f) => f.id.toUpperCase());
+  const detectedOnly = registry.formats.filter((f) => (f.role ?? 'format') !== 'format').map(formatLabel);
+  withCommon(
+    program
+      .command('detect')
+      .summary('name the format of each path')
+      .description(
+        'Name the format of each path from its magic bytes (a small head window; nothing is parsed). ' +
+          `A directory is checked as an archive (${spokenList(folders)}). ` +
+          (detectedOnly.length > 0
+            ? `Files read through another format are named too: ${spokenList(detectedOnly)}. `
+            : '') +
+          'An unrecognised file is reported as unknown with its first bytes in hex. Exits 1 when any path is unknown.',
+      )
+      .argument('<path...>', 'files or archive directories')
+      .option('-v, --verbose', 'list every candidate format and why it matched'),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        `$ binscope detect ${exampleFile(registry, 'table')} archive/`,
+        '$ binscope detect --json *.bin      # [{"path": "a.bin", "format": "…"}, ...]',
+      ),
+    )
+    .action(
+      action((paths: string[], options: CommonOptions & { verbose?: boolean }) =>
+        detectCommand(ctx, paths, options),
+      ),
+    );
+}
 
 export interface DetectOptions extends CommonOptions {
   verbose?: boolean;
@@ -10,7 +46,7 @@ export interface DetectOptions extends CommonOptions {
 
 interface DetectResult {
   path: string;
-  /** Plugin id, "tar" for a tar shard, null when unknown (or unreadable). */
+  /** The detected entry's id (a detection-only entry's too), null when unknown (or unreadable). */
   format: string | null;
   title: string;
   kind?: 'file' | 'directory';
@@ -38,7 +74,7 @@ export async function detectCommand(
   for (const p of paths) {
     let result: DetectResult;
     try {
-      const input = await openInput(p, { loadParser: false });
+      const input = await openInput(ctx, p, { loadParser: false });
       try {
         const d = input.detection;
         result = {

@@ -8,10 +8,44 @@ import {
   recordToJson,
   type Summary,
 } from '@binscope/core';
+import type { Command } from 'commander';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
 import { type Input, openInput, unreadable } from '../open.js';
+import { type Action, asOption, examples, exampleFile, wholeNumber, withCommon } from '../options.js';
 import { printJson } from '../render.js';
+
+export function registerDiff(program: Command, ctx: Context, action: Action): void {
+  const [a, b] = [exampleFile(ctx.registry, 'old'), exampleFile(ctx.registry, 'new')];
+  withCommon(
+    program
+      .command('diff')
+      .summary('compare two files of the same format by content')
+      .description(
+        'Compare two files (or archives) of the same format by content: header fields, schema / fields / ' +
+          'tables / arrays, counts, then records in order, reporting the first differing records. Each ' +
+          'difference names its location in both files (byte range, inspect node or record number). Encoding ' +
+          'details are not content: files that differ only in compressed bytes are equal, and so are ' +
+          'files that store the same values at other offsets; --layout compares where each value is ' +
+          'stored too. Exits 0 when equal, 1 when they differ, 2 when either cannot be read.',
+      )
+      .argument('<a>', 'first file or archive')
+      .argument('<b>', 'second file or archive')
+      .option('--max-records <n>', 'stop after this many differing records', wholeNumber('--max-records'), 5)
+      .option('--no-records', 'compare header, structure and counts only')
+      .option('--layout', 'compare the layout too: offsets and sizes of the values compared')
+      .addOption(asOption(ctx.registry)),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        `$ binscope diff ${a} ${b}`,
+        '$ binscope diff a/ b/ --json | jq .differences',
+        `$ binscope diff ${a} ${b} --layout`,
+      ),
+    )
+    .action(action((x: string, y: string, options: DiffOptions) => diffCommand(ctx, x, y, options)));
+}
 
 export interface DiffOptions extends CommonOptions {
   as?: string;
@@ -291,13 +325,14 @@ function show(side: DiffSide): string {
 }
 
 async function openSide(
+  ctx: Context,
   filePath: string,
   options: DiffOptions,
 ): Promise<Omit<Side, 'reader' | 'summary'> & { input: Input }> {
-  const input = await openInput(filePath, { as: options.as, byExtension: true });
+  const input = await openInput(ctx, filePath, { as: options.as, byExtension: true });
   if (!input.plugin) {
     await input.close();
-    const reason = unreadable(input).message;
+    const reason = unreadable(ctx, input).message;
     throw new CliError(reason, EXIT.usage);
   }
   return { input, plugin: input.plugin };
@@ -320,7 +355,7 @@ export async function diffCommand(
   try {
     for (const p of [pathA, pathB]) {
       try {
-        const { input, plugin } = await openSide(p, options);
+        const { input, plugin } = await openSide(ctx, p, options);
         const partial: Partial<Side> & { input: Input; plugin: AnyFormatPlugin } = { input, plugin };
         sides.push(partial as Side);
         partial.reader = await plugin.open(input.target);

@@ -1,8 +1,32 @@
 import type { JsonValue, Summary } from '@binscope/core';
+import type { Command } from 'commander';
 import { type CommonOptions, type Context, forPath } from '../context.js';
 import { EXIT, type ExitCode } from '../errors.js';
 import { type OpenInputOptions, withReader } from '../open.js';
+import { type Action, asOption, examples, exampleFile, withCommon } from '../options.js';
 import { outline, printJson } from '../render.js';
+
+export function registerInfo(program: Command, ctx: Context, action: Action): void {
+  withCommon(
+    program
+      .command('info')
+      .summary('summarise a file: version, counts, schema, sizes')
+      .description(
+        'Summarise a file or archive: format and version, its counts (rows, columns, samples, fields, ' +
+          'datasets, tables, arrays), schema / fields / tables / arrays and sizes. Reads headers and metadata only.',
+      )
+      .argument('<path>', 'a file or archive directory')
+      .addOption(asOption(ctx.registry)),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        `$ binscope info ${exampleFile(ctx.registry, 'table')}`,
+        '$ binscope info archive/ --json | jq .rows',
+      ),
+    )
+    .action(action((p: string, options: InfoOptions) => infoCommand(ctx, p, options)));
+}
 
 export interface InfoOptions extends CommonOptions {
   as?: string;
@@ -56,7 +80,7 @@ export function summaryLines(filePath: string, summary: Summary): string[] {
 export async function infoCommand(ctx: Context, filePath: string, options: InfoOptions): Promise<ExitCode> {
   const openOptions: OpenInputOptions = { as: options.as };
   const summary = await forPath(filePath, () =>
-    withReader(filePath, openOptions, (input, reader) => input.plugin.info(reader)),
+    withReader(ctx, filePath, openOptions, (input, reader) => input.plugin.info(reader)),
   );
   if (options.json) await printJson(ctx.out, infoDocument(filePath, summary));
   else for (const line of summaryLines(filePath, summary)) await ctx.out.line(line);

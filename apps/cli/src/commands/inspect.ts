@@ -1,5 +1,4 @@
 import {
-  type AnyFormatPlugin,
   type ByteSource,
   type InspectNode,
   type InspectResult,
@@ -7,8 +6,8 @@ import {
   type Target,
 } from '@binscope/core';
 import { hexDump } from '@binscope/core/binary';
+import type { Command } from 'commander';
 import { type CommonOptions, type Context, forPath } from '../context.js';
-import { borrowTarget } from '../borrowed-target.js';
 import { CliError, EXIT, type ExitCode } from '../errors.js';
 import {
   type InspectJson,
@@ -19,8 +18,48 @@ import {
   treeLines,
 } from '../inspect-tree.js';
 import { type Input, openInput, pluginOrNearMiss } from '../open.js';
-import { registry } from '../plugins.js';
+import { type Action, asOption, examples, exampleFile, wholeNumber, withCommon } from '../options.js';
 import { printJson } from '../render.js';
+
+export function registerInspect(program: Command, ctx: Context, action: Action): void {
+  const file = exampleFile(ctx.registry, 'table');
+  withCommon(
+    program
+      .command('inspect')
+      .summary('show the structure tree with byte offsets and lengths')
+      .description(
+        'Show the structure of a file as a tree: every header field, table, block and row with its byte offset ' +
+          'and length (and file, inside an archive). With --hex NODE, print the bytes of one node instead. ' +
+          'NODE is a path of child names or positions below the root, e.g. "header/magic" or "columns/2". ' +
+          'A broken file shows the tree as far as it parses, each problem marked on its node; exit 1 when it has errors.',
+      )
+      .argument('<path>', 'a file or archive directory')
+      .option('-d, --depth <n>', 'show only this many levels below the root', wholeNumber('--depth'))
+      .option(
+        '--children <n>',
+        'show at most this many children of each node',
+        wholeNumber('--children'),
+        100,
+      )
+      .option('--hex <node>', 'print the bytes of this node as a hex dump')
+      .option(
+        '--bytes <n>',
+        'with --hex: print at most this many bytes (0 = all)',
+        wholeNumber('--bytes'),
+        4096,
+      )
+      .addOption(asOption(ctx.registry)),
+  )
+    .addHelpText(
+      'after',
+      examples(
+        `$ binscope inspect ${file} --depth 2`,
+        `$ binscope inspect ${file} --hex header`,
+        `$ binscope inspect ${file} --hex 1/0 --json`,
+      ),
+    )
+    .action(action((p: string, options: InspectOptions) => inspectCommand(ctx, p, options)));
+}
 
 export interface InspectOptions extends CommonOptions {
   as?: string;
@@ -144,15 +183,12 @@ export async function inspectCommand(
   options: InspectOptions,
 ): Promise<ExitCode> {
   const failed = await forPath(filePath, async () => {
-    const input = await openInput(filePath, { as: options.as, byExtension: true });
+    const input = await openInput(ctx, filePath, { as: options.as, byExtension: true });
     try {
-      const plugin = await pluginOrNearMiss(input);
-      const lent = borrowTarget(input.target);
-      try {
-        return await inspectAndPrint(ctx, filePath, input, await plugin.inspectTarget(lent.target), options);
-      } finally {
-        await lent.release();
-      }
+      const plugin = await pluginOrNearMiss(ctx, input);
+      // The plugin never closes the target it is given, so the tree's lazy children can read
+      // through it while they are printed; closing it is this command's, once, at the end.
+      return await inspectAndPrint(ctx, filePath, input, await plugin.inspectTarget(input.target), options);
     } finally {
       await input.close();
     }

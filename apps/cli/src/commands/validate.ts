@@ -1,10 +1,35 @@
 import { isBinscopeError, type Problem, type ValidationReport } from '@binscope/core';
-import { tarShardFormat } from '@binscope/taridx/magic';
+import type { Command } from 'commander';
 import type { CommonOptions, Context } from '../context.js';
 import { CliError, describeError, EXIT, type ExitCode } from '../errors.js';
-import { type Input, openInput, pluginOrNearMiss } from '../open.js';
 import { jsonError } from '../json-errors.js';
+import { howToRead, type Input, openInput, pluginOrNearMiss } from '../open.js';
+import { type Action, asOption, examples, withCommon } from '../options.js';
 import { printJson } from '../render.js';
+
+export function registerValidate(program: Command, ctx: Context, action: Action): void {
+  withCommon(
+    program
+      .command('validate')
+      .summary('check files against their format rules')
+      .description(
+        'Check each path against every rule of its format and list every error and warning with its class ' +
+          '(BadMagic, Truncated, OutOfBounds, ...), byte offset and file. Exits 0 when all are valid, 1 when any ' +
+          'is invalid (including unrecognised files), 2 on I/O errors. --json prints an array of ' +
+          '{path, format, valid, errors: [{code, message, offset, file}], warnings}.',
+      )
+      .argument('<path...>', 'files or archive directories')
+      .option(
+        '--deep',
+        'also check payloads against their containers where reachable (files a format points into)',
+      )
+      .addOption(asOption(ctx.registry)),
+  )
+    .addHelpText('after', examples('$ binscope validate data/*', '$ binscope validate --deep --json FILE'))
+    .action(
+      action((paths: string[], options: ValidateCommandOptions) => validateCommand(ctx, paths, options)),
+    );
+}
 
 export interface ValidateCommandOptions extends CommonOptions {
   as?: string;
@@ -37,21 +62,12 @@ function toJsonProblem(problem: Problem, defaultFile: string | null): JsonProble
 }
 
 /** What a path no plugin reads fails with: there is no format whose rules it meets. */
-function unrecognised(input: Input): ValidationReport {
+function unrecognised(ctx: Context, input: Input): ValidationReport {
   const file = input.target.kind === 'file' ? input.target.source.name : undefined;
-  if (input.detection.format === tarShardFormat.id) {
-    return {
-      valid: false,
-      errors: [
-        {
-          code: 'UnsupportedFeature',
-          message:
-            'a plain tar shard has no rules of its own to check; validate its .taridx index with --deep',
-          file,
-        },
-      ],
-      warnings: [],
-    };
+  const { info, role, title } = input.detection;
+  if (info && role !== 'format') {
+    const message = `${title} (${role}): no rules of its own to check; ${howToRead(ctx.registry, info)}`;
+    return { valid: false, errors: [{ code: 'UnsupportedFeature', message, file }], warnings: [] };
   }
   const what =
     input.target.kind === 'directory'
@@ -64,14 +80,19 @@ function unrecognised(input: Input): ValidationReport {
   };
 }
 
-async function validateOne(filePath: string, options: ValidateCommandOptions): Promise<ValidateResult> {
-  const input = await openInput(filePath, { as: options.as, byExtension: true });
+async function validateOne(
+  ctx: Context,
+  filePath: string,
+  options: ValidateCommandOptions,
+): Promise<ValidateResult> {
+  const input = await openInput(ctx, filePath, { as: options.as, byExtension: true });
   try {
     const defaultFile = input.target.kind === 'file' ? input.target.source.name : null;
     let report: ValidationReport;
     // A near miss is checked by the format it nearly is: its own reader names the damage.
-    const plugin = input.plugin ?? (input.detection.nearMiss ? await pluginOrNearMiss(input) : undefined);
-    if (!plugin) report = unrecognised(input);
+    const plugin =
+      input.plugin ?? (input.detection.nearMiss ? await pluginOrNearMiss(ctx, input) : undefined);
+    if (!plugin) report = unrecognised(ctx, input);
     else {
       try {
         report = await plugin.validate(input.target, { deep: options.deep });
@@ -109,7 +130,7 @@ export async function validateCommand(
   for (const p of paths) {
     let result: ValidateResult;
     try {
-      result = await validateOne(p, options);
+      result = await validateOne(ctx, p, options);
     } catch (error) {
       // A missing path or a bad --as is not a finding about a file: say so, go on, exit 2.
       if (options.debug) ctx.messages.line(String((error as Error)?.stack ?? error));

@@ -4,7 +4,9 @@ import {
   type FormatReader,
   isBinscopeError,
   parseWhere,
+  type RecordOptions,
   type RowFilter,
+  type Schema,
 } from '@binscope/core';
 import type { Context } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
@@ -18,12 +20,13 @@ export async function whereRecords(
   ctx: Context,
   plugin: AnyFormatPlugin,
   reader: FormatReader,
+  schema: Schema,
   where: string,
-  window: { offset?: number; limit?: number; columns?: string[] },
+  window: RecordOptions,
 ): Promise<AsyncIterable<DataRecord>> {
   let filter: RowFilter;
   try {
-    filter = parseWhere(where, reader.schema);
+    filter = parseWhere(where, schema);
   } catch (error) {
     if (isBinscopeError(error, 'WhereSyntaxError')) throw new CliError(error.message, EXIT.usage);
     throw error;
@@ -32,15 +35,17 @@ export async function whereRecords(
     return plugin.records(reader, {
       ...window,
       where: filter,
-      onSkip: ({ reason }) => ctx.messages.line(`binscope: no column block read: ${reason}`),
+      onSkip: ({ fields, reason }) =>
+        ctx.messages.line(`binscope: skipped unread (${fields.join(', ')}): ${reason}`),
     });
-  return filtered(plugin.records(reader, { columns: undefined }), filter, window);
+  // Every field the filter reads is asked for; the columns shown are picked after matching.
+  return filtered(plugin.records(reader, { table: window.table, signal: window.signal }), filter, window);
 }
 
 async function* filtered(
   records: AsyncIterable<DataRecord>,
   filter: RowFilter,
-  window: { offset?: number; limit?: number; columns?: string[] },
+  window: RecordOptions,
 ): AsyncGenerator<DataRecord> {
   let skip = Math.max(0, window.offset ?? 0);
   let left = window.limit ?? Number.POSITIVE_INFINITY;
