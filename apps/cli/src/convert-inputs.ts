@@ -29,7 +29,9 @@ export interface OpenedInput {
 
 /**
  * What a folder no format detects holds: the file formats whose extension its files carry,
- * entries read through another format first (a folder of tar shards, of .h5ad files).
+ * entries read through another format first (a folder of tar shards, of .h5ad files), then
+ * what those are read through (the formats their converters make): a converter from that
+ * format may take the folder as it is (shards with `--fold`, indexed on the way).
  */
 async function folderOf(registry: Registry, directory: DirectorySource): Promise<string[]> {
   const extensions = new Set((await directory.list()).map((name) => extensionOf(name)));
@@ -37,7 +39,9 @@ async function folderOf(registry: Registry, directory: DirectorySource): Promise
     (f) => f.kind === 'file' && f.extensions.some((e) => extensions.has(e)),
   );
   const detectedOnly = matching.filter((f) => (f.role ?? 'format') !== 'format');
-  return [...detectedOnly, ...matching.filter((f) => !detectedOnly.includes(f))].map((f) => f.id);
+  const through = detectedOnly.flatMap((f) => registry.convertersFrom(f.id).map((c) => c.to));
+  const ids = [...detectedOnly, ...matching.filter((f) => !detectedOnly.includes(f))].map((f) => f.id);
+  return [...new Set([...ids.slice(0, detectedOnly.length), ...through, ...ids])];
 }
 
 /** The input formats of converters that a stream can be: every one no plugin reads with random access. */
@@ -154,13 +158,16 @@ function rank(order: readonly string[], id: string): number {
 
 /**
  * The files a converter reads: the inputs named, and in a local folder input, its files of
- * the converter's input format (a fold's shards): an output is never written onto one.
+ * the converter's input format or of a container it holds (a fold's shards): an output is
+ * never written onto one.
  */
 export function readFiles(registry: Registry, from: string, inputs: readonly OpenedInput[]): string[] {
   const out = inputs.map((i) => i.location);
-  const extensions = registry.info(from)?.extensions ?? [];
   for (const input of inputs) {
     if (input.target?.kind !== 'directory' || inputKind(input.location) !== 'path') continue;
+    // And its containers' files: shards a converter reads through their index are inputs too.
+    const containers = input.formats.filter((id) => (registry.info(id)?.role ?? 'format') !== 'format');
+    const extensions = [from, ...containers].flatMap((id) => registry.info(id)?.extensions ?? []);
     for (const name of fs.readdirSync(input.location))
       if (extensions.includes(extensionOf(name))) out.push(path.join(input.location, name));
   }

@@ -143,9 +143,10 @@ describe('a third-party format loaded with --plugin works in every verb, with no
     const found = toy(['get', '--json', at('a.toy'), 'gamma']);
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout)).toMatchObject({
+      index: at('a.toy'),
       found: true,
-      index: 2,
-      record: { id: 3, name: 'gamma' },
+      id: 3,
+      name: 'gamma',
     });
     const bytes = toy(['get', at('a.toy'), 'gamma', '--field', 'blob']);
     expect(bytes.stdout).toBe('third');

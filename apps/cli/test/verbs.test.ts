@@ -201,14 +201,10 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
         for (const sample of samples.slice(0, 4)) {
           const list = cli(['get', v.target, sample.stem, '--json']);
           expect(list.code, list.stderr).toBe(0);
-          // The record as `head` prints it: {key, crashid, members}.
+          // Today's shape: the index, then the record as `head` prints it ({key, crashid, members}).
           const doc = JSON.parse(list.stdout);
-          expect(doc).toMatchObject({
-            key: sample.stem,
-            found: true,
-            record: { key: sample.stem, crashid: sample.crashid },
-          });
-          expect(doc.record.members.map((m: Member) => m.ext)).toEqual(sample.members.map((m) => m.ext));
+          expect(doc).toMatchObject({ index: v.target, key: sample.stem, found: true, crashid: sample.crashid });
+          expect(doc.members.map((m: Member) => m.ext)).toEqual(sample.members.map((m) => m.ext));
           for (const member of sample.members.slice(0, 3).filter((m) => m.ext !== '')) {
             const first = sample.members.find((m) => m.ext === member.ext)!;
             const out = cli(['get', v.target, sample.stem, '--ext', member.ext]);

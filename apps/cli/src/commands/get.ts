@@ -197,7 +197,7 @@ async function getFrom(
   const { table, schema, key: keyField } = keyedTable(reader, options.table, field, filePath);
   const index = await find(plugin, reader, key, table, keyField);
   if (index === undefined) {
-    if (options.json) await printJson(ctx.out, { path: filePath, key, found: false });
+    if (options.json) await printJson(ctx.out, { index: filePath, key, found: false });
     ctx.messages.line(`binscope: ${filePath}: no record with key ${JSON.stringify(key)}`);
     return EXIT.failed;
   }
@@ -205,14 +205,15 @@ async function getFrom(
     let record: Record<string, unknown> | undefined;
     for await (const r of plugin.records(reader, { table, offset: index, limit: 1 }))
       record = await recordToJson(schema, r);
+    // Today's shape (`get` of a TARIDX printed {index, key, crashid, members, found}): the
+    // file as `index`, then the record's own fields, so scripts written against it keep working.
     if (options.json)
       await printJson(ctx.out, {
-        path: filePath,
+        index: filePath,
         key,
-        found: true,
-        index,
         ...(table ? { table } : {}),
-        record,
+        ...record,
+        found: true,
       });
     else {
       await ctx.out.line(`${key}: record ${index}${table ? ` of table ${table}` : ''}`);
@@ -223,7 +224,7 @@ async function getFrom(
   }
   const source = await valueBytes(plugin, reader, index, field, table);
   if (!source) {
-    if (options.json) await printJson(ctx.out, { path: filePath, key, field, found: false });
+    if (options.json) await printJson(ctx.out, { index: filePath, key, field, found: false });
     ctx.messages.line(`binscope: ${filePath}: record ${JSON.stringify(key)} has no ${field} value`);
     return EXIT.failed;
   }
@@ -266,10 +267,10 @@ async function writeValue(
   });
   if (options.json)
     await printJson(ctx.out, {
-      path: filePath,
+      index: filePath,
       key,
       field: field ?? null,
-      index,
+      record: index,
       output,
       size: source.size,
       sha256: hash.digest('hex'),
