@@ -208,7 +208,18 @@ describe('one list of formats', () => {
   it('names no format that is not registered, in any help text', () => {
     // Detection-only entries (a container, a convertible) are in the list too.
     const all = createCliRegistry().formats;
-    const names = new Set(all.map((f) => f.id.toUpperCase()));
+    // Words the list itself declares come from it too: an entry's title ("AnnData (.h5ad,
+    // HDF5)"), a converter's title and its options' value names and descriptions (DTYPE).
+    const converters = createCliRegistry().converters;
+    const declared = [
+      ...all.map((f) => f.title),
+      ...converters.flatMap((c) => [
+        c.title,
+        ...(c.options ?? []).flatMap((o) => [o.valueName ?? '', o.description ?? '']),
+      ]),
+    ];
+    const declaredWords = declared.flatMap((text) => text.match(/\b[A-Z][A-Z0-9]{2,}\b/g) ?? []);
+    const names = new Set([...all.map((f) => f.id.toUpperCase()), ...declaredWords]);
     const extensions = new Set(all.flatMap((f) => f.extensions));
     for (const [which, text] of Object.entries(texts)) {
       for (const [word] of text.matchAll(/\b[A-Z][A-Z0-9]{2,}\b/g)) {

@@ -203,7 +203,12 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
           expect(list.code, list.stderr).toBe(0);
           // Today's shape: the index, then the record as `head` prints it ({key, crashid, members}).
           const doc = JSON.parse(list.stdout);
-          expect(doc).toMatchObject({ index: v.target, key: sample.stem, found: true, crashid: sample.crashid });
+          expect(doc).toMatchObject({
+            index: v.target,
+            key: sample.stem,
+            found: true,
+            crashid: sample.crashid,
+          });
           expect(doc.members.map((m: Member) => m.ext)).toEqual(sample.members.map((m) => m.ext));
           for (const member of sample.members.slice(0, 3).filter((m) => m.ext !== '')) {
             const first = sample.members.find((m) => m.ext === member.ext)!;
