@@ -9,6 +9,7 @@ import {
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
+import { h5adConverters, h5adFormat } from '@binscope/scdl-h5ad/magic';
 import { taridxConverters, tarShardFormat, taridxFormat } from '@binscope/taridx/magic';
 import { taridxMldfConverters } from '@binscope/taridx-mldf/magic';
 import { udfFormat } from '@binscope/udf/magic';
@@ -33,6 +34,7 @@ export const formats: readonly LazyFormat[] = [
   taridxFormat,
   lazy(scdlFormat, async () => (await import('@binscope/scdl')).scdlPlugin),
   tarShardFormat,
+  h5adFormat,
 ];
 
 /** Every conversion the packages provide, declared by the package that provides it. */
@@ -40,6 +42,7 @@ export const converters: readonly ConverterInfo[] = [
   ...scbfConverters,
   ...taridxConverters,
   ...taridxMldfConverters,
+  ...h5adConverters,
 ];
 
 /**

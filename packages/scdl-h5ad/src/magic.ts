@@ -53,6 +53,7 @@ export const h5adToScdlConverter: ConverterInfo = {
   title: '.h5ad → SCDL',
   output: 'directory',
   extensions: ['scdl'],
+  marker: 'header.sch',
   options: [
     {
       name: 'dataDtype',

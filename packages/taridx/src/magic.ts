@@ -33,6 +33,7 @@ export const tarShardFormat: LazyFormat = {
   extensions: ['tar'],
   mimeTypes: ['application/x-tar'],
   magic: [{ offset: 257, bytes: 'ustar' }],
+  howToRead: 'binscope reads shards through their index: binscope index DIR --fold NAME, then use the .taridx',
 };
 
 /**
@@ -50,6 +51,7 @@ export const tarToTaridxConverter: ConverterInfo = {
   output: 'file',
   extensions: ['taridx'],
   verb: 'index',
+  defaultOutput: '{input}/{fold}.taridx',
   options: [
     {
       name: 'fold',
