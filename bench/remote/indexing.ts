@@ -140,10 +140,12 @@ export async function indexingRows(ctx: IndexingContext, samples: number): Promi
     rest.identical = sha256(await getObject(ctx.endpoint, output)) === reference;
     rows.push(rest);
     process.stdout.write(
-      `indexing N=${workers}: ${(rest.totalMs / 1000).toFixed(1)} s (workers ${(rest.workersMs / 1000).toFixed(1)} s, merge ${(rest.mergeMs / 1000).toFixed(1)} s), ${rest.requests} requests, ${formatBytes(rest.bytes)}, peak RSS ${rest.peakRssMiB?.toFixed(0) ?? '?'} MiB, ${rest.identical ? 'identical to' : 'DIFFERS from'} the one-pass index\n`,
+      `indexing N=${workers}: ${(rest.totalMs / 1000).toFixed(1)} s (workers ${(rest.workersMs / 1000).toFixed(1)} s, merge ${(rest.mergeMs / 1000).toFixed(1)} s), ${rest.requests} requests, ${formatBytes(rest.bytes)}, peak RSS ${rest.peakRssMiB?.toFixed(0) ?? '?'} MiB, ${rest.identical ? 'identical to' : 'DIFFERS from'} a local one-pass index\n`,
     );
     if (!rest.identical)
-      throw new Error(`s3://bench/${output} is not byte-identical to the one-pass index of the same shards`);
+      throw new Error(
+        `s3://bench/${output} is not byte-identical to the one-pass index of the same shards made from the local disk`,
+      );
   }
   return rows;
 }

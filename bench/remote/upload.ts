@@ -136,11 +136,14 @@ export async function uploadRow(ctx: UploadContext, uploadMiB: number): Promise<
 }
 
 export function describeUpload(r: UploadResult): string {
+  // CreateMultipartUpload and the parts: what the uploader controls (s3rver then copies the parts into one file).
+  const partsMs = r.uploadMs - r.completeMs;
   const rss = r.peakRssMiB === undefined ? 'peak RSS unknown' : `peak RSS ${r.peakRssMiB.toFixed(0)} MiB`;
   return (
     `upload  ${formatBytes(r.bytes)} MLDF export: floor (one PUT) ${(r.floorMs / 1000).toFixed(1)} s = ${mibPerSecond(r.bytes / r.floorMs)}; ` +
     `CLI upload ${(r.uploadMs / 1000).toFixed(1)} s = ${mibPerSecond(r.bytes / r.uploadMs)} = ${(100 * r.ratio).toFixed(0)} % of the floor ` +
-    `(${r.parts} parts, ${r.requests} requests, complete ${(r.completeMs / 1000).toFixed(1)} s); ` +
+    `(${r.parts} parts, ${r.requests} requests; the parts ${(partsMs / 1000).toFixed(1)} s = ${(100 * (r.floorMs / partsMs)).toFixed(0)} % of the floor, ` +
+    `then CompleteMultipartUpload ${(r.completeMs / 1000).toFixed(1)} s); ` +
     `whole command ${(r.cliMs / 1000).toFixed(1)} s, local export ${(r.localMs / 1000).toFixed(1)} s; ${rss}\n`
   );
 }
