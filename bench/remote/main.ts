@@ -6,9 +6,8 @@
  *
  *   pnpm --filter @binscope/bench run bench:remote [--scale S] [--latency MS] [--bandwidth MIBPS] [--big]
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,11 +21,22 @@ import { Bench, makeTmp } from '../src/harness.js';
 import { generate as generateMldf } from '../src/mldf.js';
 import { generate as generateScdl } from '../src/scdl.js';
 import { generate as generateTaridx } from '../src/taridx.js';
+import {
+  BIN,
+  formatBytes,
+  mibPerSecond,
+  putFile,
+  putTree,
+  REPO,
+  reset,
+  startServer,
+  startUploadLink,
+  stats,
+} from './store.js';
+import { uploadRow } from './upload.js';
+import { indexingRows } from './indexing.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(here, '../..');
-const BIN = path.join(REPO, 'apps/cli/bin/binscope.js');
-const SERVER = path.join(REPO, 'apps/cli/test/s3-server.mjs');
 const VECTORS = path.resolve(REPO, process.env.BINSCOPE_VECTORS ?? '../shared/vectors');
 
 const { values } = parseArgs({
@@ -38,17 +48,17 @@ const { values } = parseArgs({
     big: { type: 'boolean', default: false },
     // Just the sequential passes against the link (quick to re-measure).
     sequential: { type: 'boolean', default: false },
+    // Just the write rows (upload throughput, N-worker indexing); the other rows of --out stay.
+    writes: { type: 'boolean', default: false },
+    // The export the upload row writes, in MiB (default: 1024 from scale 0.5 up, less below).
+    'upload-mib': { type: 'string' },
     out: { type: 'string', default: path.join(here, 'results.json') },
   },
 });
 const scale = Number(values.scale);
 const latencyMs = Number(values.latency);
 const bandwidthMiB = Number(values.bandwidth);
-
-interface Stats {
-  requests: number;
-  bytes: number;
-}
+const uploadMiB = Number(values['upload-mib'] ?? Math.min(1024, Math.max(32, Math.round(2048 * scale))));
 
 interface Row {
   format: string;
@@ -58,84 +68,6 @@ interface Row {
   remoteMs: number;
   localMs: number;
   note?: string;
-}
-
-function startServer(): Promise<{ endpoint: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SERVER], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: {
-      ...process.env,
-      S3_LATENCY_MS: String(latencyMs),
-      S3_BANDWIDTH: String(Math.round(bandwidthMiB * 1024 * 1024)),
-    },
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('S3 server did not start in 20 s')), 20_000);
-    child.stdout!.once('data', (data: Buffer) => {
-      clearTimeout(timer);
-      resolve({
-        endpoint: (JSON.parse(data.toString('utf8').split('\n')[0]) as { endpoint: string }).endpoint,
-        child,
-      });
-    });
-  });
-}
-
-/** Streams a file into the bucket (s3rver takes unsigned path-style PUTs), without holding it in memory. */
-function putFile(endpoint: string, key: string, file: string): Promise<void> {
-  const url = new URL(`${endpoint}/bench/${key}`);
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'PUT',
-        headers: { 'content-length': fs.statSync(file).size },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () =>
-          response.statusCode === 200
-            ? resolve()
-            : reject(new Error(`PUT ${key}: HTTP ${response.statusCode}`)),
-        );
-      },
-    );
-    request.on('error', reject);
-    fs.createReadStream(file).pipe(request);
-  });
-}
-
-async function putTree(endpoint: string, prefix: string, local: string): Promise<void> {
-  for (const entry of fs.readdirSync(local, { withFileTypes: true })) {
-    const full = path.join(local, entry.name);
-    if (entry.isDirectory()) await putTree(endpoint, `${prefix}${entry.name}/`, full);
-    else await putFile(endpoint, `${prefix}${entry.name}`, full);
-  }
-}
-
-/** One request on a fresh connection: a kept-alive socket may be closed under a long CLI run. */
-function control(endpoint: string, what: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(`${endpoint}/${what}`, { method: 'POST', agent: false }, (response) => {
-      let body = '';
-      response.on('data', (chunk) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve(body));
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-async function stats(endpoint: string): Promise<Stats> {
-  return JSON.parse(await control(endpoint, '__stats')) as Stats;
-}
-
-async function reset(endpoint: string): Promise<void> {
-  await control(endpoint, '__reset');
 }
 
 function timeCli(args: string[], env: NodeJS.ProcessEnv): number {
@@ -157,12 +89,6 @@ function print(row: Row): void {
   process.stdout.write(
     `${row.format.padEnd(7)} ${row.operation.padEnd(28)} ${String(row.requests).padStart(6)} req ${formatBytes(row.bytes).padStart(10)}  remote ${row.remoteMs.toFixed(0).padStart(6)} ms  local ${row.localMs.toFixed(0).padStart(6)} ms${row.note ? `  (${row.note})` : ''}\n`,
   );
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1 << 20) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
 }
 
 async function cliRow(
@@ -279,20 +205,136 @@ async function sequentialRows(
   }
 }
 
-function mibPerSecond(bytesPerMs: number): string {
-  return `${((bytesPerMs * 1000) / (1 << 20)).toFixed(1)} MiB/s`;
+/** The read rows: every CLI verb, random reads and sequential passes (see README.md). */
+async function readRows(endpoint: string, client: S3Client, env: NodeJS.ProcessEnv, tmp: string) {
+  const bench = new Bench(scale, tmp);
+  const mldf = await generateMldf(bench);
+  await putFile(endpoint, 'mldf/train.mldf', mldf.file);
+  const taridxDir = bench.dir('taridx');
+  const samples = bench.n(100_000, 200);
+  generateTaridx(taridxDir, samples);
+  const indexed = spawnSync(process.execPath, [BIN, 'index', taridxDir, '--fold', 'train']);
+  if (indexed.status !== 0) throw new Error(indexed.stderr.toString());
+  await putTree(endpoint, 'taridx/', taridxDir);
+  const scdlDir = path.join(bench.dir('scdl'), 'archive');
+  const cells = bench.n(100_000, 100);
+  await generateScdl(scdlDir, cells);
+  await putTree(endpoint, 'scdl/archive/', scdlDir);
+  const scbf = path.join(VECTORS, 'scbf/large_100k/large_100k.scbf');
+  const udf = path.join(VECTORS, 'udf/nested_text_json/nested_text_json.udf');
+  await putFile(endpoint, 'scbf/large_100k.scbf', scbf);
+  await putFile(endpoint, 'udf/nested_text_json.udf', udf);
+
+  const cases: Array<[string, string, string]> = [
+    ['mldf', 's3://bench/mldf/train.mldf', mldf.file],
+    ['scbf', 's3://bench/scbf/large_100k.scbf', scbf],
+    ['udf', 's3://bench/udf/nested_text_json.udf', udf],
+    ['taridx', 's3://bench/taridx/train.taridx', path.join(taridxDir, 'train.taridx')],
+    ['scdl', 's3://bench/scdl/archive/', scdlDir],
+  ];
+  for (const [format, remote, local] of values.sequential ? [] : cases) {
+    for (const verb of [['detect'], ['info'], ['head', '-n', '10'], ['validate']])
+      await cliRow(endpoint, env, format, verb, remote, local);
+  }
+
+  const reads = 1000;
+  for (const batch of values.sequential ? [] : BATCHES)
+    await randomRow(
+      endpoint,
+      'mldf',
+      `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
+      async () => {
+        const reader = await openMldf(await client.open('s3://bench/mldf/train.mldf'));
+        return (i) => reader.sample(i);
+      },
+      async () => {
+        const reader = await openMldf(openFile(mldf.file));
+        return (i) => reader.sample(i);
+      },
+      mldf.samples,
+      reads,
+      batch,
+    );
+  const taridxOpen = async (source: ByteSource, shards: string) => {
+    const reader = await TaridxReader.open(source, {
+      shards: shards.startsWith('s3://') ? new S3Directory(client, shards) : openDirectory(shards),
+    });
+    const count = await reader.sampleCount();
+    return { reader, count };
+  };
+  const { count: taridxSamples } = await taridxOpen(
+    openFile(path.join(taridxDir, 'train.taridx')),
+    taridxDir,
+  );
+  for (const batch of values.sequential ? [] : BATCHES)
+    await randomRow(
+      endpoint,
+      'taridx',
+      `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
+      async () => {
+        const { reader } = await taridxOpen(
+          await client.open('s3://bench/taridx/train.taridx'),
+          's3://bench/taridx/',
+        );
+        return async (i) => reader.readSample(await reader.sample(i));
+      },
+      async () => {
+        const { reader } = await taridxOpen(openFile(path.join(taridxDir, 'train.taridx')), taridxDir);
+        return async (i) => reader.readSample(await reader.sample(i));
+      },
+      taridxSamples,
+      reads,
+      batch,
+    );
+  if (!values.sequential)
+    await randomRow(
+      endpoint,
+      'scdl',
+      `${reads} random rows`,
+      async () => {
+        const reader = await openScdl(new S3Directory(client, 's3://bench/scdl/archive/'));
+        return async (i) => reader.row(i);
+      },
+      async () => {
+        const reader = await openScdl(openDirectory(scdlDir));
+        return async (i) => reader.row(i);
+      },
+      cells,
+      reads,
+    );
+
+  await sequentialRows(
+    endpoint,
+    client,
+    [
+      ['mldf', 'bench/mldf/train.mldf', (source) => mldfPlugin.validate(fileTarget(source))],
+      [
+        'taridx',
+        'bench/taridx/train.taridx',
+        (source, shards) => taridxPlugin.validate(fileTarget(source, shards)),
+        's3://bench/taridx/',
+        taridxDir,
+      ],
+    ],
+    { mldf: mldf.file, taridx: path.join(taridxDir, 'train.taridx') },
+  );
+
+  if (values.big) {
+    // ~1 GB: the MLDF workload at full scale, written by the package's own writer.
+    const big = await generateMldf(new Bench(0.85, tmp));
+    await putFile(endpoint, 'mldf/big.mldf', big.file);
+    await cliRow(endpoint, env, 'mldf', ['info'], 's3://bench/mldf/big.mldf', big.file);
+    rows[rows.length - 1].note = `${formatBytes(fs.statSync(big.file).size)} file`;
+    await cliRow(endpoint, env, 'mldf', ['detect'], 's3://bench/mldf/big.mldf', big.file);
+  }
 }
 
 async function main(): Promise<void> {
   const tmp = makeTmp();
-  const bench = new Bench(scale, tmp);
-  const { endpoint, child } = await startServer();
-  const env = {
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_REGION: 'us-east-1',
-  };
+  const { endpoint, child } = await startServer(latencyMs, bandwidthMiB);
+  const link = await startUploadLink(endpoint, bandwidthMiB);
+  const keys = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+  const env = { ...keys, AWS_ENDPOINT_URL: endpoint };
   const client = new S3Client({
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
@@ -304,128 +346,30 @@ async function main(): Promise<void> {
     process.stdout.write(
       `latency ${latencyMs} ms per request, link ${bandwidthMiB || 'unlimited'} MiB/s, scale ${scale}; generating and uploading…\n`,
     );
-
-    const mldf = await generateMldf(bench);
-    await putFile(endpoint, 'mldf/train.mldf', mldf.file);
-    const taridxDir = bench.dir('taridx');
-    const samples = bench.n(100_000, 200);
-    generateTaridx(taridxDir, samples);
-    const indexed = spawnSync(process.execPath, [BIN, 'index', taridxDir, '--fold', 'train']);
-    if (indexed.status !== 0) throw new Error(indexed.stderr.toString());
-    await putTree(endpoint, 'taridx/', taridxDir);
-    const scdlDir = path.join(bench.dir('scdl'), 'archive');
-    const cells = bench.n(100_000, 100);
-    await generateScdl(scdlDir, cells);
-    await putTree(endpoint, 'scdl/archive/', scdlDir);
-    const scbf = path.join(VECTORS, 'scbf/large_100k/large_100k.scbf');
-    const udf = path.join(VECTORS, 'udf/nested_text_json/nested_text_json.udf');
-    await putFile(endpoint, 'scbf/large_100k.scbf', scbf);
-    await putFile(endpoint, 'udf/nested_text_json.udf', udf);
-
-    const cases: Array<[string, string, string]> = [
-      ['mldf', 's3://bench/mldf/train.mldf', mldf.file],
-      ['scbf', 's3://bench/scbf/large_100k.scbf', scbf],
-      ['udf', 's3://bench/udf/nested_text_json.udf', udf],
-      ['taridx', 's3://bench/taridx/train.taridx', path.join(taridxDir, 'train.taridx')],
-      ['scdl', 's3://bench/scdl/archive/', scdlDir],
-    ];
-    for (const [format, remote, local] of values.sequential ? [] : cases) {
-      for (const verb of [['detect'], ['info'], ['head', '-n', '10'], ['validate']])
-        await cliRow(endpoint, env, format, verb, remote, local);
-    }
-
-    const reads = 1000;
-    for (const batch of values.sequential ? [] : BATCHES)
-      await randomRow(
-        endpoint,
-        'mldf',
-        `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
-        async () => {
-          const reader = await openMldf(await client.open('s3://bench/mldf/train.mldf'));
-          return (i) => reader.sample(i);
-        },
-        async () => {
-          const reader = await openMldf(openFile(mldf.file));
-          return (i) => reader.sample(i);
-        },
-        mldf.samples,
-        reads,
-        batch,
-      );
-    const taridxOpen = async (source: ByteSource, shards: string) => {
-      const reader = await TaridxReader.open(source, {
-        shards: shards.startsWith('s3://') ? new S3Directory(client, shards) : openDirectory(shards),
-      });
-      const count = await reader.sampleCount();
-      return { reader, count };
+    if (!values.writes) await readRows(endpoint, client, env, tmp);
+    // Writes go through the upload link too, so both directions have the simulated bandwidth.
+    const writeEnv = { ...keys, AWS_ENDPOINT_URL: link.endpoint };
+    const upload = await uploadRow({ tmp, endpoint, link: link.endpoint, env: writeEnv }, uploadMiB);
+    const indexing = await indexingRows(
+      { tmp, endpoint, env: writeEnv },
+      Math.max(640, Math.round(128_000 * scale)),
+    );
+    const writes = {
+      date: new Date().toISOString().slice(0, 10),
+      latencyMs,
+      bandwidthMiB,
+      scale,
+      uploadMiB,
+      upload,
+      indexing,
     };
-    const { count: taridxSamples } = await taridxOpen(
-      openFile(path.join(taridxDir, 'train.taridx')),
-      taridxDir,
-    );
-    for (const batch of values.sequential ? [] : BATCHES)
-      await randomRow(
-        endpoint,
-        'taridx',
-        `${reads} random samples${batch > 1 ? `, ${batch} at once` : ''}`,
-        async () => {
-          const { reader } = await taridxOpen(
-            await client.open('s3://bench/taridx/train.taridx'),
-            's3://bench/taridx/',
-          );
-          return async (i) => reader.readSample(await reader.sample(i));
-        },
-        async () => {
-          const { reader } = await taridxOpen(openFile(path.join(taridxDir, 'train.taridx')), taridxDir);
-          return async (i) => reader.readSample(await reader.sample(i));
-        },
-        taridxSamples,
-        reads,
-        batch,
-      );
-    if (!values.sequential)
-      await randomRow(
-        endpoint,
-        'scdl',
-        `${reads} random rows`,
-        async () => {
-          const reader = await openScdl(new S3Directory(client, 's3://bench/scdl/archive/'));
-          return async (i) => reader.row(i);
-        },
-        async () => {
-          const reader = await openScdl(openDirectory(scdlDir));
-          return async (i) => reader.row(i);
-        },
-        cells,
-        reads,
-      );
-
-    await sequentialRows(
-      endpoint,
-      client,
-      [
-        ['mldf', 'bench/mldf/train.mldf', (source) => mldfPlugin.validate(fileTarget(source))],
-        [
-          'taridx',
-          'bench/taridx/train.taridx',
-          (source, shards) => taridxPlugin.validate(fileTarget(source, shards)),
-          's3://bench/taridx/',
-          taridxDir,
-        ],
-      ],
-      { mldf: mldf.file, taridx: path.join(taridxDir, 'train.taridx') },
-    );
-
-    if (values.big) {
-      // ~1 GB: the MLDF workload at full scale, written by the package's own writer.
-      const big = await generateMldf(new Bench(0.85, tmp));
-      await putFile(endpoint, 'mldf/big.mldf', big.file);
-      await cliRow(endpoint, env, 'mldf', ['info'], 's3://bench/mldf/big.mldf', big.file);
-      rows[rows.length - 1].note = `${formatBytes(fs.statSync(big.file).size)} file`;
-      await cliRow(endpoint, env, 'mldf', ['detect'], 's3://bench/mldf/big.mldf', big.file);
-    }
-    fs.writeFileSync(values.out!, `${JSON.stringify({ latencyMs, bandwidthMiB, scale, rows }, null, 2)}\n`);
+    const kept =
+      values.writes && fs.existsSync(values.out!)
+        ? JSON.parse(fs.readFileSync(values.out!, 'utf8'))
+        : { latencyMs, bandwidthMiB, scale, rows };
+    fs.writeFileSync(values.out!, `${JSON.stringify({ ...kept, writes }, null, 2)}\n`);
   } finally {
+    link.child.kill('SIGTERM');
     child.kill('SIGTERM');
     fs.rmSync(tmp, { recursive: true, force: true });
   }
