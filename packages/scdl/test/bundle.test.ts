@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtFile, describeWith } from '@binscope/testkit';
+import { builtFile, describeWith, reachBuilt } from '@binscope/testkit';
 import { expect, it } from 'vitest';
 
 // Checks the built package (turbo builds before tests): what an app that only detects
@@ -12,29 +12,6 @@ const dist = path.join(root, 'dist');
 const coreDist = path.resolve(root, 'node_modules/@binscope/core/dist');
 const built = builtFile(path.join(dist, 'magic.js'));
 
-const SPECIFIER =
-  /(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-
-/** The files `entry` reaches, through static imports only or (`dynamic`) through `import()` too. */
-function reach(entry: string, dynamic: boolean): { files: string[]; external: Set<string> } {
-  const seen = new Set<string>();
-  const external = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const match of fs.readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      if (!dynamic && match[2] !== undefined) continue;
-      const spec = match[1] ?? match[2];
-      if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec));
-      else if (spec === '@binscope/core') visit(path.join(coreDist, 'index.js'));
-      else if (spec.startsWith('@binscope/core/')) visit(path.join(coreDist, `${spec.slice(15)}.js`));
-      else external.add(spec);
-    }
-  };
-  visit(entry);
-  return { files: [...seen], external };
-}
-
 /** Strings only the archive parse, the header parse and the parquet reader contain. */
 const PARSER =
   /only numeric arrays are supported|row_ptr ends at|is not an ArrayDType|array count|hyparquet|parquetMetadata/;
@@ -42,7 +19,7 @@ const PARSER =
 describeWith(built, 'built entries', () => {
   it('magic.js carries no parser code: the plugin and the header parse come by import()', async () => {
     const magic = path.join(dist, 'magic.js');
-    const { files, external } = reach(magic, false);
+    const { files, external } = reachBuilt(magic, { dynamic: false, coreDist });
     expect([...external]).toEqual([]);
     const text = files
       .filter((f) => f.startsWith(dist))
@@ -57,7 +34,7 @@ describeWith(built, 'built entries', () => {
   });
 
   it('the browser chain of index.js (plugin, writer, sample) has no node: import', () => {
-    const { files, external } = reach(path.join(dist, 'index.js'), true);
+    const { files, external } = reachBuilt(path.join(dist, 'index.js'), { dynamic: true, coreDist });
     expect([...external].sort()).toEqual(['hyparquet', 'hyparquet-writer', 'hyparquet/src/column.js']);
     for (const file of files) expect(fs.readFileSync(file, 'utf8'), file).not.toMatch(/["']node:/);
   });

@@ -32,6 +32,7 @@ export {
   validVectors,
   vectorFormats,
 } from './vectors.js';
+export { reachBuilt } from './bundle.js';
 export { runUnprivileged } from './unprivileged.js';
 export {
   builtFile,
