@@ -24,7 +24,8 @@ export function reachBuilt(
       if (!options.dynamic && match[2] !== undefined) continue;
       const spec = match[1] ?? match[2];
       if (spec.startsWith('.')) pending.push(path.resolve(path.dirname(file), spec));
-      else if (options.coreDist && spec === '@binscope/core') pending.push(path.join(options.coreDist, 'index.js'));
+      else if (options.coreDist && spec === '@binscope/core')
+        pending.push(path.join(options.coreDist, 'index.js'));
       else if (options.coreDist && spec.startsWith('@binscope/core/'))
         pending.push(path.join(options.coreDist, `${spec.slice('@binscope/core/'.length)}.js`));
       else external.add(spec);
