@@ -1,15 +1,17 @@
 import type { ByteLocation, ContentField, JsonValue } from '@binscope/core';
 import type { UdfReader } from './read.js';
-import { type FileOffset, fileOffsetKey, STATIC_HEADER_SIZE } from './types.js';
-
-/** Descriptor fields (U2) a table's content is read from, by offset in its 48-byte descriptor. */
-const KEY_NAME = 0x0;
-const TYPE_INFO = 0x4;
-const DATA_SHAPE = 0x14;
-const INDEX_NAME = 0x1c;
-const RELATED_NAME = 0x20;
-const TYPE_NAME = 0x24;
-const COMPRESS_INFO = 0x6;
+import {
+  COMPRESS_INFO,
+  DATA_SHAPE,
+  type FileOffset,
+  fileOffsetKey,
+  INDEX_NAME,
+  KEY_NAME,
+  RELATED_NAME,
+  STATIC_HEADER_SIZE,
+  TYPE_INFO,
+  TYPE_NAME,
+} from './types.js';
 
 const place = (at: FileOffset | null): JsonValue => (at ? { offset: at.offset, size: at.size } : null);
 

@@ -13,19 +13,19 @@ import type { TableInfo } from './descriptor.js';
 import type { UdfReader, UnloadedDataset } from './read.js';
 import { rowCount } from './schema.js';
 import { findTable, rowLocation, tableRows } from './tables.js';
-import { STATIC_HEADER_SIZE } from './types.js';
+import {
+  DATA_SHAPE,
+  INDEX_NAME,
+  KEY_NAME,
+  RELATED_NAME,
+  STATIC_HEADER_SIZE,
+  TYPE_INFO,
+  TYPE_NAME,
+} from './types.js';
 
 /** Tables with more elements than this show their first values only in the catalogue. */
 const RECORD_VALUE_LIMIT = 65_536;
 const RECORD_HEAD = 64;
-
-/** Descriptor fields (U2) a catalogue record's keys are read from, by offset in its 48-byte descriptor. */
-const KEY_NAME = 0x0;
-const TYPE_INFO = 0x4;
-const DATA_SHAPE = 0x14;
-const INDEX_NAME = 0x1c;
-const RELATED_NAME = 0x20;
-const TYPE_NAME = 0x24;
 
 /** The catalogue's fields that hold a table's content: all stored in the table's data. */
 const CONTENT = ['values', 'values_head', 'truncated', 'text', 'json', 'file_offsets', 'bytes'];

@@ -14,6 +14,15 @@ export function tableScope(index: number): string {
 
 export const FILE_HEADER_SIZE = 0x40;
 export const STATIC_HEADER_SIZE = 0x18;
+
+/** Fields of a table's 48-byte descriptor (U2), by offset in it: where records and content point. */
+export const KEY_NAME = 0x0;
+export const TYPE_INFO = 0x4;
+export const COMPRESS_INFO = 0x6;
+export const DATA_SHAPE = 0x14;
+export const INDEX_NAME = 0x1c;
+export const RELATED_NAME = 0x20;
+export const TYPE_NAME = 0x24;
 export const DESCRIPTOR_SIZE = 0x30;
 export const LOOKUP_ENTRY_SIZE = 8;
 export const DATASET_CHECK = 0x7fcea59b;
