@@ -96,6 +96,8 @@ describe.skipIf(!ready)('a third-party format plugin, loaded into the page', () 
     await p.locator('[data-testid="tree-node"][data-name="records"]').waitFor();
     await p.locator('[data-testid="tree-node"][data-name="records"] .twisty').click();
     await p.locator('[data-testid="tree-node"][data-name="record 1"] .twisty').click();
+    // The expanded record's children render after the click: wait for them, then count.
+    await p.locator('[data-testid="tree-node"][data-name="name"]').first().waitFor();
     const names = (await treeNodes(p)).filter((n) => n.name === 'name');
     expect(names).toHaveLength(1);
     const field = await clickNode(p, 'name');
