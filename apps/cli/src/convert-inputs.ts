@@ -1,13 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ANY_FORMAT,
   type ByteSource,
   type ConverterInfo,
   type ConvertInput,
   type DirectorySource,
   directoryTarget,
+  type RecordsInput,
   type Registry,
   rankByMagic,
+  recordsInput,
   SourceError,
   type Target,
 } from '@binscope/core';
@@ -25,6 +28,8 @@ export interface OpenedInput {
   target?: Target;
   /** Format ids a converter may read it as, best first. */
   formats: string[];
+  /** The detected format when a plugin reads it: a converter from any format (an export) takes it. */
+  readable?: string;
 }
 
 /**
@@ -57,7 +62,10 @@ export async function openConvertInput(ctx: Context, location: string): Promise<
   const target = await openTarget(location, ctx.registry);
   try {
     const detection = await ctx.registry.detect(target);
-    if (detection.format) return { location, target, formats: [detection.format] };
+    if (detection.format) {
+      const readable = (detection.role ?? 'format') === 'format' ? detection.format : undefined;
+      return { location, target, formats: [detection.format], readable };
+    }
     if (target.kind === 'directory')
       return { location, target, formats: await folderOf(ctx.registry, target.directory) };
     // No signature: a text format read in one pass (CSV), named by its extension.
@@ -139,6 +147,24 @@ export function converterInput(ctx: Context, inputs: readonly OpenedInput[]): Co
 }
 
 /**
+ * One opened input as its plugin's records, for a converter from any format; `close` closes
+ * the reader (the input's target stays the caller's).
+ */
+export async function openRecordsInput(
+  ctx: Context,
+  input: OpenedInput,
+): Promise<{ records: RecordsInput; close(): Promise<void> }> {
+  if (input.readable === undefined || input.target === undefined)
+    throw new CliError(
+      `${input.location}: not a file binscope reads, so it has no records to convert`,
+      EXIT.usage,
+    );
+  const plugin = await ctx.registry.load(input.readable);
+  const reader = await plugin.open(input.target);
+  return { records: recordsInput(plugin, reader, input.location), close: async () => reader.close?.() };
+}
+
+/**
  * The converters that read these inputs, best first: of `candidates`, those whose input
  * format every input may be read as, in the order of the inputs' formats.
  */
@@ -146,7 +172,9 @@ export function convertersFor(
   candidates: readonly ConverterInfo[],
   inputs: readonly OpenedInput[],
 ): ConverterInfo[] {
-  const fitting = candidates.filter((c) => inputs.every((i) => i.formats.includes(c.from)));
+  const fitting = candidates.filter((c) =>
+    inputs.every((i) => i.formats.includes(c.from) || (c.from === ANY_FORMAT && i.readable !== undefined)),
+  );
   const order = inputs[0]?.formats ?? [];
   return fitting.sort((a, b) => rank(order, a.from) - rank(order, b.from));
 }

@@ -1,5 +1,13 @@
 import * as path from 'node:path';
-import type { ConverterInfo, ConvertInput, ConvertReport, JsonValue, OptionValues } from '@binscope/core';
+import {
+  type ConverterInfo,
+  type ConvertInput,
+  type ConvertReport,
+  type JsonValue,
+  type OptionValues,
+  type RecordsInput,
+  runConverter,
+} from '@binscope/core';
 import { fileScratch } from '@binscope/core/node';
 import { isS3Url } from '@binscope/core/s3';
 import type { Context } from './context.js';
@@ -11,7 +19,8 @@ import { printJson } from './render.js';
 
 export interface ConversionRun {
   converter: ConverterInfo;
-  input: ConvertInput;
+  /** A target or stream; for a converter from any format, the opened input's records. */
+  input: ConvertInput | RecordsInput;
   /** What the user named: paths, URLs or `-`. */
   inputs: readonly string[];
   /** Every file the conversion reads (the inputs, and a folder input's files it takes): never an output. */
@@ -68,14 +77,18 @@ export async function runConversion(ctx: Context, run: ConversionRun): Promise<C
               format: converter.to,
             }),
             async (sink) =>
-              (await load).convert(
+              runConverter(
+                converter,
+                await load,
                 run.input,
                 { kind: 'directory', sink },
                 options(run.values, scratch, controller, progress),
               ),
           )
         : await writeInto(await openFileOutput(ctx, output, common), async (sink) =>
-            (await load).convert(
+            runConverter(
+              converter,
+              await load,
               run.input,
               { kind: 'file', sink },
               options(run.values, scratch, controller, progress),

@@ -1,7 +1,15 @@
-import type { ReadOptions } from './bytes.js';
-import type { Problem } from './errors.js';
+import type { ByteSource, ReadOptions } from './bytes.js';
+import { FormatError, type Problem } from './errors.js';
 import type { JsonValue } from './json.js';
-import type { ProgressCallback, Target } from './plugin.js';
+import type {
+  AnyFormatPlugin,
+  FormatReader,
+  ProgressCallback,
+  RecordOptions,
+  Summary,
+  Target,
+} from './plugin.js';
+import type { DataRecord, Schema, TableInfo } from './schema.js';
 import type { Scratch } from './scratch.js';
 import type { ByteSink, DirectorySink } from './sink.js';
 
@@ -29,7 +37,11 @@ export interface ConverterInfo {
   readonly specificationVersion: 2;
   /** 'csv-to-scbf' */
   readonly id: string;
-  /** The input's format id: a format, a detection-only entry ('h5ad', 'tar') or 'csv'. */
+  /**
+   * The input's format id: a format, a detection-only entry ('h5ad', 'tar') or 'csv'; or
+   * ANY_FORMAT for a converter of records (an export to Parquet), which takes whatever a
+   * plugin reads, opened by the app, through `convertRecords`.
+   */
   readonly from: string;
   /** The output's format id, or 'csv' (later 'parquet', 'arrow', …). */
   readonly to: string;
@@ -88,11 +100,98 @@ export interface ConvertReport {
   details: { [key: string]: JsonValue };
 }
 
+/** `ConverterInfo.from` of a converter that takes the records of any format a plugin reads. */
+export const ANY_FORMAT = '*';
+
+/**
+ * An opened input seen only through the contract: its schema, tables and records. What a
+ * converter from ANY_FORMAT reads, so an export never knows the format it exports.
+ */
+export interface RecordsInput {
+  readonly kind: 'records';
+  /** What messages call the input (its path or URL). */
+  readonly name: string;
+  /** The input's format id. */
+  readonly format: string;
+  /** The schema of the main records (`records()` without `table`). */
+  readonly schema: Schema;
+  /** The tables besides the main records, in order and streamed (a UDF file has one per table). */
+  tables(options?: ReadOptions): AsyncIterable<TableInfo>;
+  /** Records of the main table or of `options.table`, streamed. */
+  records(options?: RecordOptions): AsyncIterable<DataRecord>;
+  /**
+   * The stored bytes of one bytes-typed value as a source read in pieces, when the format
+   * offers that (a large tar member), so an export need not hold the value whole.
+   */
+  valueSource?(
+    index: number,
+    field: string,
+    options?: ReadOptions & { table?: string },
+  ): Promise<ByteSource | undefined>;
+  summary(options?: ReadOptions): Promise<Summary>;
+}
+
+/** An opened plugin reader as a RecordsInput; the caller still closes the reader. */
+export function recordsInput(plugin: AnyFormatPlugin, reader: FormatReader, name: string): RecordsInput {
+  const caps = plugin.capabilities;
+  const valueSource = caps?.valueSource;
+  return {
+    kind: 'records',
+    name,
+    format: plugin.id,
+    schema: reader.schema,
+    tables: caps?.tables
+      ? (options) => (caps.tables as NonNullable<typeof caps.tables>)(reader, options)
+      : () => listed(reader.tables ?? []),
+    records: (options) => plugin.records(reader, options),
+    valueSource: valueSource
+      ? (index, field, options) => valueSource(reader, index, field, options)
+      : undefined,
+    summary: (options) => plugin.info(reader, options),
+  };
+}
+
+async function* listed(tables: readonly TableInfo[]): AsyncGenerator<TableInfo> {
+  yield* tables;
+}
+
 /**
  * Browser-safe: reads through core's sources, writes to the given sink, spills to the given
  * scratch. It never leaves a half-written output of its own: the app's sink decides what a
- * failed conversion leaves (an atomic file is removed).
+ * failed conversion leaves (an atomic file is removed). A converter from a format or a stream
+ * has `convert`; one from ANY_FORMAT has `convertRecords`.
  */
 export interface Converter {
-  convert(input: ConvertInput, output: ConvertOutput, options: ConvertOptions): Promise<ConvertReport>;
+  convert?(input: ConvertInput, output: ConvertOutput, options: ConvertOptions): Promise<ConvertReport>;
+  convertRecords?(
+    input: RecordsInput,
+    output: ConvertOutput,
+    options: ConvertOptions,
+  ): Promise<ConvertReport>;
+}
+
+/**
+ * Runs a loaded converter on its input: records for a converter from ANY_FORMAT, a target or
+ * stream for any other. A converter lacking the method its `from` calls for is refused.
+ */
+export async function runConverter(
+  info: ConverterInfo,
+  converter: Converter,
+  input: ConvertInput | RecordsInput,
+  output: ConvertOutput,
+  options: ConvertOptions,
+): Promise<ConvertReport> {
+  if (input.kind === 'records') {
+    if (!converter.convertRecords)
+      throw new FormatError('UnsupportedFeature', `${info.id} does not convert records`, {
+        file: input.name,
+      });
+    return converter.convertRecords(input, output, options);
+  }
+  if (!converter.convert)
+    throw new FormatError(
+      'UnsupportedFeature',
+      `${info.id} converts the records of an opened input, not a file`,
+    );
+  return converter.convert(input, output, options);
 }

@@ -18,16 +18,20 @@ export {
   readExact,
   throwIfAborted,
 } from './bytes.js';
-export type {
-  ConverterInfo,
-  Converter,
-  ConvertInput,
-  ConvertOptions,
-  ConvertOutput,
-  ConvertReport,
-  OptionSpec,
-  OptionValues,
-  StreamInput,
+export {
+  ANY_FORMAT,
+  type Converter,
+  type ConverterInfo,
+  type ConvertInput,
+  type ConvertOptions,
+  type ConvertOutput,
+  type ConvertReport,
+  type OptionSpec,
+  type OptionValues,
+  type RecordsInput,
+  recordsInput,
+  runConverter,
+  type StreamInput,
 } from './convert.js';
 export { definePlugin, type PluginDefinition, type TargetOf } from './define-plugin.js';
 export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';

@@ -113,6 +113,11 @@ export interface TableInfo {
   readonly schema: Schema;
   /** How many records, when known without reading them. */
   readonly count?: number;
+  /**
+   * The table that holds the file's data when the main records are an index of it (TARIDX:
+   * `samples`, the members' bytes, beside the index rows): what an export writes by default.
+   */
+  readonly primary?: boolean;
 }
 
 /** A short name of a logical type, for messages and summaries ("int32", "float64", "string"). */

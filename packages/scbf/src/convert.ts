@@ -99,7 +99,7 @@ function csvOptions(values: OptionValues, name: string, options: ConvertOptions)
 }
 
 /** CSV → SCBF; with `extensions`, `nulls` or `dictionary: 'auto'`, a second pass adds the footer. */
-export const convertCsvToScbf: Converter = {
+export const convertCsvToScbf = {
   async convert(input, output, options): Promise<ConvertReport> {
     const sink = fileSink(output, 'SCBF');
     const values = options.values ?? {};
@@ -138,7 +138,7 @@ export const convertCsvToScbf: Converter = {
       staged.remove();
     }
   },
-};
+} satisfies Converter;
 
 /** SCBF → CSV in the S8 dialect; an upstream file's str_uncomp_size (S4) is reported as a warning. */
 export const convertScbfToCsv: Converter = {

@@ -9,6 +9,7 @@ import {
   parseWhere,
   readExact,
   recordToJson,
+  runConverter,
 } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { NodeFileSource } from '@binscope/core/node';
@@ -153,13 +154,21 @@ describe('the /magic entry and the converters', () => {
     const sink = new MemorySink();
     const scratch = memoryScratch();
     const target = fileTarget(NodeFileSource.open(file('in.csv'), 'in.csv'));
-    const report = await converter.convert(target, { kind: 'file', sink }, { scratch, values });
+    const report = await runConverter(
+      csvToScbfConverter,
+      converter,
+      target,
+      { kind: 'file', sink },
+      { scratch, values },
+    );
     scratch.close();
     expect(Buffer.from(sink.bytes()).equals(fs.readFileSync(file('node.scbf')))).toBe(true);
     expect(report.details).toMatchObject({ rows: 3000, csvBytes: csv.length, scbfBytes: sink.position });
     // The extension pass: what `extendScbfFile` gives the plain file, and nulls as a rewrite.
     const extended = new MemorySink();
-    await converter.convert(
+    await runConverter(
+      csvToScbfConverter,
+      converter,
       target,
       { kind: 'file', sink: extended },
       { scratch: memoryScratch(), values: { ...values, extensions: true } },
@@ -167,7 +176,9 @@ describe('the /magic entry and the converters', () => {
     await extendScbfFile(file('node.scbf'), file('node.scbf'));
     expect(Buffer.from(extended.bytes()).equals(fs.readFileSync(file('node.scbf')))).toBe(true);
     const withNulls = new MemorySink();
-    const nulls = await converter.convert(
+    const nulls = await runConverter(
+      csvToScbfConverter,
+      converter,
       target,
       { kind: 'file', sink: withNulls },
       { scratch: memoryScratch(), values: { nulls: true } },
@@ -181,7 +192,9 @@ describe('the /magic entry and the converters', () => {
     fs.writeFileSync(file('b.scbf'), await basic());
     await scbfToCsv(file('b.scbf'), file('b.csv'));
     const sink = new MemorySink();
-    const report = await (await scbfToCsvConverter.load()).convert(
+    const report = await runConverter(
+      scbfToCsvConverter,
+      await scbfToCsvConverter.load(),
       fileTarget(new MemorySource(await basic(), 'b.scbf')),
       { kind: 'file', sink },
       { scratch: memoryScratch() },

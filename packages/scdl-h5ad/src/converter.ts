@@ -77,7 +77,7 @@ async function conversionInputs(input: Target, options: ConvertOptions): Promise
 }
 
 /** `.h5ad` (or a folder of them) → an SCDL archive folder, as bionemo-scdl 0.1.3 converts (C10–C13). */
-export const convertH5adToScdlArchive: Converter = {
+export const convertH5adToScdlArchive = {
   async convert(input: ConvertInput, output, options): Promise<ConvertReport> {
     if (output.kind !== 'directory') throw new TypeError('an SCDL archive is written to a directory sink');
     if (input.kind === 'stream') throw new TypeError('.h5ad is read from a file (HDF5 needs random access)');
@@ -95,7 +95,7 @@ export const convertH5adToScdlArchive: Converter = {
     });
     return conversionReport(result);
   },
-};
+} satisfies Converter;
 
 /** What a conversion reports: its warnings, and its counts and dtypes as details. */
 export function conversionReport(result: ConversionResult): ConvertReport {

@@ -15,6 +15,7 @@ import {
   memoryScratch,
   type OptionValues,
   type Scratch,
+  runConverter,
 } from '@binscope/core';
 import { NodeDirectory, NodeFileSource, openPath } from '@binscope/core/node';
 import { describeWith, tempDir } from '@binscope/testkit';
@@ -55,7 +56,13 @@ function countingScratch(): Scratch & { made: number; left: () => number } {
 async function convert(input: ConvertInput, values: OptionValues = {}, scratch: Scratch = memoryScratch()) {
   const converter = await h5adToScdlConverter.load();
   const out = new MemoryDirectory();
-  const report = await converter.convert(input, { kind: 'directory', sink: out }, { scratch, values });
+  const report = await runConverter(
+    h5adToScdlConverter,
+    converter,
+    input,
+    { kind: 'directory', sink: out },
+    { scratch, values },
+  );
   return { out, report };
 }
 
@@ -204,24 +211,30 @@ describe('the Converter on generated files', () => {
     const options = { scratch: memoryScratch() };
     const out = new MemoryDirectory();
     const fileOut = { kind: 'file' as const, sink: { position: 0, write: async () => {} } };
-    await expect(converter.convert(openPath(file), fileOut, options)).rejects.toThrow(/directory sink/);
+    await expect(
+      runConverter(h5adToScdlConverter, converter, openPath(file), fileOut, options),
+    ).rejects.toThrow(/directory sink/);
     const stream = { kind: 'stream' as const, name: 'stdin', chunks: (async function* () {})() };
-    await expect(converter.convert(stream, { kind: 'directory', sink: out }, options)).rejects.toThrow(
-      /random access/,
-    );
-    const badDtype = await converter
-      .convert(
-        openPath(file),
-        { kind: 'directory', sink: out },
-        { ...options, values: { dataDtype: 'int7' } },
-      )
-      .catch((e: unknown) => e);
+    await expect(
+      runConverter(h5adToScdlConverter, converter, stream, { kind: 'directory', sink: out }, options),
+    ).rejects.toThrow(/random access/);
+    const badDtype = await runConverter(
+      h5adToScdlConverter,
+      converter,
+      openPath(file),
+      { kind: 'directory', sink: out },
+      { ...options, values: { dataDtype: 'int7' } },
+    ).catch((e: unknown) => e);
     expect(isBinscopeError(badDtype, 'InvalidValue')).toBe(true);
     const text = path.join(t.dir, 'text.h5ad');
     fs.writeFileSync(text, 'not hdf5 at all');
-    const notHdf5 = await converter
-      .convert(openPath(text), { kind: 'directory', sink: out }, options)
-      .catch((e: unknown) => e);
+    const notHdf5 = await runConverter(
+      h5adToScdlConverter,
+      converter,
+      openPath(text),
+      { kind: 'directory', sink: out },
+      options,
+    ).catch((e: unknown) => e);
     expect(isBinscopeError(notHdf5, 'BadMagic')).toBe(true);
     expect(await out.list()).toEqual([]);
   });

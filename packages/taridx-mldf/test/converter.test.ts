@@ -10,6 +10,7 @@ import {
   memoryScratch,
   type OptionValues,
   type Scratch,
+  runConverter,
 } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { fileScratch } from '@binscope/core/node';
@@ -64,7 +65,13 @@ function countingScratch(inner: Scratch): Scratch & { made: number; removed: num
 async function convert(input: ConvertInput, values: OptionValues = {}, scratch: Scratch = memoryScratch()) {
   const converter = await taridxToMldfConverter.load();
   const sink = new MemorySink();
-  const report = await converter.convert(input, { kind: 'file', sink }, { scratch, values });
+  const report = await runConverter(
+    taridxToMldfConverter,
+    converter,
+    input,
+    { kind: 'file', sink },
+    { scratch, values },
+  );
   return { bytes: sink.bytes(), report };
 }
 

@@ -9,6 +9,7 @@ import {
   MemorySource,
   memoryScratch,
   type OptionValues,
+  runConverter,
 } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { tarBytes } from '@binscope/testkit';
@@ -45,7 +46,13 @@ async function convert(input: ConvertInput, values: OptionValues) {
   const scratch = memoryScratch();
   const options: ConvertOptions = { scratch, values };
   try {
-    const report = await converter.convert(input, { kind: 'file', sink }, options);
+    const report = await runConverter(
+      tarToTaridxConverter,
+      converter,
+      input,
+      { kind: 'file', sink },
+      options,
+    );
     return { bytes: sink.bytes(), report };
   } finally {
     scratch.close();

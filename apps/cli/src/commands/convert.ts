@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { ConverterInfo, Registry } from '@binscope/core';
+import { ANY_FORMAT, type ConverterInfo, type Registry } from '@binscope/core';
 import { isS3Url } from '@binscope/core/s3';
 import type { Command } from 'commander';
 import { type CommonOptions, type Context, forPath } from '../context.js';
@@ -9,6 +9,7 @@ import {
   convertersFor,
   type OpenedInput,
   openConvertInput,
+  openRecordsInput,
   readFiles,
 } from '../convert-inputs.js';
 import { addConverterOptions, converterValues } from '../convert-options.js';
@@ -118,9 +119,11 @@ export async function convertCommand(
         EXIT.usage,
       );
     const converter = candidates[0];
+    // An export reads the input's records through its plugin; any other converter reads the file.
+    const opened = converter.from === ANY_FORMAT ? await openRecordsInput(ctx, input) : undefined;
     const run = {
       converter,
-      input: converterInput(ctx, [input]),
+      input: opened?.records ?? converterInput(ctx, [input]),
       inputs: [inputPath],
       reads: readFiles(ctx.registry, converter.from, [input]),
       output,
@@ -128,8 +131,12 @@ export async function convertCommand(
       force: options.force,
       json: options.json,
     };
-    const report = await forPath(inputPath, () => runConversion(ctx, run));
-    await reportConversion(ctx, run, report);
+    try {
+      const report = await forPath(inputPath, () => runConversion(ctx, run));
+      await reportConversion(ctx, run, report);
+    } finally {
+      await opened?.close();
+    }
     return EXIT.ok;
   } finally {
     await closeInputs([input]);

@@ -1,10 +1,13 @@
 import {
+  ANY_FORMAT,
   basename,
   type ConvertOutput,
   MemoryDirectory,
   memoryScratch,
   type OptionValues,
   type ProgressCallback,
+  recordsInput,
+  runConverter,
 } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { zipSync, type Zippable } from 'fflate';
@@ -34,14 +37,20 @@ export async function convertSession(
   onProgress: ProgressCallback,
 ): Promise<ResponseMap['convert']> {
   const info = registry().converters.find((c) => c.id === request.converter);
-  if (!info || info.from !== session.detection.format)
+  const fromRecords = info?.from === ANY_FORMAT;
+  if (!info || (info.from !== session.detection.format && !(fromRecords && session.reader)))
     throw new Error(`no converter ${request.converter} for this file`);
+  // An export takes the opened reader's records; any other converter reads the file itself.
+  const input =
+    fromRecords && session.plugin && session.reader
+      ? recordsInput(session.plugin, session.reader, session.name)
+      : session.target;
   const converter = await info.load();
   const name = outputName(session, info.extensions[0]);
   const warnings: string[] = [];
   const scratch = memoryScratch();
   const run = async (output: ConvertOutput) => {
-    const report = await converter.convert(session.target, output, {
+    const report = await runConverter(info, converter, input, output, {
       scratch,
       values: request.values,
       signal,
