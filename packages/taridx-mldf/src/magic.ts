@@ -1,4 +1,4 @@
-import { ANY_FORMAT, type ConverterInfo } from '@binscope/core';
+import type { ConverterInfo } from '@binscope/core';
 
 /**
  * The conversion this package provides, as data (`@binscope/taridx-mldf/magic`): apps list it
@@ -51,7 +51,8 @@ export const taridxToMldfConverter: ConverterInfo = {
 export const recordsToMldfConverter: ConverterInfo = {
   specificationVersion: 2,
   id: 'records-to-mldf',
-  from: ANY_FORMAT,
+  // ANY_FORMAT, spelled out: importing core's value would make /magic pull in core.
+  from: '*',
   to: 'mldf',
   title: 'records → MLDF',
   output: 'file',
