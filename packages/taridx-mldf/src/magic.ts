@@ -63,7 +63,7 @@ export const recordsToMldfConverter: ConverterInfo = {
       type: 'string',
       choices: ['raw', 'bytes'],
       description:
-        'image bytes (image/* or PNG/JPEG) are decoded to IMAGE_RAW (raw, the default) or kept as BYTES (bytes)',
+        'image bytes (image/* or PNG/JPEG) decoded to IMAGE_RAW (raw, default) or kept as BYTES',
     },
     {
       name: 'table',
