@@ -64,7 +64,8 @@ function helpText(name: string, converters: readonly ConverterInfo[]): string {
   const byText = new Map<string, string[]>();
   for (const converter of converters)
     for (const spec of converter.options ?? [])
-      if (spec.name === name) byText.set(spec.description, [...(byText.get(spec.description) ?? []), converter.title]);
+      if (spec.name === name)
+        byText.set(spec.description, [...(byText.get(spec.description) ?? []), converter.title]);
   return [...byText].map(([text, titles]) => `${titles.join(', ')}: ${text}`).join('; ');
 }
 

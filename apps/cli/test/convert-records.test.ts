@@ -15,7 +15,11 @@ const scratch = tempDir('binscope-cli-records-');
 afterAll(() => scratch.remove());
 const basic = path.join(REPO, '../shared/vectors/scbf/basic/basic.scbf');
 const out = (name: string) => path.join(scratch.dir, name);
-const lines = (file: string) => cli(['cat', file]).stdout.trim().split('\n').map((l) => JSON.parse(l));
+const lines = (file: string) =>
+  cli(['cat', file])
+    .stdout.trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe.runIf(BUILT && fs.existsSync(basic))('binscope convert: records → SCBF / MLDF', () => {
   it('SCBF → MLDF → SCBF: the sample position needs --cast, then every row comes back', () => {

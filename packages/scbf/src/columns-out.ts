@@ -36,7 +36,10 @@ export function ownFiles(scratch: Scratch): Scratch {
 }
 
 /** Waits until every column's deflaters have caught up (backpressure), giving the loop turns. */
-export async function settleColumns(columns: readonly ColumnWriter[], pace: () => Promise<void>): Promise<void> {
+export async function settleColumns(
+  columns: readonly ColumnWriter[],
+  pace: () => Promise<void>,
+): Promise<void> {
   for (const column of columns) {
     for (const spill of column.spills()) await spill.settle();
     await pace();
@@ -77,7 +80,6 @@ export async function writeColumns(
   return {
     columns: plans.map((p) => ({ name: p.name, type: p.type })),
     scbfBytes:
-      head.byteLength +
-      plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
+      head.byteLength + plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
   };
 }

@@ -113,7 +113,8 @@ export const recordsToScbfConverter: ConverterInfo = {
     {
       name: 'nulls',
       type: 'boolean',
-      description: 'null values of int32/float64 columns become SCBF null bitmaps (with the extension footer)',
+      description:
+        'null values of int32/float64 columns become SCBF null bitmaps (with the extension footer)',
     },
     {
       name: 'table',

@@ -91,7 +91,9 @@ async function columnTypes(
   place: RecordsPlace,
   signal?: AbortSignal,
 ): Promise<ScbfType[]> {
-  const surveys = plans.flatMap((p, c) => (p.type === 'wide' ? [{ c, survey: new WideSurvey(p.field, place) }] : []));
+  const surveys = plans.flatMap((p, c) =>
+    p.type === 'wide' ? [{ c, survey: new WideSurvey(p.field, place) }] : [],
+  );
   if (surveys.length > 0) {
     const pace = pacer(signal);
     const columns = surveys.map((s) => s.survey.field.name);

@@ -83,7 +83,11 @@ function kindWord(type: LogicalType): string {
 
 function badValue(field: Field, row: number, value: unknown, place: RecordsPlace, what: string) {
   const shown = typeof value === 'bigint' ? String(value) : JSON.stringify(value);
-  return refuse(place, `${describe(field)} row ${row}: ${shown?.slice(0, 60)} is not ${what}`, 'InvalidValue');
+  return refuse(
+    place,
+    `${describe(field)} row ${row}: ${shown?.slice(0, 60)} is not ${what}`,
+    'InvalidValue',
+  );
 }
 
 /** An int of at most 32 bits, checked against its own range (a value outside it is the input's defect). */

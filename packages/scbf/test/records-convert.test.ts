@@ -88,7 +88,12 @@ async function failure(input: RecordsInput, values: OptionValues = {}): Promise<
 
 describe('records → SCBF: declared', () => {
   it('takes any format and writes .scbf, listed in the package converters', () => {
-    expect(recordsToScbfConverter).toMatchObject({ from: '*', to: 'scbf', output: 'file', extensions: ['scbf'] });
+    expect(recordsToScbfConverter).toMatchObject({
+      from: '*',
+      to: 'scbf',
+      output: 'file',
+      extensions: ['scbf'],
+    });
     expect(scbfConverters).toContain(recordsToScbfConverter);
   });
 });
@@ -98,8 +103,10 @@ describe('records → SCBF: every SCBF vector round-trips', () => {
     const reader = await scbfPlugin.open(fileTarget(new MemorySource(bytes, 'x.scbf')));
     const h = createHash('sha256');
     let n = 0;
-    for await (const record of scbfPlugin.records(reader))
-      h.update(`${JSON.stringify(await recordToJson(reader.schema, record))}\n`), n++;
+    for await (const record of scbfPlugin.records(reader)) {
+      h.update(`${JSON.stringify(await recordToJson(reader.schema, record))}\n`);
+      n++;
+    }
     return { rows: n, digest: h.digest('hex'), schema: reader.schema.fields.map((f) => [f.name, f.type]) };
   };
   for (const vector of vectorCases()) {
@@ -142,7 +149,17 @@ describe('records → SCBF: the type mapping', () => {
   it('small ints → int32, floats → float64 (exact widening), strings → utf8', async () => {
     const { bytes, report } = await convert(synthetic(every, everyRow, 2));
     const { rows, types } = await readBack(bytes);
-    expect(types).toEqual(['int32', 'int32', 'int32', 'int32', 'int32', 'float64', 'float64', 'float64', 'utf8']);
+    expect(types).toEqual([
+      'int32',
+      'int32',
+      'int32',
+      'int32',
+      'int32',
+      'float64',
+      'float64',
+      'float64',
+      'utf8',
+    ]);
     expect(rows).toEqual([everyRow(0), everyRow(1)]);
     expect(Object.is(rows[0].f64, -0)).toBe(true);
     expect(report.details).toMatchObject({ conversion: 'records→scbf', rows: 2 });
@@ -157,7 +174,9 @@ describe('records → SCBF: the type mapping', () => {
   ];
   for (const [type, name] of refusedWithoutCast)
     it(`${name} is refused without --cast, naming the column and its type`, async () => {
-      const error = await failure(synthetic([field('ok', { kind: 'string' }), field('col', type)], () => ({}), 0));
+      const error = await failure(
+        synthetic([field('ok', { kind: 'string' }), field('col', type)], () => ({}), 0),
+      );
       expect(error.code).toBe('UnsupportedFeature');
       expect(error.message).toContain(`column "col" (${name})`);
       expect(error.message).toContain('--cast');
@@ -172,14 +191,21 @@ describe('records → SCBF: the type mapping', () => {
   ];
   for (const [type, name] of neverStored)
     it(`${name} is refused even with --cast`, async () => {
-      const error = await failure(synthetic([field('col', type)], () => ({}), 0), { cast: true });
+      const error = await failure(
+        synthetic([field('col', type)], () => ({}), 0),
+        { cast: true },
+      );
       expect(error.code).toBe('UnsupportedFeature');
       expect(error.message).toContain(`column "col" (${name})`);
       expect(error.message).toContain('even with --cast');
     });
 
   it('a value that breaks its field type is an InvalidValue naming column and row', async () => {
-    const input = synthetic([field('n', { kind: 'int', bits: 16, signed: true })], (i) => ({ n: i ? 70000 : 1 }), 2);
+    const input = synthetic(
+      [field('n', { kind: 'int', bits: 16, signed: true })],
+      (i) => ({ n: i ? 70000 : 1 }),
+      2,
+    );
     const error = await failure(input);
     expect(error.code).toBe('InvalidValue');
     expect(error.message).toContain('column "n" (int16) row 1: 70000 is not an int16');
@@ -213,7 +239,9 @@ describe('records → SCBF: --cast', () => {
     expect((await readBack(ok.bytes)).rows[0].w).toBe(2 ** 53);
     const error = await failure(wide(uint64, [5n, 2n ** 53n + 1n]), { cast: true });
     expect(error.code).toBe('InvalidValue');
-    expect(error.message).toContain('column "w" (uint64) row 1: 9007199254740993 is neither an int32 nor exactly a float64');
+    expect(error.message).toContain(
+      'column "w" (uint64) row 1: 9007199254740993 is neither an int32 nor exactly a float64',
+    );
   });
 
   it('uint32 above int32 becomes float64; bool → 0/1; json → its JSON text', async () => {
@@ -226,7 +254,10 @@ describe('records → SCBF: --cast', () => {
       { u: 4294967295, b: true, j: { a: [1, -0, 'x'] } },
       { u: 0, b: false, j: null },
     ];
-    const { bytes } = await convert(synthetic(fields, (i) => rowsIn[i], 2), { cast: true });
+    const { bytes } = await convert(
+      synthetic(fields, (i) => rowsIn[i], 2),
+      { cast: true },
+    );
     const { rows, types } = await readBack(bytes);
     expect(types).toEqual(['float64', 'int32', 'utf8']);
     expect(rows).toEqual([
@@ -237,7 +268,10 @@ describe('records → SCBF: --cast', () => {
 });
 
 describe('records → SCBF: nulls', () => {
-  const fields = [field('n', { kind: 'int', bits: 32, signed: true }, true), field('x', { kind: 'float', bits: 64 }, true)];
+  const fields = [
+    field('n', { kind: 'int', bits: 32, signed: true }, true),
+    field('x', { kind: 'float', bits: 64 }, true),
+  ];
   const rowsIn = [
     { n: 1, x: null },
     { n: null, x: 2.5 },
@@ -271,26 +305,40 @@ describe('records → SCBF: nulls', () => {
 describe('records → SCBF: tables and problems', () => {
   const main = [field('m', { kind: 'string' })];
   const t = (name: string, primary?: boolean) => ({
-    info: { name, schema: { fields: [field(name, { kind: 'int', bits: 8, signed: true })] }, ...(primary ? { primary } : {}) },
+    info: {
+      name,
+      schema: { fields: [field(name, { kind: 'int', bits: 8, signed: true })] },
+      ...(primary ? { primary } : {}),
+    },
     rows: [{ [name]: 7 }],
   });
 
   it('--table picks a table; without it the primary table, else the records', async () => {
-    const picked = await convert(synthetic(main, () => ({ m: 'main' }), 1, [t('a'), t('b')]), { table: 'b' });
+    const picked = await convert(
+      synthetic(main, () => ({ m: 'main' }), 1, [t('a'), t('b')]),
+      { table: 'b' },
+    );
     expect((await readBack(picked.bytes)).rows).toEqual([{ b: 7 }]);
     const primary = await convert(synthetic(main, () => ({ m: 'main' }), 1, [t('a'), t('b', true)]));
     expect((await readBack(primary.bytes)).rows).toEqual([{ b: 7 }]);
     const plain = await convert(synthetic(main, () => ({ m: 'main' }), 1, [t('a')]));
     expect((await readBack(plain.bytes)).rows).toEqual([{ m: 'main' }]);
-    await expect(convert(synthetic(main, () => ({}), 0, [t('a')]), { table: 'zz' })).rejects.toThrow(
-      '--table "zz": synthetic has no such table (its tables: a)',
-    );
+    await expect(
+      convert(
+        synthetic(main, () => ({}), 0, [t('a')]),
+        { table: 'zz' },
+      ),
+    ).rejects.toThrow('--table "zz": synthetic has no such table (its tables: a)');
   });
 
   it("a record standing for a broken one fails with that record's typed error", async () => {
     const input = synthetic(main, () => ({ m: 'x' }), 1);
     input.records = async function* () {
-      yield { index: 0, values: {}, problem: { code: 'CountMismatch', message: 'table t has 3 rows, says 4', offset: 40 } };
+      yield {
+        index: 0,
+        values: {},
+        problem: { code: 'CountMismatch', message: 'table t has 3 rows, says 4', offset: 40 },
+      };
     };
     const error = await failure(input);
     expect(error.code).toBe('CountMismatch');

@@ -62,8 +62,7 @@ export const recordsToMldfConverter: ConverterInfo = {
       name: 'images',
       type: 'string',
       choices: ['raw', 'bytes'],
-      description:
-        'image bytes (image/* or PNG/JPEG) decoded to IMAGE_RAW (raw, default) or kept as BYTES',
+      description: 'image bytes (image/* or PNG/JPEG) decoded to IMAGE_RAW (raw, default) or kept as BYTES',
     },
     {
       name: 'table',

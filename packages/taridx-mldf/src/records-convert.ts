@@ -20,7 +20,13 @@ import {
 } from '@binscope/core';
 import { MldfWriter } from '@binscope/mldf';
 import { ScratchSpill } from './converter.js';
-import { describe, type FieldMap, type ImageChoice, planRecordField, type RecordsPlace } from './records-fields.js';
+import {
+  describe,
+  type FieldMap,
+  type ImageChoice,
+  planRecordField,
+  type RecordsPlace,
+} from './records-fields.js';
 
 /** Records between turns of the event loop (an abort, SIGTERM) and progress reports. */
 const BATCH = 256;
@@ -94,14 +100,16 @@ function writerError(error: unknown, code: ErrorCode, place: RecordsPlace, where
 /** Records → MLDF into the app's sink; values wait in its scratch until the metadata rows are written. */
 export const convertRecordsToMldf = {
   async convertRecords(input: RecordsInput, output, options): Promise<ConvertReport> {
-    if (output.kind !== 'file') throw new TypeError('an MLDF file is written to a file sink, not a directory');
+    if (output.kind !== 'file')
+      throw new TypeError('an MLDF file is written to a file sink, not a directory');
     const values = options.values ?? {};
     const { signal, onProgress } = options;
     const images = imageChoice(values.images);
     const place: RecordsPlace = { file: input.name, format: input.format };
     const chosen = await chooseTable(input, values.table, signal);
     let first: DataRecordValues | undefined;
-    for await (const record of input.records({ table: chosen.table, limit: 1, signal })) first = record.values;
+    for await (const record of input.records({ table: chosen.table, limit: 1, signal }))
+      first = record.values;
     const maps = chosen.schema.fields.map((f) => planRecordField(f, first?.[f.name], images, place));
     const spill = new ScratchSpill(options.scratch);
     let writer: MldfWriter;
@@ -144,8 +152,9 @@ export const convertRecordsToMldf = {
         conversion: 'records→mldf',
         ...(chosen.table !== undefined ? { table: chosen.table } : {}),
         samples: writer.samples,
-        fields: maps.map(({ spec: { name, type, dtype, shape } }): JsonValue =>
-          dtype ? { name, type, dtype, shape: [...(shape ?? [])] } : { name, type },
+        fields: maps.map(
+          ({ spec: { name, type, dtype, shape } }): JsonValue =>
+            dtype ? { name, type, dtype, shape: [...(shape ?? [])] } : { name, type },
         ),
         mldfBytes: output.sink.position,
         checksum: values.checksum === true,

@@ -95,8 +95,7 @@ export function planRecordField(
 ): FieldMap {
   const type = field.type;
   const name = field.name;
-  const refuse = (why: string) =>
-    new FormatError('UnsupportedFeature', `${describe(field)}: ${why}`, place);
+  const refuse = (why: string) => new FormatError('UnsupportedFeature', `${describe(field)}: ${why}`, place);
   switch (type.kind) {
     case 'int':
       return { field, spec: { name, type: 'INT' }, value: (v, row) => int64(v, field, row, place) };
@@ -107,7 +106,12 @@ export function planRecordField(
     case 'string':
       return { field, spec: { name, type: 'TEXT_RAW' }, value: (v) => v };
     case 'json':
-      return { field, spec: { name, type: 'JSON' }, nullIsValue: true, value: (v) => jsonText(v, name, place) };
+      return {
+        field,
+        spec: { name, type: 'JSON' },
+        nullIsValue: true,
+        value: (v) => jsonText(v, name, place),
+      };
     case 'image':
       return { field, spec: { name, type: 'IMAGE_RAW' }, value: (v) => imageValue(v as ImageValue) };
     case 'bytes':
@@ -121,7 +125,11 @@ export function planRecordField(
         (type.mediaType?.startsWith('image/') ?? false) ||
         (sample instanceof Uint8Array && (isPng(sample) || isJpeg(sample)));
       if (!image || images === 'bytes')
-        return { field, spec: { name, type: 'BYTES' }, value: (v, row) => bytesValue(bytesOf(v), field, row, place) };
+        return {
+          field,
+          spec: { name, type: 'BYTES' },
+          value: (v, row) => bytesValue(bytesOf(v), field, row, place),
+        };
       return {
         field,
         spec: { name, type: 'IMAGE_RAW' },
@@ -138,14 +146,28 @@ export function planRecordField(
     }
     case 'ndarray': {
       const shape = type.shape ?? (first as NdArrayValue | null | undefined)?.shape ?? [0];
-      return ndarrayField(field, NUMPY[type.dtype], shape, place, (v) => (v as NdArrayValue).shape, (v) => (v as NdArrayValue).data);
+      return ndarrayField(
+        field,
+        NUMPY[type.dtype],
+        shape,
+        place,
+        (v) => (v as NdArrayValue).shape,
+        (v) => (v as NdArrayValue).data,
+      );
     }
     case 'list': {
       const dtype = dtypeOf(type.items);
       if (!dtype) throw refuse('only lists of numbers map to MLDF (as NDARRAY)');
       const nd = NUMPY[dtype];
       const n = Array.isArray(first) ? first.length : 0;
-      return ndarrayField(field, nd, [n], place, (v) => [(v as readonly Value[]).length], (v) => typed(nd, v as readonly Value[]));
+      return ndarrayField(
+        field,
+        nd,
+        [n],
+        place,
+        (v) => [(v as readonly Value[]).length],
+        (v) => typed(nd, v as readonly Value[]),
+      );
     }
   }
 }

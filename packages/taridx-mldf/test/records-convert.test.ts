@@ -70,7 +70,12 @@ const png = encodePng({ width: 2, height: 1, data: Uint8Array.of(1, 2, 3, 4, 5, 
 
 describe('records → MLDF', () => {
   it('is declared from any format to .mldf, among the package converters', () => {
-    expect(recordsToMldfConverter).toMatchObject({ from: '*', to: 'mldf', output: 'file', extensions: ['mldf'] });
+    expect(recordsToMldfConverter).toMatchObject({
+      from: '*',
+      to: 'mldf',
+      output: 'file',
+      extensions: ['mldf'],
+    });
     expect(taridxMldfConverters).toContain(recordsToMldfConverter);
   });
 
@@ -85,7 +90,10 @@ describe('records → MLDF', () => {
       field('meta', { kind: 'json' }),
       field('png', { kind: 'bytes' }),
       field('jpg', { kind: 'bytes', mediaType: 'image/jpeg' }),
-      field('hf', { kind: 'struct', fields: [field('bytes', { kind: 'bytes' }), field('path', { kind: 'string' })] }),
+      field('hf', {
+        kind: 'struct',
+        fields: [field('bytes', { kind: 'bytes' }), field('path', { kind: 'string' })],
+      }),
       field('blob', { kind: 'bytes' }),
       field('emb', { kind: 'list', items: { kind: 'float', bits: 32 } }),
       field('ids', { kind: 'list', items: { kind: 'int', bits: 64, signed: true } }),
@@ -133,7 +141,12 @@ describe('records → MLDF', () => {
     expect(r1).toMatchObject({ label: -3n, small: 255n, flag: 0n, score: 0.5, text: 't1', meta: null });
     expect(r0.flag).toBe(1n);
     expect(r0.meta).toEqual({ a: 1 });
-    expect(r0.png).toMatchObject({ height: 1, width: 2, channels: 3, pixels: Uint8Array.of(1, 2, 3, 4, 5, 6) });
+    expect(r0.png).toMatchObject({
+      height: 1,
+      width: 2,
+      channels: 3,
+      pixels: Uint8Array.of(1, 2, 3, 4, 5, 6),
+    });
     expect(r0.hf).toMatchObject({ height: 1, width: 2, channels: 3 });
     expect(r0.jpg).toMatchObject({ height: 8, width: 8, channels: 3 });
     expect(r1.blob).toEqual(Uint8Array.of(9, 1));
@@ -152,17 +165,29 @@ describe('records → MLDF', () => {
   });
 
   it('an image column value that is no PNG/JPEG names column, row and the flag', async () => {
-    const input = synthetic([field('img', { kind: 'bytes', mediaType: 'image/png' })], (i) => ({ img: i ? Uint8Array.of(1) : png }), 2);
+    const input = synthetic(
+      [field('img', { kind: 'bytes', mediaType: 'image/png' })],
+      (i) => ({ img: i ? Uint8Array.of(1) : png }),
+      2,
+    );
     const error = await failure(input);
     expect(error.code).toBe('InvalidValue');
-    expect(error.message).toContain('column "img" (bytes (image/png)) row 1: is neither a PNG nor a JPEG; pass --images bytes');
+    expect(error.message).toContain(
+      'column "img" (bytes (image/png)) row 1: is neither a PNG nor a JPEG; pass --images bytes',
+    );
   });
 
   it('lists of differing lengths are refused naming the column and row', async () => {
-    const input = synthetic([field('v', { kind: 'list', items: { kind: 'float', bits: 64 } })], (i) => ({ v: i ? [1, 2, 3] : [1, 2] }), 2);
+    const input = synthetic(
+      [field('v', { kind: 'list', items: { kind: 'float', bits: 64 } })],
+      (i) => ({ v: i ? [1, 2, 3] : [1, 2] }),
+      2,
+    );
     const error = await failure(input);
     expect(error.code).toBe('InvalidValue');
-    expect(error.message).toContain('column "v" (list<float64>) row 1: shape [3] differs from the first value\'s [2]');
+    expect(error.message).toContain(
+      'column "v" (list<float64>) row 1: shape [3] differs from the first value\'s [2]',
+    );
   });
 
   it('structs and lists of non-numbers are refused naming the column', async () => {
@@ -177,15 +202,25 @@ describe('records → MLDF', () => {
   });
 
   it('nulls are refused naming column and row; uint64 beyond int64 too', async () => {
-    const nulls = await failure(synthetic([field('t', { kind: 'string' })], (i) => ({ t: i ? null : 'a' }), 2));
+    const nulls = await failure(
+      synthetic([field('t', { kind: 'string' })], (i) => ({ t: i ? null : 'a' }), 2),
+    );
     expect(nulls.code).toBe('InvalidValue');
     expect(nulls.message).toContain('column "t" (string) row 1 is null');
-    const big = await failure(synthetic([field('u', { kind: 'int', bits: 64, signed: false })], () => ({ u: 2n ** 63n }), 1));
+    const big = await failure(
+      synthetic([field('u', { kind: 'int', bits: 64, signed: false })], () => ({ u: 2n ** 63n }), 1),
+    );
     expect(big.message).toContain('column "u" (uint64) row 0: 9223372036854775808 does not fit');
   });
 
   it('MLDF → records → MLDF keeps the samples (the sample position becomes an INT field)', async () => {
-    const { bytes: first } = await convert(synthetic([field('t', { kind: 'string' }), field('x', { kind: 'float', bits: 64 })], (i) => ({ t: `s${i}`, x: i / 4 }), 5));
+    const { bytes: first } = await convert(
+      synthetic(
+        [field('t', { kind: 'string' }), field('x', { kind: 'float', bits: 64 })],
+        (i) => ({ t: `s${i}`, x: i / 4 }),
+        5,
+      ),
+    );
     const reader = await mldfPlugin.open(fileTarget(new MemorySource(first, 'a.mldf')));
     const { bytes: second } = await convert(recordsInput(mldfPlugin, reader, 'a.mldf'));
     const back = await readBack(second);
