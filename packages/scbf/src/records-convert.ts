@@ -28,6 +28,7 @@ import type { ScbfType } from './layout.js';
 import { openScbf } from './plugin.js';
 import { type ColumnPlan, nullRefused, planColumn, type RecordsPlace, WideSurvey } from './records-plan.js';
 import { writeExtended } from './rewrite.js';
+import { checkName } from './write.js';
 import { makeSpillSpace } from './spill.js';
 
 /** Records between turns of the event loop (the deflaters hand work back only then). */
@@ -210,6 +211,8 @@ export const convertRecordsToScbf = {
       throw new FormatError('UnsupportedFeature', 'the records have no fields: SCBF needs a column', place);
     const seen = new Set<string>();
     for (const { field } of plans) {
+      // Checked before any record is read, not when the head is finally written.
+      checkName(field.name);
       if (seen.has(field.name))
         throw new FormatError('UnsupportedFeature', `two fields are named "${field.name}"`, place);
       seen.add(field.name);

@@ -331,6 +331,20 @@ describe('records → SCBF: tables and problems', () => {
     ).rejects.toThrow('--table "zz": synthetic has no such table (its tables: a)');
   });
 
+  it('column names SCBF cannot hold, or repeated, are refused before any record is read', async () => {
+    for (const fields of [
+      [field('bad\ud800', { kind: 'string' })],
+      [field('twice', { kind: 'string' }), field('twice', { kind: 'float', bits: 64 })],
+    ]) {
+      const input = synthetic(fields, () => ({}), 1);
+      input.records = () => {
+        throw new Error('records were read');
+      };
+      const error = await failure(input);
+      expect(error.message).toMatch(/lone surrogate|two fields are named "twice"/);
+    }
+  });
+
   it("a record standing for a broken one fails with that record's typed error", async () => {
     const input = synthetic(main, () => ({ m: 'x' }), 1);
     input.records = async function* () {
