@@ -44,16 +44,42 @@ function declared(
 const RESERVED = new Set(['json', 'debug', 'force', 'output', 'to', 'from', 'as', 'plugin', 'help']);
 
 /**
+ * The values a flag several converters declare may take: every declaration's choices (`--images`
+ * is raw|bytes for records → MLDF, struct|png for an export), each converter checking its own;
+ * none when one declaration takes any value.
+ */
+function allChoices(name: string, converters: readonly ConverterInfo[]): readonly string[] | undefined {
+  const out = new Set<string>();
+  for (const converter of converters)
+    for (const spec of converter.options ?? []) {
+      if (spec.name !== name) continue;
+      if (!spec.choices) return undefined;
+      for (const choice of spec.choices) out.add(choice);
+    }
+  return out.size ? [...out] : undefined;
+}
+
+/** "CSV → SCBF, X → Y: what it does", one such part per distinct description of the flag. */
+function helpText(name: string, converters: readonly ConverterInfo[]): string {
+  const byText = new Map<string, string[]>();
+  for (const converter of converters)
+    for (const spec of converter.options ?? [])
+      if (spec.name === name)
+        byText.set(spec.description, [...(byText.get(spec.description) ?? []), converter.title]);
+  return [...byText].map(([text, titles]) => `${titles.join(', ')}: ${text}`).join('; ');
+}
+
+/**
  * Adds each declared option as a flag, its help made from the declaration ("CSV → SCBF:
  * column types …"). A name several converters declare is one flag; each of them reads it.
  */
 export function addConverterOptions(cmd: Command, converters: readonly ConverterInfo[]): void {
-  for (const [name, { spec, by }] of declared(converters)) {
+  for (const [name, { spec: first, by }] of declared(converters)) {
     if (RESERVED.has(name)) continue;
+    const spec = { ...first, choices: allChoices(name, by) };
     const flag = flagName(name);
-    const who = by.map((c) => c.title).join(', ');
     const choices = spec.choices ? ` (${spec.choices.join(', ')})` : '';
-    const text = `${who}: ${spec.description}${spec.type === 'string' && !spec.choices ? '' : choices}`;
+    const text = `${helpText(name, by)}${spec.type === 'string' && !spec.choices ? '' : choices}`;
     const value =
       spec.valueName ?? (spec.choices ? spec.choices.join('|') : spec.type === 'number' ? 'n' : 'value');
     const option =
@@ -82,9 +108,16 @@ export function converterValues(
     );
   }
   const values: Record<string, string | number | boolean | undefined> = {};
-  for (const name of mine) {
-    const value = parsed[optionKey(name)];
-    if (value !== undefined) values[name] = value as string | number | boolean;
+  for (const spec of converter.options ?? []) {
+    const value = parsed[optionKey(spec.name)];
+    if (value === undefined) continue;
+    // The flag takes every declarer's choices: this converter's own are checked here.
+    if (spec.choices && !spec.choices.includes(String(value)))
+      throw new CliError(
+        `--${flagName(spec.name)} ${value}: ${converter.title} takes ${spec.choices.join(', ')}`,
+        EXIT.usage,
+      );
+    values[spec.name] = value as string | number | boolean;
   }
   return values;
 }

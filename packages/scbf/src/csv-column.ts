@@ -95,10 +95,7 @@ export class ColumnWriter {
           this.reject(text, row);
           return;
         }
-        const n = this.numeric!;
-        if (n.pos + 4 > n.buffer.byteLength) this.flushNumeric();
-        n.view.setInt32(n.pos, value, true);
-        n.pos += 4;
+        this.pushInt32(value);
         break;
       }
       case 'float64': {
@@ -107,10 +104,7 @@ export class ColumnWriter {
           this.reject(text, row);
           return;
         }
-        const n = this.numeric!;
-        if (n.pos + 8 > n.buffer.byteLength) this.flushNumeric();
-        n.view.setFloat64(n.pos, value, true);
-        n.pos += 8;
+        this.pushFloat64(value);
         break;
       }
       case 'utf8':
@@ -128,7 +122,32 @@ export class ColumnWriter {
     this.rows++;
   }
 
-  /** `text` comes from TextDecoder, so it is well-formed UTF-16: no lone surrogates to reject. */
+  /**
+   * A typed value of a column made with an explicit type (records → SCBF): an int32 or a
+   * float64 as a number, a utf8 cell as well-formed text. Nothing is parsed or inferred.
+   */
+  put(value: number | string): void {
+    if (this.type === 'utf8') this.addText(value as string);
+    else if (this.type === 'int32') this.pushInt32(value as number);
+    else this.pushFloat64(value as number);
+    this.rows++;
+  }
+
+  private pushInt32(value: number): void {
+    const n = this.numeric!;
+    if (n.pos + 4 > n.buffer.byteLength) this.flushNumeric();
+    n.view.setInt32(n.pos, value, true);
+    n.pos += 4;
+  }
+
+  private pushFloat64(value: number): void {
+    const n = this.numeric!;
+    if (n.pos + 8 > n.buffer.byteLength) this.flushNumeric();
+    n.view.setFloat64(n.pos, value, true);
+    n.pos += 8;
+  }
+
+  /** `text` is well-formed UTF-16 (from TextDecoder, or checked by the caller): no lone surrogates to reject. */
   private addText(text: string): void {
     const u = this.utf8!;
     const strings = u.strings;

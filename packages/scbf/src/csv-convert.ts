@@ -1,10 +1,11 @@
 /** CSV → SCBF, streaming, with memory and scratch files bounded whatever the column count. Browser-safe. */
-import { type ByteSink, type ProgressCallback, pacer, type Scratch, type ScratchFile } from '@binscope/core';
+import { type ByteSink, type ProgressCallback, pacer, type Scratch } from '@binscope/core';
+import { nextTask, ownFiles, settleColumns, writeColumns } from './columns-out.js';
 import { ColumnWriter, csvError } from './csv-column.js';
 import { CsvRecords } from './csv-records.js';
 import type { ScbfType } from './layout.js';
 import { makeSpillSpace, type SpillSpace } from './spill.js';
-import { type ColumnPlan, encodeHead, isWellFormed } from './write.js';
+import { isWellFormed } from './write.js';
 
 export interface CsvToScbfOptions {
   /** Types by column name (others inferred) or one per column; default: S7 inference. */
@@ -47,18 +48,6 @@ export interface CsvBytes {
 
 /** CSV bytes parsed between returns to the event loop. */
 const PARSE_SLICE = 256 << 10;
-
-/**
- * The next macrotask. The deflaters' finished work is handed back (and their next chunk
- * started) only when this thread returns to the event loop: do so often, or they idle.
- */
-const nextTask: () => Promise<void> =
-  typeof (globalThis as { setImmediate?: unknown }).setImmediate === 'function'
-    ? () =>
-        new Promise((resolve) =>
-          (globalThis as unknown as { setImmediate: (f: () => void) => void }).setImmediate(resolve),
-        )
-    : () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
  * CSV (S8 dialect, or any RFC 4180 CSV) → SCBF written to `sink`: the CSV is parsed once with
@@ -121,11 +110,7 @@ export async function convertCsv(
       for (let pos = 0; pos < chunk.byteLength; pos += PARSE_SLICE) {
         take(records.push(chunk.subarray(pos, pos + PARSE_SLICE)));
         await nextTask();
-        if (columns)
-          for (const column of columns) {
-            for (const spill of column.spills()) await spill.settle();
-            await pace();
-          }
+        if (columns) await settleColumns(columns, pace);
       }
       csvBytes += chunk.byteLength;
       if (options.onProgress && csvBytes - lastProgress >= 8 << 20) {
@@ -135,36 +120,9 @@ export async function convertCsv(
     }
     take(records.end());
     if (!columns) throw csvError('the CSV is empty: it has no header row', inputName);
-    for (let c = 0; c < columns.length; c++) {
-      await pace();
-      await columns[c].finish(pace);
-      if (options.onProgress && (c % 1024 === 0 || c === columns.length - 1))
-        options.onProgress({ phase: 'columns', done: c + 1, total: columns.length, unit: 'items' });
-    }
-
-    const plans: ColumnPlan[] = columns.map((c) => ({
-      name: c.name,
-      type: c.type!,
-      blocks: c.blocks.map((b) => ({
-        uncompressedSize: b.uncompressedSize,
-        compressedSize: b.compressedSize,
-      })),
-    }));
-    const { head } = encodeHead(plans, rows);
-    await sink.write(head);
-    for (const column of columns) {
-      for (const block of column.blocks) await block.copyTo(sink);
-      await pace();
-    }
+    const written = await writeColumns(columns, rows, sink, pace, options.onProgress);
     options.onProgress?.({ phase: 'convert', done: csvBytes, total: csvBytes, unit: 'bytes' });
-    return {
-      rows,
-      columns: plans.map((p) => ({ name: p.name, type: p.type })),
-      csvBytes,
-      scbfBytes:
-        head.byteLength +
-        plans.reduce((sum, p) => sum + p.blocks.reduce((s, b) => s + b.compressedSize, 0), 0),
-    };
+    return { rows, columns: written.columns, csvBytes, scbfBytes: written.scbfBytes };
   } catch (error) {
     if (columns) for (const column of columns) column.abort();
     throw error;
@@ -172,21 +130,6 @@ export async function convertCsv(
     space?.close();
     own.close();
   }
-}
-
-/** The files made through a scratch, removable together without closing the scratch. */
-function ownFiles(scratch: Scratch): Scratch {
-  const files: ScratchFile[] = [];
-  return {
-    file(name) {
-      const file = scratch.file(name);
-      files.push(file);
-      return file;
-    },
-    close() {
-      for (const file of files.splice(0)) file.remove();
-    },
-  };
 }
 
 function makeColumns(header: string[], options: CsvToScbfOptions, space: SpillSpace): ColumnWriter[] {

@@ -18,8 +18,8 @@ export interface ExtensionChoice {
   /** Per-column min/max/null count/distinct estimate (default true). */
   statistics?: boolean;
   /**
-   * Null bitmaps to store, by column index (int32/float64 columns; see `splitNulls`). The
-   * column's block must hold a placeholder (0) at each null row.
+   * Null bitmaps to store, by column index (int32/float64 columns; see `splitNulls`), in place
+   * of the file's own. The column's block must hold a placeholder (0) at each null row.
    */
   nulls?: ReadonlyMap<number, Uint8Array>;
   /** Dictionaries of int32 code columns, by column index (see dictionary.ts). */
@@ -49,9 +49,9 @@ export async function scbfExtensionFooter(
 ): Promise<Uint8Array> {
   let checksums: number[] | undefined;
   let statistics: ColumnStatistics[] | undefined;
-  // Null bitmaps describe the blocks' content: a new footer keeps them.
+  // Null bitmaps describe the blocks' content: a new footer keeps them, unless new ones are given.
   const existing = await extensionsOf(reader, [], options);
-  const nulls = existing?.nulls;
+  const nulls = choice.nulls ?? existing?.nulls;
   // Every block and column of a wide file: turns of the event loop for an abort or SIGTERM.
   const pace = pacer(options.signal);
   if (choice.checksums !== false) {

@@ -2,6 +2,7 @@ import { zlibName as zlibBackend } from '#zlib';
 
 export {
   csvToScbfConverter,
+  recordsToScbfConverter,
   SCBF_MAGIC,
   scbfConverters,
   scbfFormat,

@@ -1,4 +1,4 @@
-import type { ConverterInfo, LazyFormat } from '@binscope/core';
+import { ANY_FORMAT, type ConverterInfo, type LazyFormat } from '@binscope/core';
 
 /**
  * SCBF as data, for detection and for the app's format and converter lists: this entry
@@ -90,5 +90,46 @@ export const scbfToCsvConverter: ConverterInfo = {
   load: () => import('./convert.js').then((m) => m.convertScbfToCsv),
 };
 
+/**
+ * The records of any format a plugin reads → SCBF: int8–int32/uint8–uint16 → int32,
+ * float16–float64 → float64, string → utf8; other types refused by name, or cast as `--cast`
+ * documents; nulls refused, or null bitmaps with `--nulls`.
+ */
+export const recordsToScbfConverter: ConverterInfo = {
+  specificationVersion: 2,
+  id: 'records-to-scbf',
+  from: ANY_FORMAT,
+  to: 'scbf',
+  title: 'records → SCBF',
+  output: 'file',
+  extensions: ['scbf'],
+  options: [
+    {
+      name: 'cast',
+      type: 'boolean',
+      description:
+        'int64/uint32/uint64 → int32 if every value fits, else float64 if every value is an exact double; bool → int32 0/1; json → its JSON text as utf8',
+    },
+    {
+      name: 'nulls',
+      type: 'boolean',
+      description:
+        'null values of int32/float64 columns become SCBF null bitmaps (with the extension footer)',
+    },
+    {
+      name: 'table',
+      type: 'string',
+      valueName: 'NAME',
+      description: "the input's table to convert (default: its records, or its primary table)",
+    },
+    { name: 'level', type: 'number', description: 'zlib level 0–9 (default 6)' },
+  ],
+  load: () => import('./records-convert.js').then((m) => m.convertRecordsToScbf),
+};
+
 /** Every conversion this package provides, for the app's converter list. */
-export const scbfConverters: readonly ConverterInfo[] = [csvToScbfConverter, scbfToCsvConverter];
+export const scbfConverters: readonly ConverterInfo[] = [
+  csvToScbfConverter,
+  scbfToCsvConverter,
+  recordsToScbfConverter,
+];

@@ -98,3 +98,54 @@ describeWith(built, 'CSV → SCBF with many columns', () => {
     expect(out.maxRssMb).toBeLessThan(400);
   });
 });
+
+describeWith(built, 'records → SCBF memory', () => {
+  // Records are streamed into spilled columns: 600,000 synthetic rows (about 40 MB of
+  // values) convert within a 32 MB heap, so nothing holds a column, let alone the table.
+  it('converts 600,000 records with a 32 MB heap, into temp files', () => {
+    const index = path.resolve(path.dirname(distNode), 'index.js');
+    const output = path.join(tmp.dir, 'records.scbf');
+    const script = `
+      const { recordsToScbfConverter, openScbf } = await import(${JSON.stringify(index)});
+      const { runConverter, MemorySource } = await import('@binscope/core');
+      const { AtomicFile, fileScratch, openFile } = await import('@binscope/core/node');
+      const rows = 600000;
+      const input = {
+        kind: 'records', name: 'synthetic', format: 'test',
+        schema: { fields: [
+          { name: 'id', type: { kind: 'int', bits: 32, signed: true } },
+          { name: 'big', type: { kind: 'int', bits: 64, signed: true } },
+          { name: 'x', type: { kind: 'float', bits: 32 } },
+          { name: 'text', type: { kind: 'string' } },
+        ] },
+        async *tables() {},
+        async *records(options = {}) {
+          const n = options.limit ?? rows;
+          for (let i = 0; i < n; i++)
+            yield { index: i, values: { id: i, big: BigInt(i) * 4096n, x: i / 8, text: 'row number ' + i + ' of the synthetic table' } };
+        },
+        summary: async () => ({}),
+      };
+      const sink = AtomicFile.create(${JSON.stringify(output)});
+      const scratch = fileScratch(${JSON.stringify(output)});
+      const report = await runConverter(recordsToScbfConverter, await recordsToScbfConverter.load(), input,
+        { kind: 'file', sink }, { scratch, values: { cast: true } });
+      scratch.close();
+      await sink.commit();
+      const reader = await openScbf(openFile(${JSON.stringify(output)}));
+      const last = { text: await reader.value('text', rows - 1), big: await reader.value('big', rows - 1) };
+      process.stdout.write(JSON.stringify({ rows: report.details.rows, types: reader.columns.map((c) => c.type), last }));
+    `;
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['--max-old-space-size=32', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        cwd: path.resolve(path.dirname(distNode), '..'),
+      }),
+    );
+    expect(out).toEqual({
+      rows: 600_000,
+      types: ['int32', 'float64', 'float64', 'utf8'],
+      last: { text: 'row number 599999 of the synthetic table', big: 599_999 * 4096 },
+    });
+  });
+});

@@ -38,6 +38,7 @@ it('exports exactly these names, entry by entry', async () => {
       'pyFloatRepr',
       'pyJsonDumps',
       'readExtensions',
+      'recordsToScbfConverter',
       'scbfConverters',
       'scbfExtensionFooter',
       'scbfFormat',
@@ -54,7 +55,14 @@ it('exports exactly these names, entry by entry', async () => {
       'writeScbf',
       'zlibName',
     ],
-    './magic': ['SCBF_MAGIC', 'csvToScbfConverter', 'scbfConverters', 'scbfFormat', 'scbfToCsvConverter'],
+    './magic': [
+      'SCBF_MAGIC',
+      'csvToScbfConverter',
+      'recordsToScbfConverter',
+      'scbfConverters',
+      'scbfFormat',
+      'scbfToCsvConverter',
+    ],
     './node': [
       'csvToScbf',
       'extendScbfFile',

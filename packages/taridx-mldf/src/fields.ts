@@ -79,7 +79,8 @@ function jsonValue(bytes: Uint8Array, place: MemberPlace): MldfLazyText {
     if (error instanceof SyntaxError) throw badMember(place, `is not JSON (${error.message})`, error);
     throw error;
   }
-  return new MldfLazyText(body, 0, body.byteLength, 'JSON', place.ext, place.offset + 512, place.file);
+  // A tar member always has its offset; its data follows the 512-byte header.
+  return new MldfLazyText(body, 0, body.byteLength, 'JSON', place.ext, (place.offset ?? 0) + 512, place.file);
 }
 
 /** One member's bytes as the value its field takes (a promise: images decode asynchronously). */

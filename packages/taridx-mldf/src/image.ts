@@ -1,7 +1,7 @@
 import { FormatError } from '@binscope/core';
 import { convertIndexedToRgb, decode as decodePng } from 'fast-png';
 import { decodeJpeg } from './jpeg.js';
-import { badMember, type MemberPlace } from './member.js';
+import { badMember, keepFlag, type MemberPlace } from './member.js';
 
 // JPEG: libjpeg-turbo in WebAssembly (jpeg.ts), the decoder Pillow uses, so training code that
 // decodes with Pillow sees the same pixels; PNG: fast-png, pure JavaScript. Both run the same
@@ -17,13 +17,13 @@ export interface RawImage {
   pixels: Uint8Array;
 }
 
-function isPng(bytes: Uint8Array): boolean {
+export function isPng(bytes: Uint8Array): boolean {
   return (
     bytes.length >= 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47
   );
 }
 
-function isJpeg(bytes: Uint8Array): boolean {
+export function isJpeg(bytes: Uint8Array): boolean {
   return bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
 }
 
@@ -90,9 +90,9 @@ export async function decodeImage(bytes: Uint8Array, place: MemberPlace): Promis
     if (error instanceof FormatError) throw error;
     throw badMember(
       place,
-      `cannot decode the image (${(error as Error).message}); pass --keep-encoded to store it as is`,
+      `cannot decode the image (${(error as Error).message}); pass ${keepFlag(place)} to store it as is`,
       error,
     );
   }
-  throw badMember(place, 'is neither a PNG nor a JPEG; pass --keep-encoded to store it as bytes');
+  throw badMember(place, `is neither a PNG nor a JPEG; pass ${keepFlag(place)} to store it as bytes`);
 }

@@ -9,6 +9,6 @@ export {
 export { type FieldPlan, memberValue, planField } from './fields.js';
 export { decodeImage, type RawImage } from './image.js';
 export type { ShardsInput } from './input.js';
-export { taridxMldfConverters, taridxToMldfConverter } from './magic.js';
+export { recordsToMldfConverter, taridxMldfConverters, taridxToMldfConverter } from './magic.js';
 export { kindOf, type MemberKind, type MemberPlace } from './member.js';
 export { type NpyLayout, npyLayout } from './npy.js';

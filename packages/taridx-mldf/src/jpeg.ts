@@ -1,5 +1,5 @@
 import { FormatError } from '@binscope/core';
-import { badMember, type MemberPlace } from './member.js';
+import { badMember, keepFlag, type MemberPlace } from './member.js';
 
 /**
  * JPEG → pixels exactly as Pillow's default decode gives them (`Image.open(f)`): the same
@@ -117,7 +117,7 @@ function readFrame(bytes: Uint8Array, place: MemberPlace): JpegFrame {
 /** What this decoder cannot do the way Pillow does: refused with the reason, before decoding. */
 function checkFrame(frame: JpegFrame, place: MemberPlace): number {
   const { marker, precision, width, height, components } = frame;
-  const hint = '; pass --keep-encoded to store it as is';
+  const hint = `; pass ${keepFlag(place)} to store it as is`;
   if (marker >= 0xc9)
     throw badMember(place, `arithmetic-coded JPEG (SOF${marker - 0xc0}) is not supported${hint}`);
   if (marker === 0xc3 || marker === 0xc5 || marker === 0xc6 || marker === 0xc7)
@@ -166,7 +166,7 @@ export async function decodeJpeg(bytes: Uint8Array, place: MemberPlace) {
       {
         file: place.file,
         offset: place.offset,
-        format: 'taridx',
+        format: place.format ?? 'taridx',
       },
       { cause: error },
     );
@@ -181,7 +181,7 @@ export async function decodeJpeg(bytes: Uint8Array, place: MemberPlace) {
     const why = messages.at(-1) ?? (error as Error).message ?? String(error);
     throw badMember(
       place,
-      `cannot decode the JPEG (libjpeg-turbo: ${why}); pass --keep-encoded to store it as is`,
+      `cannot decode the JPEG (libjpeg-turbo: ${why}); pass ${keepFlag(place)} to store it as is`,
       error,
     );
   }

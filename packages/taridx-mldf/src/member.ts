@@ -19,16 +19,28 @@ export function kindOf(ext: string): MemberKind {
 /** Where a member is, so an error names the sample, the member and the shard. */
 export interface MemberPlace {
   file: string;
-  offset: number;
+  /** The member's header offset in its shard; none for a value of records (no byte offset of its own). */
+  offset?: number;
   key: string;
   ext: string;
+  /** What the value is called when it is no tar member (records → MLDF: `column "img" row 5`). */
+  label?: string;
+  /** The flag that stores the value undecoded, which an image error suggests (default `--keep-encoded`). */
+  keepFlag?: string;
+  /** The format of the input, for errors (default `taridx`). */
+  format?: string;
+}
+
+/** The flag an image error suggests for storing the value as it is. */
+export function keepFlag(place: MemberPlace): string {
+  return place.keepFlag ?? '--keep-encoded';
 }
 
 export function badMember(place: MemberPlace, message: string, cause?: unknown): FormatError {
   return new FormatError(
     'InvalidValue',
-    `sample ${JSON.stringify(place.key)} member .${place.ext}: ${message}`,
-    { file: place.file, offset: place.offset, format: 'taridx' },
+    `${place.label ?? `sample ${JSON.stringify(place.key)} member .${place.ext}`}: ${message}`,
+    { file: place.file, offset: place.offset, format: place.format ?? 'taridx' },
     { cause },
   );
 }

@@ -12,6 +12,7 @@ const BROWSER = [
   'memberValue',
   'npyLayout',
   'planField',
+  'recordsToMldfConverter',
   'taridxMldfConverters',
   'taridxToMldfConverter',
 ];
@@ -19,7 +20,7 @@ const BROWSER = [
 it('exports exactly these names, entry by entry', async () => {
   expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
     '.': BROWSER,
-    './magic': ['taridxMldfConverters', 'taridxToMldfConverter'],
+    './magic': ['recordsToMldfConverter', 'taridxMldfConverters', 'taridxToMldfConverter'],
     './node': [...BROWSER, 'convertTaridxToMldfFile'].sort(),
   });
 });
