@@ -33,6 +33,15 @@ export {
   runConverter,
   type StreamInput,
 } from './convert.js';
+export {
+  type TabularField,
+  type TabularOptions,
+  type TabularType,
+  type TabularValue,
+  tabularField,
+  tabularType,
+  tabularValue,
+} from './tabular.js';
 export { definePlugin, type PluginDefinition, type TargetOf } from './define-plugin.js';
 export { clampScore, DETECTION_SCORE, magicScore, nearMissScore } from './detection-score.js';
 export {

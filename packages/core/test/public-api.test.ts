@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 it('exports exactly these names, entry by entry', async () => {
   expect(await publicApi(path.resolve(import.meta.dirname, '..'))).toEqual({
     '.': [
+      'ANY_FORMAT',
       'BinscopeError',
       'BlobSource',
       'CountingSource',
@@ -64,6 +65,11 @@ it('exports exactly these names, entry by entry', async () => {
       'readExact',
       'recordCells',
       'recordToJson',
+      'recordsInput',
+      'runConverter',
+      'tabularField',
+      'tabularType',
+      'tabularValue',
       'throwIfAborted',
       'toFormatError',
       'toJsonValue',
