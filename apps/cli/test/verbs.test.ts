@@ -168,6 +168,39 @@ describeWith(VECTORS_NEEDED, `convert, diff, index and get on the vectors in ${V
     });
   });
 
+  describe('convert SCDL → .h5ad', () => {
+    for (const v of validVectors('scdl').filter((c) =>
+      fs.existsSync(path.join(c.dir, 'source', 'conversion.json')),
+    )) {
+      it(`${v.name}: the archive's matrix comes back byte-identical through .h5ad, or a var space mix is refused`, () => {
+        const conversion = JSON.parse(fs.readFileSync(path.join(v.dir, 'source', 'conversion.json'), 'utf8'));
+        const dir = fresh(`to-h5ad-${v.name}`);
+        const h5ad = path.join(dir, 'cells.h5ad');
+        const r = cli(['convert', v.target, h5ad, '--json']);
+        if (conversion.inputs.length > 1) {
+          // Files with different genes: the archive's rows use several var spaces.
+          expect(r.code).toBe(1);
+          expect(r.stderr).toMatch(/UnsupportedFeature: var blocks 0 and 1 hold different features/);
+          expect(fs.readdirSync(dir)).toEqual([]);
+          return;
+        }
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({ output: h5ad, conversion: 'scdl→h5ad' });
+        const back = path.join(dir, 'archive');
+        const again = cli(['convert', h5ad, back, '--use-x', '--data-dtype', conversion.data_dtype]);
+        expect(again.code, again.stderr).toBe(0);
+        for (const file of ['data.npy', 'row_ptr.npy', 'col_ptr.npy'])
+          expect(sha256(fs.readFileSync(path.join(back, file))), file).toBe(
+            sha256(fs.readFileSync(path.join(v.target, file))),
+          );
+        // --to names the format when the output's extension does not.
+        const named = path.join(dir, 'cells.out');
+        expect(cli(['convert', v.target, named, '--to', 'h5ad']).code).toBe(0);
+        expect(fs.readFileSync(named).subarray(0, 4).toString('latin1')).toBe('\x89HDF');
+      });
+    }
+  });
+
   describe('index and get', () => {
     for (const v of validVectors('taridx')) {
       const fold = path.basename(v.target, '.taridx');

@@ -8,3 +8,12 @@ export function h5adError(
 ) {
   return new FormatError(code, message, { file, format: 'h5ad' });
 }
+
+/** Errors in an SCDL archive being exported to `.h5ad` (scdl format). */
+export function scdlError(
+  code: 'InvalidValue' | 'CountMismatch' | 'OutOfBounds' | 'UnsupportedFeature',
+  file: string | undefined,
+  message: string,
+) {
+  return new FormatError(code, message, { file, format: 'scdl' });
+}

@@ -36,7 +36,9 @@ export {
 } from './convert.js';
 export type { ElementType, H5Lib } from './h5.js';
 export { openAnnData } from './open.js';
-export { h5adConverters, h5adFormat, h5adToScdlConverter, HDF5_MAGIC } from './magic.js';
+export { h5adConverters, h5adFormat, h5adToScdlConverter, HDF5_MAGIC, scdlToH5adConverter } from './magic.js';
+export { convertScdlToH5ad, type ExportResult, writeAnnData } from './export.js';
+export { type H5Output, memoryOutput } from './h5-output.js';
 export { h5adPlugin } from './plugin.js';
 export { convertH5adToScdlArchive } from './converter.js';
 export { loadH5wasm };

@@ -79,5 +79,20 @@ export const h5adToScdlConverter: ConverterInfo = {
   load: () => import('./converter.js').then((m) => m.convertH5adToScdlArchive),
 };
 
+/**
+ * An SCDL archive → AnnData `.h5ad`: X as csr_matrix in the archive's dtype, obs and var from
+ * its feature indices, in anndata's on-disk layout (scanpy and anndata.read_h5ad open it).
+ */
+export const scdlToH5adConverter: ConverterInfo = {
+  specificationVersion: 2,
+  id: 'scdl-to-h5ad',
+  from: 'scdl',
+  to: 'h5ad',
+  title: 'SCDL → .h5ad',
+  output: 'file',
+  extensions: ['h5ad'],
+  load: () => import('./export.js').then((m) => m.convertScdlToH5ad),
+};
+
 /** Every conversion this package provides, for the app's converter list. */
-export const h5adConverters: readonly ConverterInfo[] = [h5adToScdlConverter];
+export const h5adConverters: readonly ConverterInfo[] = [h5adToScdlConverter, scdlToH5adConverter];

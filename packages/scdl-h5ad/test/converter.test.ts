@@ -20,7 +20,7 @@ import {
 import { NodeDirectory, NodeFileSource, openPath } from '@binscope/core/node';
 import { describeWith, tempDir } from '@binscope/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { h5adConverters, h5adToScdlConverter } from '../src/magic.js';
+import { h5adConverters, h5adToScdlConverter, scdlToH5adConverter } from '../src/magic.js';
 import { convertH5adToScdl } from '../src/node.js';
 import { type AnnDataSpec, randomCounts, writeH5ad } from './fixture.js';
 import { conversionCases, expectSameArchive, listFiles, loadCase, VECTORS_NEEDED } from './vectors.js';
@@ -240,7 +240,7 @@ describe('the Converter on generated files', () => {
   });
 
   it('declares the CLI flags of today: --data-dtype (choices), --use-x, --lossy-cast, --neighbors', () => {
-    expect(h5adConverters).toEqual([h5adToScdlConverter]);
+    expect(h5adConverters).toEqual([h5adToScdlConverter, scdlToH5adConverter]);
     expect(h5adToScdlConverter).toMatchObject({ from: 'h5ad', to: 'scdl', output: 'directory' });
     expect(h5adToScdlConverter.options?.map((o) => [o.name, o.type])).toEqual([
       ['dataDtype', 'string'],

@@ -84,14 +84,14 @@ const { load: _load, ...entry } = scdlFormat;
  * The SCDL plugin: one parse of the archive (header.sch, the matrix arrays' sizes and
  * row_ptr's ends, the feature indices) in core's three modes, the checks only validate and
  * inspect make (every row, column indices, neighbors), the tree, and the reader's verbs.
- * Records are rows `{row, indices, values}`. Capability: a demo sample.
+ * Records are rows `{row, indices, values}` and the row's obs feature columns. Capability: a demo sample.
  */
 export const scdlPlugin = definePlugin<ArchiveParse, ScdlReader, 'directory'>({
   ...entry,
   kind: 'directory',
   input: archiveInput,
   parse: (input, problems, options) => parseArchive(input.directory, problems, options),
-  reader: (parsed, _input, options) => ScdlReader.fromParse(parsed, options),
+  reader: (parsed, _input, options) => ScdlReader.withObsFields(parsed, options),
   deepChecks: (parsed, _input, problems, options) => deepChecks(parsed, problems, options),
   tree: (parsed, problems) => scdlTree(parsed, problems),
   info,

@@ -14,6 +14,7 @@ import {
 import { type FeatureIndex as FeatureIndexType, FeatureIndex, type FeatureValue } from './features.js';
 import { FORMAT, type ScdlHeader, type ScdlNumericDType } from './header.js';
 import { type NeighborGraphReader, openNeighborGraph } from './neighbors.js';
+import { type ObsField, obsFields } from './obs-fields.js';
 import { type ArchiveParse, readSmallJson, rowExtentError } from './parse.js';
 import { type RawArray, type ReuseBuffer, TYPED } from './raw-array.js';
 
@@ -117,12 +118,15 @@ function elementType(dtype: ScdlNumericDType): LogicalType {
   }
 }
 
+/** The matrix fields of a record, before the obs feature columns. */
+export const MATRIX_FIELDS = ['row', 'indices', 'values'] as const;
+
 /**
- * A record per row, as the CLI has always printed it: `{row, indices, values}`, the column
- * indices (relative to the row's var block, C6) and the values as lists of the arrays' element
- * types, so JSON shows plain arrays.
+ * A record per row: `{row, indices, values}`, the column indices (relative to the row's var
+ * block, C6) and the values as lists of the arrays' element types, so JSON shows plain
+ * arrays; then the obs feature columns (`obs`), when the archive has obs features.
  */
-export function scdlSchema(data: RawArray, colPtr: RawArray): Schema {
+export function scdlSchema(data: RawArray, colPtr: RawArray, obs: readonly ObsField[] = []): Schema {
   return {
     fields: [
       {
@@ -143,6 +147,7 @@ export function scdlSchema(data: RawArray, colPtr: RawArray): Schema {
         description: 'stored (non-zero) values',
         metadata: { type: `${data.dtype} list` },
       },
+      ...obs.map((o) => o.field),
     ],
   };
 }
@@ -181,9 +186,11 @@ export class ScdlReader implements FormatReader {
     readonly obsIndex: FeatureIndexType | undefined,
     warnings: readonly Problem[],
     private readonly options: ScdlOpenOptions,
+    /** The obs feature columns the records carry after the matrix fields. */
+    readonly obsFields: readonly ObsField[] = [],
   ) {
     this.warnings = warnings;
-    this.schema = scdlSchema(data, colPtr);
+    this.schema = scdlSchema(data, colPtr, obsFields);
   }
 
   /** Rows: len(row_ptr) − 1 (C7), never metadata.json. */
@@ -203,9 +210,14 @@ export class ScdlReader implements FormatReader {
 
   /**
    * The reader over a parse that found no error, in any mode (inspect mode builds the same
-   * tree as `inspect(open())` from it). @internal
+   * tree as `inspect(open())` from it). Its records carry `obs` after the matrix fields
+   * (`withObsFields` reads them from the obs tables' footers). @internal
    */
-  static fromParse(parsed: ArchiveParse, options: ScdlOpenOptions = {}): ScdlReader {
+  static fromParse(
+    parsed: ArchiveParse,
+    options: ScdlOpenOptions = {},
+    obs: readonly ObsField[] = [],
+  ): ScdlReader {
     const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = parsed.arrays;
     if (!parsed.header || !data || !rowPtr || !colPtr || !parsed.matrixValid) {
       throw new Error('ScdlReader.fromParse needs a parse without errors');
@@ -223,7 +235,13 @@ export class ScdlReader implements FormatReader {
       parsed.obsIndex,
       parsed.warnings.map(plainProblem),
       options,
+      obs,
     );
+  }
+
+  /** The reader of read mode: fromParse with the obs feature columns as record fields. @internal */
+  static async withObsFields(parsed: ArchiveParse, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
+    return ScdlReader.fromParse(parsed, options, await obsFields(parsed.obsIndex, MATRIX_FIELDS, options));
   }
 
   /** row_ptr[i], row_ptr[i+1] of row i, from the cache or two on-demand entries. */

@@ -50,7 +50,8 @@ describeWith(VECTORS_NEEDED, 'records print as they always have', () => {
     it(`${name}: the JSON lines of today's cat`, async () => {
       const directory = openDirectory(archive);
       try {
-        const lines = await jsonLines(await openScdl(directory));
+        // The matrix fields as cat has always printed them; the obs columns follow them now.
+        const lines = await jsonLines(await openScdl(directory), { columns: ['row', 'indices', 'values'] });
         expect(lines.split('\n')[0]).toBe(TODAY[name].first);
         expect(createHash('sha256').update(lines).digest('hex')).toBe(TODAY[name].sha256);
       } finally {
@@ -91,13 +92,63 @@ describe('records of written archives', () => {
     }
   });
 
-  it('the schema names the three fields with the arrays element types', async () => {
+  it('the schema names the three fields with the arrays element types, then the obs columns', async () => {
     const reader = await openScdl(await raggedArchive());
-    expect(reader.schema.fields.map((f) => [f.name, f.type])).toEqual([
+    expect(reader.schema.fields.slice(0, 3).map((f) => [f.name, f.type])).toEqual([
       ['row', { kind: 'int', bits: 64, signed: false }],
       ['indices', { kind: 'list', items: { kind: 'int', bits: 8, signed: false } }],
       ['values', { kind: 'list', items: { kind: 'float', bits: 32 } }],
     ]);
+    expect(reader.schema.fields.slice(3).map((f) => [f.name, f.type, f.nullable])).toEqual([
+      ['cell', { kind: 'string' }, true],
+    ]);
+  });
+
+  it('records carry the obs columns of their block, typed from the parquet footers; null where its table lacks one', async () => {
+    const { directory } = await writeScdlToMemory(
+      { indptr: [0, 1, 2, 3], indices: [0, 1, 0], data: [1, 2, 3], numCols: 2 },
+      {
+        obs: [
+          {
+            label: 'a',
+            rows: 2,
+            columns: [
+              { name: 'cell', values: ['c0', 'c1'] },
+              { name: 'n', type: 'int64', values: [5n, 2n ** 60n] },
+              { name: 'row', type: 'float32', values: [0.5, 1.5] },
+            ],
+          },
+          {
+            label: 'b',
+            rows: 1,
+            columns: [
+              { name: 'cell', values: ['d0'] },
+              { name: 'ok', values: [true] },
+            ],
+          },
+        ],
+      },
+    );
+    const reader = await openScdl(directory);
+    expect(reader.schema.fields.map((f) => [f.name, f.type])).toEqual([
+      ['row', { kind: 'int', bits: 64, signed: false }],
+      ['indices', { kind: 'list', items: { kind: 'int', bits: 8, signed: false } }],
+      ['values', { kind: 'list', items: { kind: 'float', bits: 32 } }],
+      ['cell', { kind: 'string' }],
+      ['n', { kind: 'int', bits: 64, signed: true }],
+      ['obs.row', { kind: 'float', bits: 32 }],
+      ['ok', { kind: 'bool' }],
+    ]);
+    const lines = (await jsonLines(reader)).trim().split('\n');
+    expect(lines).toEqual([
+      '{"row":0,"indices":[0],"values":[1],"cell":"c0","n":5,"obs.row":0.5,"ok":null}',
+      '{"row":1,"indices":[1],"values":[2],"cell":"c1","n":"1152921504606846976","obs.row":1.5,"ok":null}',
+      '{"row":2,"indices":[0],"values":[3],"cell":"d0","n":null,"obs.row":null,"ok":true}',
+    ]);
+    const picked: DataRecord[] = [];
+    for await (const record of scdlPlugin.records(reader, { offset: 2, limit: 1, columns: ['ok', 'row'] }))
+      picked.push(record);
+    expect(picked.map((r) => r.values)).toEqual([{ ok: true, row: 2 }]);
   });
 
   it('offset, limit and columns choose rows and fields; locations are where locateRecord says', async () => {

@@ -128,7 +128,21 @@ async function checkHeader(reader: ScdlReader, h: Json): Promise<void> {
   }
 }
 
-async function checkMatrix(reader: ScdlReader, m: Json): Promise<void> {
+/**
+ * The obs columns a record of `row` carries, from expected.json's obs_features: every column
+ * any block names (null by default), then the values of the block covering the row.
+ */
+function obsColumns(obs: Json | undefined, row: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!obs) return out;
+  const starts: number[] = obs.cumulative_sum_index.values.map((v: number) => Math.max(0, v));
+  for (const block of obs.blocks) for (const c of block.columns) out[c.name] = null;
+  const b = starts.findIndex((start, k) => k + 1 < starts.length && start <= row && row < starts[k + 1]);
+  if (b >= 0) for (const c of obs.blocks[b].columns) out[c.name] = c.values[row - starts[b]];
+  return out;
+}
+
+async function checkMatrix(reader: ScdlReader, m: Json, obs?: Json): Promise<void> {
   if (m.num_rows !== undefined) expect(reader.numRows).toBe(m.num_rows);
   if (m.num_rows_from_row_ptr !== undefined) expect(reader.rowPtr.length - 1).toBe(m.num_rows_from_row_ptr);
   if (m.nnz !== undefined) expect(reader.nnz).toBe(m.nnz);
@@ -171,12 +185,13 @@ async function checkMatrix(reader: ScdlReader, m: Json): Promise<void> {
     // The batched reader agrees with the single-row one.
     const batch = await reader.rows(er.row, er.row + 1);
     expectValues(batch.row(0).values, er.values, `rows(${er.row}) values`);
-    // And the record, as every app prints it.
+    // And the record, as every app prints it: the matrix fields, then the row's obs columns.
     for await (const record of scdlPlugin.records(reader, { offset: er.row, limit: 1 }))
       expect(await recordToJson(reader.schema, record), `record ${er.row}`).toEqual({
         row: er.row,
         indices: json(er.col_indices),
         values: json(er.values),
+        ...obsColumns(obs, er.row),
       });
   }
   for (const ep of m.padded_rows ?? [])
@@ -269,7 +284,7 @@ const conformance: FormatConformance = {
       if (e.header) await checkHeader(reader, e.header);
       if (e.version_json !== undefined) expect(await reader.versionJson()).toEqual(e.version_json);
       if (e.metadata_json !== undefined) expect(await reader.metadataJson()).toEqual(e.metadata_json);
-      if (e.matrix) await checkMatrix(reader, e.matrix);
+      if (e.matrix) await checkMatrix(reader, e.matrix, e.obs_features);
       if (e.var_features) await checkFeatureIndex(reader, reader.varIndex, e.var_features, true);
       if (e.obs_features) await checkFeatureIndex(reader, reader.obsIndex, e.obs_features, false);
       if (e.lookups) await checkLookups(reader, e.lookups);
