@@ -123,7 +123,7 @@ async function writeRecords(
   const writer = new SinkWriter(kind, schema.arrow, output.sink);
   let rows = 0;
   let batches = 0;
-  const phase = 'export';
+  const phase = 'writing record batches';
   const flush = async () => {
     await writer.write(batch.flush());
     batches++;

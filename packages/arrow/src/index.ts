@@ -12,3 +12,6 @@ export { arrowFileConverter, arrowStreamConverter, chooseTable, encodePng } from
 export { BatchBuilder, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS } from './batches.js';
 export { arrowField, arrowType, type ExportSchema, exportSchema, JSON_EXTENSION } from './schema-out.js';
 export { SinkWriter } from './ipc-writer.js';
+export { arrowPlugin, arrowsPlugin } from './plugin.js';
+export { ArrowReader } from './read.js';
+export { coreField, coreSchema } from './schema-in.js';

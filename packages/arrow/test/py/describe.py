@@ -52,21 +52,26 @@ def canon(v, t):
     return v
 
 
-path, kind = sys.argv[1], sys.argv[2]
-reader = ipc.open_file(path) if kind == "file" else ipc.open_stream(pa.OSFile(path))
-table = reader.read_all()
-digest = hashlib.sha256()
-first = []
-for batch in table.to_batches():
-    for row in batch.to_pylist():
-        line = json.dumps([canon(row[f.name], f.type) for f in table.schema], ensure_ascii=False, separators=(",", ":"))
-        digest.update(line.encode() + b"\n")
-        if len(first) < 3:
-            first.append(json.loads(line))
-print(json.dumps({
-    "fields": [field(f) for f in table.schema],
-    "rows": table.num_rows,
-    "batches": reader.num_record_batches if kind == "file" else len(table.to_batches()),
-    "sha256": digest.hexdigest(),
-    "first": first,
-}))
+def main():
+    path, kind = sys.argv[1], sys.argv[2]
+    reader = ipc.open_file(path) if kind == "file" else ipc.open_stream(pa.OSFile(path))
+    table = reader.read_all()
+    digest = hashlib.sha256()
+    first = []
+    for batch in table.to_batches():
+        for row in batch.to_pylist():
+            line = json.dumps([canon(row[f.name], f.type) for f in table.schema], ensure_ascii=False, separators=(",", ":"))
+            digest.update(line.encode() + b"\n")
+            if len(first) < 3:
+                first.append(json.loads(line))
+    print(json.dumps({
+        "fields": [field(f) for f in table.schema],
+        "rows": table.num_rows,
+        "batches": reader.num_record_batches if kind == "file" else len(table.to_batches()),
+        "sha256": digest.hexdigest(),
+        "first": first,
+    }))
+
+
+if __name__ == "__main__":
+    main()
