@@ -5,6 +5,7 @@ import {
   type Registry,
   type RegistryEntry,
 } from '@binscope/core';
+import { arrowConverters, arrowFormat, arrowsFormat } from '@binscope/arrow/magic';
 import { mldfFormat } from '@binscope/mldf/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
@@ -24,6 +25,8 @@ export const formats: readonly LazyFormat[] = [
   mldfFormat,
   taridxFormat,
   scdlFormat,
+  arrowFormat,
+  arrowsFormat,
   tarShardFormat,
   h5adFormat,
 ];
@@ -34,6 +37,7 @@ export const converters: readonly ConverterInfo[] = [
   ...taridxConverters,
   ...taridxMldfConverters,
   ...h5adConverters,
+  ...arrowConverters,
 ];
 
 /**
