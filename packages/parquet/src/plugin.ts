@@ -1,0 +1,1 @@
+export const parquetPlugin = undefined as never;
