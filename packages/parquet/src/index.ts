@@ -6,3 +6,5 @@ export {
   tablesToParquetConverter,
 } from './magic.js';
 export { ROW_GROUP_BYTES, ROW_GROUP_ROWS, writeParquet } from './write.js';
+export { openParquet, parquetPlugin, validateParquet } from './plugin.js';
+export { ParquetReader } from './read.js';
