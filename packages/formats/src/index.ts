@@ -6,6 +6,7 @@ import {
   type RegistryEntry,
 } from '@binscope/core';
 import { mldfFormat } from '@binscope/mldf/magic';
+import { parquetConverters, parquetFormat } from '@binscope/parquet/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
 import { h5adConverters, h5adFormat } from '@binscope/scdl-h5ad/magic';
@@ -15,8 +16,8 @@ import { udfFormat } from '@binscope/udf/magic';
 
 /**
  * Every format binscope knows, in the order that breaks detection ties: the five formats,
- * then the entries only detected (a tar shard is read through its index, an `.h5ad` is
- * converted). Each is its package's `/magic` entry: metadata now, the parser on first use.
+ * Parquet, then the entries only detected (a tar shard is read through its index, an `.h5ad`
+ * is converted). Each is its package's `/magic` entry: metadata now, the parser on first use.
  */
 export const formats: readonly LazyFormat[] = [
   scbfFormat,
@@ -24,6 +25,7 @@ export const formats: readonly LazyFormat[] = [
   mldfFormat,
   taridxFormat,
   scdlFormat,
+  parquetFormat,
   tarShardFormat,
   h5adFormat,
 ];
@@ -34,6 +36,7 @@ export const converters: readonly ConverterInfo[] = [
   ...taridxConverters,
   ...taridxMldfConverters,
   ...h5adConverters,
+  ...parquetConverters,
 ];
 
 /**

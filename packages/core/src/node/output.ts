@@ -343,8 +343,9 @@ async function localDirectoryOutput(target: string, options: OutputOptions): Pro
     target,
     kind: 'folder',
     async write(rel, content) {
+      // The temp folder is named like the target, relative when it is: compare absolute paths.
       const full = path.resolve(dir, rel);
-      if (!full.startsWith(dir + path.sep))
+      if (!full.startsWith(path.resolve(dir) + path.sep))
         throw new SourceError(`cannot write ${target}: ${rel} is not a path inside it`, target);
       try {
         fs.mkdirSync(path.dirname(full), { recursive: true });
