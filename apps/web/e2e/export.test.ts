@@ -1,27 +1,26 @@
-import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPresent, launchBrowser } from './browser';
-import { distDir, pickFiles, repoRoot, screenshot, vector, vectorsPresent } from './helpers';
+import { launchBrowser } from './browser';
+import {
+  BASIC,
+  cat,
+  choose,
+  download,
+  LARGE,
+  OPFS_PICKER,
+  openData,
+  ready,
+  SAMPLE,
+  SHOWN,
+  sha256,
+  WHOLE,
+} from './export-helpers';
+import { distDir, screenshot } from './helpers';
 import { type StaticServer, startStaticServer } from './server';
-
-const CLI = join(repoRoot, 'apps', 'cli', 'bin', 'binscope.js');
-const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html')) && existsSync(CLI);
-const LARGE = vector('scbf', 'large_100k', 'large_100k.scbf');
-const BASIC = vector('scbf', 'basic', 'basic.scbf');
-const SAMPLE = join(distDir, 'samples', 'mldf', 'train.mldf');
-
-/** What the built CLI's `cat` prints for these arguments (exit 0). */
-function cat(file: string, ...args: string[]): Buffer {
-  return execFileSync(process.execPath, [CLI, 'cat', file, ...args], { maxBuffer: 256 * 1024 * 1024 });
-}
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** A converter plugin written for the test (e2e/toy-export.ts), bundled as a third party would. */
 async function bundleToyExport(outDir: string): Promise<string> {
@@ -41,52 +40,6 @@ async function bundleToyExport(outDir: string): Promise<string> {
   });
   return join(outDir, 'toy-export.js');
 }
-
-/**
- * A save picker that answers with a file of the origin's private file system (OPFS): the
- * export streams into it through the same File System Access calls as into a file a user picks.
- */
-const OPFS_PICKER = `window.showSaveFilePicker = async (options) => {
-  const root = await navigator.storage.getDirectory();
-  window.__picked = options.suggestedName;
-  return root.getFileHandle(options.suggestedName, { create: true });
-};`;
-
-async function openData(page: Page, file: string): Promise<void> {
-  await pickFiles(page, [file]);
-  await page.getByRole('tab', { name: 'Data' }).click();
-  await page.getByTestId('data-view').locator('[data-testid="page-range"]').waitFor();
-  await page.waitForFunction(
-    () => document.querySelector('[data-testid="data-view"]')?.getAttribute('aria-busy') === 'false',
-  );
-}
-
-/** Opens the Export control (if closed) and picks the export by its label and the records. */
-async function choose(page: Page, as: string, scope: RegExp): Promise<void> {
-  const control = page.getByTestId('export');
-  if ((await control.getAttribute('open')) === null) await control.locator('summary').click();
-  await control.getByLabel('export as', { exact: true }).selectOption({ label: as });
-  await control.getByRole('radio', { name: scope }).check();
-}
-
-/** The downloaded export's bytes; checks the size and SHA-256 the page shows for them. */
-async function download(page: Page, as: string, scope: RegExp): Promise<Buffer> {
-  await choose(page, as, scope);
-  const downloading = page.waitForEvent('download');
-  await page.getByTestId('export-download').click();
-  const file = await downloading;
-  const bytes = readFileSync((await file.path())!);
-  const done = page.getByTestId('export-done');
-  await done.waitFor();
-  expect(await page.getByTestId('export-sha256').textContent()).toBe(sha256(bytes));
-  expect(await page.getByTestId('export-size').textContent()).toContain(
-    `${bytes.byteLength.toLocaleString('en-US')} bytes`,
-  );
-  return bytes;
-}
-
-const SHOWN = /records shown/;
-const WHOLE = /whole table/;
 
 describe.skipIf(!ready)('Export on the data view', () => {
   let site: StaticServer;
