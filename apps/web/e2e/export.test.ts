@@ -20,6 +20,7 @@ import {
   WHOLE,
 } from './export-helpers';
 import { distDir, screenshot } from './helpers';
+import { violations } from './a11y-check';
 import { type StaticServer, startStaticServer } from './server';
 
 /** A converter plugin written for the test (e2e/toy-export.ts), bundled as a third party would. */
@@ -95,6 +96,19 @@ describe.skipIf(!ready)('Export on the data view', () => {
     );
     expect(some.equals(expected)).toBe(true);
     await screenshot(p, 'export-control');
+
+    // By keyboard: the control opens from its summary and each input has its label.
+    await p.reload();
+    await openData(p, LARGE);
+    const control = p.getByTestId('export');
+    await control.locator('summary').focus();
+    await p.keyboard.press('Enter');
+    expect(await control.getAttribute('open')).not.toBeNull();
+    await p.keyboard.press('Tab');
+    expect(await p.evaluate(() => document.activeElement?.id)).toBe(
+      await control.getByLabel('export as', { exact: true }).getAttribute('id'),
+    );
+    expect(await violations(p)).toEqual([]);
     await p.close();
   });
 
