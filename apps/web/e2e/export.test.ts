@@ -188,4 +188,24 @@ describe.skipIf(!ready)('Export on the data view', () => {
     expect(whole.trimEnd().split('\n')).toHaveLength(1 + 6);
     await p.close();
   });
+
+  it('cancel stops an export and leaves no file behind', async () => {
+    const p = await page('?plugin=/plugins/toy-export.js');
+    await openData(p, BASIC);
+    await choose(p, 'Toy wait (.toywait)', WHOLE);
+    await p.getByRole('button', { name: 'Save to a file…' }).click();
+    const progress = p.getByTestId('export-progress');
+    await progress.filter({ hasText: 'waiting to be cancelled' }).waitFor();
+    await p.getByTestId('export').getByRole('button', { name: 'cancel' }).click();
+    await progress.waitFor({ state: 'detached' });
+    expect(await p.getByTestId('export-done').count()).toBe(0);
+    expect(await p.getByTestId('export-error').count()).toBe(0);
+    // The picked file was created empty by the picker; the 300 KiB written before cancel were discarded.
+    const size = await p.evaluate(async () => {
+      const root = await navigator.storage.getDirectory();
+      return (await (await root.getFileHandle('basic.toywait')).getFile()).size;
+    });
+    expect(size).toBe(0);
+    await p.close();
+  });
 });

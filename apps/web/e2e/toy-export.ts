@@ -36,6 +36,25 @@ const converter: Converter = {
   },
 };
 
+/**
+ * Writes 300 KiB, says so, then waits until the export is cancelled: a test cancels it at
+ * a known point (no timing), and checks that nothing of it is left behind.
+ */
+const waiting: Converter = {
+  async convertRecords(_input, output, options) {
+    if (output.kind !== 'file') throw new Error('toy export writes a file');
+    // More than the export gathers before it writes to the file (256 KiB): these reach it.
+    await output.sink.write(new Uint8Array(300 * 1024).fill(0x2e));
+    options.onProgress?.({ phase: 'waiting to be cancelled', done: 1 });
+    const signal = options.signal;
+    await new Promise((_, reject) => {
+      if (signal?.aborted) reject(signal.reason);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+    return { warnings: [], details: {} };
+  },
+};
+
 export const converters: ConverterInfo[] = [
   {
     specificationVersion: 2,
@@ -46,5 +65,15 @@ export const converters: ConverterInfo[] = [
     output: 'file',
     extensions: ['toytsv'],
     load: async () => converter,
+  },
+  {
+    specificationVersion: 2,
+    id: 'records-to-toywait',
+    from: ANY_FORMAT,
+    to: 'toywait',
+    title: 'Toy wait',
+    output: 'file',
+    extensions: ['toywait'],
+    load: async () => waiting,
   },
 ];
