@@ -196,6 +196,7 @@ describe.skipIf(!ready)('Export on the data view', () => {
     await p.getByRole('button', { name: 'Save to a file…' }).click();
     const progress = p.getByTestId('export-progress');
     await progress.filter({ hasText: 'waiting to be cancelled' }).waitFor();
+    await screenshot(p, 'export-progress');
     await p.getByTestId('export').getByRole('button', { name: 'cancel' }).click();
     await progress.waitFor({ state: 'detached' });
     expect(await p.getByTestId('export-done').count()).toBe(0);

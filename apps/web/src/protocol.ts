@@ -262,6 +262,8 @@ export interface ExportRequest {
   columns?: string[];
   /** The records shown; the whole table when absent. */
   window?: { offset: number; limit: number };
+  /** How many records that is, when the page knows (for progress). */
+  total?: number;
   /** A file the user picked (File System Access): written chunk by chunk. Else a Blob to download. */
   file?: FileSystemFileHandle;
   values?: OptionValues;

@@ -49,6 +49,8 @@ export function exportViews(): { exports: ExportView[]; maxDownload: number } {
 
 interface Window {
   table: string;
+  /** Records expected, for progress. */
+  total?: number;
   columns?: readonly string[];
   offset: number;
   limit?: number;
@@ -62,7 +64,7 @@ function windowOf(r: Reading, request: ExportRequest): Window {
   if (columns && columns.length === 0) throw new Error('choose at least one field to export');
   const offset = Math.max(0, Math.floor(request.window?.offset ?? 0));
   const limit = request.window ? Math.max(0, Math.floor(request.window.limit)) : undefined;
-  return { table: r.table, columns: asked, offset, limit };
+  return { table: r.table, columns: asked, offset, limit, total: request.total };
 }
 
 function recordOptions(w: Window, signal: AbortSignal): RecordOptions {
@@ -88,7 +90,7 @@ async function writeText(
 ): Promise<number> {
   const encoder = new TextEncoder();
   const options = recordOptions(w, signal);
-  const total = w.limit;
+  const total = w.limit ?? w.total;
   const csv = r.plugin.capabilities?.csv;
   if (format === 'csv' && csv) {
     for await (const chunk of csv(r.reader, options)) {

@@ -106,6 +106,7 @@ export function ExportControl({
           table: table.name,
           columns,
           window: scope === 'shown' ? { offset: shown.offset, limit: shown.count } : undefined,
+          total: what,
           file,
         },
         { signal: controller.signal, onProgress: setProgress },
