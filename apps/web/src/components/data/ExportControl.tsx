@@ -2,7 +2,7 @@ import { basename } from '@binscope/core';
 import { useEffect, useId, useState } from 'react';
 import { isAbort, type ParserClient } from '../../client';
 import { formatBytes } from '../../format';
-import type { ExportResult, ExportView, TableView } from '../../protocol';
+import type { ExportRequest, ExportResult, ExportView, TableView } from '../../protocol';
 
 type SavePicker = (options: {
   suggestedName?: string;
@@ -44,6 +44,70 @@ function useExports(client: ParserClient) {
  * user picks when the browser can (File System Access), else downloaded from a Blob built in
  * memory, bounded. Nothing is uploaded.
  */
+type Done = ExportResult & { name: string; url?: string };
+
+interface ExportJob {
+  client: ParserClient;
+  view: ExportView;
+  /** The file name suggested and downloaded as. */
+  name: string;
+  request: Omit<ExportRequest, 'exporter' | 'file'>;
+}
+
+/**
+ * Runs one export at a time: asks for a file to save into (File System Access) or downloads the
+ * Blob the worker built; keeps its progress, its outcome and the download's URL (revoked when
+ * replaced or unmounted).
+ */
+function useExportJob() {
+  const [running, setRunning] = useState<AbortController | null>(null);
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [done, setDone] = useState<Done | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => () => void (done?.url && URL.revokeObjectURL(done.url)), [done]);
+
+  const run = async ({ client, view, name, request }: ExportJob, to: 'file' | 'download') => {
+    setFailure(null);
+    setDone(null);
+    let file: FileSystemFileHandle | undefined;
+    if (to === 'file') {
+      try {
+        file = await savePicker()!({
+          suggestedName: name,
+          id: 'binscope-export',
+          types: [{ description: view.title, accept: { [view.mediaType]: [`.${view.extension}`] } }],
+        });
+      } catch (e) {
+        if ((e as DOMException).name !== 'AbortError') setFailure((e as Error).message);
+        return;
+      }
+    }
+    const controller = new AbortController();
+    setRunning(controller);
+    setProgress(null);
+    try {
+      const result = await client.request(
+        { type: 'export', ...request, exporter: view.id, file },
+        { signal: controller.signal, onProgress: setProgress },
+      );
+      let url: string | undefined;
+      if (result.blob) {
+        url = URL.createObjectURL(result.blob);
+        const a = document.createElement('a');
+        a.href = url;
+        a.download = name;
+        a.click();
+      }
+      setDone({ ...result, name: file?.name ?? name, url });
+    } catch (e) {
+      if (!isAbort(e)) setFailure((e as Error).message);
+    } finally {
+      setRunning(null);
+    }
+  };
+  return { run, running, progress, done, failure };
+}
+
 export function ExportControl({
   client,
   sessionId,
@@ -66,11 +130,8 @@ export function ExportControl({
   const id = useId();
   const [chosen, setChosen] = useState<string>('');
   const [scope, setScope] = useState<Scope>('shown');
-  const [running, setRunning] = useState<AbortController | null>(null);
-  const [progress, setProgress] = useState<Progress | null>(null);
-  const [done, setDone] = useState<(ExportResult & { name: string; url?: string }) | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => () => void (done?.url && URL.revokeObjectURL(done.url)), [done]);
+  const exportJob = useExportJob();
+  const { running, progress, done, failure } = exportJob;
   if (!list) return null;
   const view = list.exports.find((e) => e.id === chosen) ?? list.exports[0];
   if (!view) return null;
@@ -78,54 +139,19 @@ export function ExportControl({
   const canSave = !!savePicker();
   const what = scope === 'shown' ? shown.count : table.count;
 
-  const run = async (to: 'file' | 'download') => {
-    setFailure(null);
-    setDone(null);
-    let file: FileSystemFileHandle | undefined;
-    if (to === 'file') {
-      try {
-        file = await savePicker()!({
-          suggestedName: name,
-          id: 'binscope-export',
-          types: [{ description: view.title, accept: { [view.mediaType]: [`.${view.extension}`] } }],
-        });
-      } catch (e) {
-        if ((e as DOMException).name !== 'AbortError') setFailure((e as Error).message);
-        return;
-      }
-    }
-    const controller = new AbortController();
-    setRunning(controller);
-    setProgress(null);
-    try {
-      const result = await client.request(
-        {
-          type: 'export',
-          sessionId,
-          exporter: view.id,
-          table: table.name,
-          columns,
-          window: scope === 'shown' ? { offset: shown.offset, limit: shown.count } : undefined,
-          total: what,
-          file,
-        },
-        { signal: controller.signal, onProgress: setProgress },
-      );
-      let url: string | undefined;
-      if (result.blob) {
-        url = URL.createObjectURL(result.blob);
-        const a = document.createElement('a');
-        a.href = url;
-        a.download = name;
-        a.click();
-      }
-      setDone({ ...result, name: file?.name ?? name, url });
-    } catch (e) {
-      if (!isAbort(e)) setFailure((e as Error).message);
-    } finally {
-      setRunning(null);
-    }
+  const job: ExportJob = {
+    client,
+    view,
+    name,
+    request: {
+      sessionId,
+      table: table.name,
+      columns,
+      window: scope === 'shown' ? { offset: shown.offset, limit: shown.count } : undefined,
+      total: what,
+    },
   };
+  const run = (to: 'file' | 'download') => exportJob.run(job, to);
 
   return (
     <details className="export-menu" data-testid="export">
@@ -227,7 +253,7 @@ function ExportProgress({ progress }: { progress: Progress | null }) {
   );
 }
 
-function ExportDone({ done }: { done: ExportResult & { name: string; url?: string } }) {
+function ExportDone({ done }: { done: Done }) {
   return (
     <section className="export-done" data-testid="export-done" aria-live="polite">
       <p className="valid">
