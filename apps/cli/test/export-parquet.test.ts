@@ -27,7 +27,9 @@ const withoutNulls = (lines: string) =>
   lines
     .trim()
     .split('\n')
-    .map((l) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(l)).filter(([, v]) => v !== null))));
+    .map((l) =>
+      JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(l)).filter(([, v]) => v !== null))),
+    );
 
 /** The records as the CLI prints them, one JSON line each. */
 const records = (file: string, ...args: string[]) => ok(['cat', file, '--format', 'jsonl', ...args]).stdout;
