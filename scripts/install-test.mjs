@@ -3,7 +3,8 @@
 // each tarball ships, then installs tarballs with plain npm into fresh projects outside the
 // workspace: @binscope/core + one format package alone (no other @binscope package may come
 // along) reading a vector, for every format; the tar shards → MLDF converter with only the
-// packages it joins, converting a vector; and the CLI with all of them, run on a vector.
+// packages it joins, converting a vector; @binscope/parquet with core alone, writing and reading
+// a Parquet file; and the CLI with all of them, run on a vector (and exporting one to Parquet).
 //   node scripts/install-test.mjs [format ...]   (default: every format)
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -172,6 +173,52 @@ console.log(JSON.stringify({ samples: result.samples, fields: result.fields.leng
   );
 }
 
+/**
+ * @binscope/parquet with core alone: its export writes records to a Parquet file (through a
+ * RecordsInput of its own, since no format package is installed), and its plugin reads the
+ * file back, lazily, and validates it.
+ */
+function parquetAlone(tarballOf) {
+  const project = freshProject('install-parquet');
+  const wanted = ['core', 'parquet'];
+  npmInstall(
+    project,
+    wanted.map((name) => tarballOf(`@binscope/${name}`)),
+  );
+  const installed = fs.readdirSync(path.join(project, 'node_modules', '@binscope')).sort();
+  if (JSON.stringify(installed) !== JSON.stringify(wanted))
+    throw new Error(`expected only @binscope/{${wanted}} to be installed, found ${installed}`);
+  fs.writeFileSync(
+    path.join(project, 'roundtrip.mjs'),
+    `import { fileTarget, memoryScratch } from '@binscope/core';
+import { MemorySink } from '@binscope/core/binary';
+import { MemorySource } from '@binscope/core';
+import { parquetExport, parquetPlugin } from '@binscope/parquet';
+const schema = { fields: [{ name: 'id', type: { kind: 'int', bits: 64, signed: false } }, { name: 'name', type: { kind: 'string' }, nullable: true }] };
+const input = {
+  kind: 'records', name: 'generated', format: 'test', schema,
+  tables: async function* () {},
+  records: async function* () { for (let i = 0; i < 1000; i++) yield { index: i, values: { id: 2n ** 63n + BigInt(i), name: i % 3 ? 'n' + i : null } }; },
+  summary: async () => ({ format: 'test', title: 'test', counts: {}, properties: [] }),
+};
+const sink = new MemorySink();
+await parquetExport.convertRecords(input, { kind: 'file', sink }, { scratch: memoryScratch(), values: { rowGroupSize: 300 } });
+const target = () => fileTarget(new MemorySource(sink.bytes(), 'x.parquet'));
+const reader = await parquetPlugin.open(target());
+let last;
+for await (const r of parquetPlugin.records(reader, { offset: 999 })) last = r.values;
+const report = await parquetPlugin.validate(target());
+console.log(JSON.stringify({ counts: (await parquetPlugin.info(reader)).counts, last: String(last.id), valid: report.valid }));
+`,
+  );
+  const result = JSON.parse(run('node', ['roundtrip.mjs'], project));
+  if (!result.valid || result.counts.rows !== 1000 || result.last !== String(2n ** 63n + 999n))
+    throw new Error(`unexpected result ${JSON.stringify(result)}`);
+  console.log(
+    `install test: @binscope/parquet installed with core alone wrote and read Parquet: ${JSON.stringify(result)}`,
+  );
+}
+
 /** The CLI from its tarball (with the other tarballs for its @binscope dependencies). */
 function cliInstalled(tarballs) {
   const project = freshProject('install-cli');
@@ -184,6 +231,10 @@ function cliInstalled(tarballs) {
     throw new Error(`binscope validate on the installed CLI: ${JSON.stringify(report)}`);
   if (fs.existsSync(path.join(project, 'node_modules', 'tar-stream')))
     throw new Error('the CLI install pulled tar-stream');
+  // Any format's records export to Parquet, which the installed CLI reads back.
+  run(bin, ['convert', targets[0], 'export.parquet'], project);
+  const exported = JSON.parse(run(bin, ['validate', '--json', 'export.parquet'], project));
+  if (!exported.valid) throw new Error(`the exported Parquet does not validate: ${JSON.stringify(exported)}`);
   // A third-party format: a module beside the project (importing the installed core), loaded
   // with --plugin, is detected and read like a built-in one.
   const plugin = path.join(project, 'toy-format');
@@ -216,6 +267,8 @@ try {
     passed++;
   }
   converterAlone(tarballOf);
+  passed++;
+  parquetAlone(tarballOf);
   passed++;
   cliInstalled([...tarballs.values()]);
   passed++;

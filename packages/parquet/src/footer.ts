@@ -1,5 +1,7 @@
 import { type ByteSource, type ProblemList, type ReadOptions, readExact } from '@binscope/core';
+import type { Schema } from '@binscope/core';
 import { type FileMetaData, parquetMetadata } from 'hyparquet';
+import { type ColumnPlan, readSchema } from './read-schema.js';
 
 /** `PAR1`, little-endian: the first and the last four bytes of every (unencrypted) Parquet file. */
 const MAGIC = 0x31524150;
@@ -15,6 +17,8 @@ export interface ParquetLayout {
   /** The footer's (thrift FileMetaData) range, once its length is known to fit. */
   footer?: { offset: number; length: number };
   metadata?: FileMetaData;
+  /** The records' schema made from the footer's, once it is known to make one. */
+  columns?: { schema: Schema; columns: ColumnPlan[] };
 }
 
 function u32(bytes: Uint8Array, at: number): number {
@@ -84,8 +88,56 @@ export async function parseLayout(
     problems.error('InvalidValue', `the footer does not decode: ${(error as Error).message}`, { offset });
     return layout;
   }
+  const malformed = malformedMetadata(layout.metadata);
+  if (malformed) {
+    layout.metadata = undefined;
+    problems.error('InvalidValue', `the footer's metadata is malformed: ${malformed}`, { offset });
+    return layout;
+  }
   checkMetadata(layout, layout.metadata, problems);
+  try {
+    layout.columns = readSchema(layout.metadata);
+  } catch (error) {
+    // A schema whose elements do not nest as their child counts say (a damaged footer).
+    problems.error('InvalidValue', `the footer's schema does not nest: ${(error as Error).message}`, {
+      offset,
+    });
+  }
   return layout;
+}
+
+const isBig = (v: unknown) => typeof v === 'bigint';
+const isOptionalBig = (v: unknown) => v === undefined || typeof v === 'bigint';
+
+/**
+ * hyparquet decodes the footer's thrift as it comes, without checking that each field has the
+ * type the Parquet spec gives it: a damaged footer can hold a number where a bigint belongs,
+ * or no row groups at all. What the reader relies on is checked here, once, so nothing later
+ * meets a value of the wrong type.
+ */
+function malformedMetadata(metadata: FileMetaData): string | undefined {
+  if (!isBig(metadata.num_rows)) return 'num_rows is not an integer';
+  if (!Array.isArray(metadata.schema) || metadata.schema.length === 0) return 'it has no schema';
+  for (const [i, e] of metadata.schema.entries()) {
+    if (!e || typeof e.name !== 'string') return `schema element ${i} has no name`;
+    if (e.num_children !== undefined && (!Number.isSafeInteger(e.num_children) || e.num_children < 0))
+      return `schema element ${i} has ${e.num_children} children`;
+  }
+  if (!Array.isArray(metadata.row_groups)) return 'it has no row group list';
+  for (const [g, group] of metadata.row_groups.entries()) {
+    if (!group || !isBig(group.num_rows) || group.num_rows < 0n || !Array.isArray(group.columns))
+      return `row group ${g} is not a row group`;
+    for (const chunk of group.columns) {
+      const meta = chunk?.meta_data;
+      if (!meta) continue;
+      const ranges = [meta.data_page_offset, meta.total_compressed_size, meta.num_values];
+      if (!ranges.every(isBig) || !isOptionalBig(meta.dictionary_page_offset))
+        return `row group ${g}: a column chunk's offsets are not integers`;
+      if (typeof meta.codec !== 'string' || !Array.isArray(meta.path_in_schema))
+        return `row group ${g}: a column chunk has no codec or path`;
+    }
+  }
+  return undefined;
 }
 
 /** Counts and ranges the footer states, against each other and against the file. */

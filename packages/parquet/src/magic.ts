@@ -48,7 +48,7 @@ const EXPORT_OPTIONS: readonly OptionSpec[] = [
   {
     name: 'rowGroupSize',
     type: 'number',
-    description: 'rows per row group (default: as many as fit in about 32 MiB of values)',
+    description: 'rows per row group (default: as many as fit in about 16 MiB of values)',
   },
 ];
 

@@ -12,7 +12,8 @@ import {
 import { chunkRange, type ParquetLayout, parseLayout } from './footer.js';
 import { parquetTree } from './inspect.js';
 import { parquetFormat } from './magic.js';
-import { compressorsFor, decodeError, ParquetReader, parquetRecords } from './read.js';
+import { compressorsFor } from './decompress.js';
+import { decodeError, ParquetReader, parquetRecords } from './read.js';
 import { FIELDS_KEY } from './write-schema.js';
 
 const { load: _load, ...info } = parquetFormat;
@@ -102,7 +103,7 @@ async function decodeAll(
 
 async function openReader(layout: ParquetLayout): Promise<ParquetReader> {
   const metadata = layout.metadata!;
-  return new ParquetReader({ ...layout, metadata }, await compressorsFor(metadata));
+  return new ParquetReader({ ...layout, metadata, columns: layout.columns! }, await compressorsFor(metadata));
 }
 
 /**
@@ -116,7 +117,7 @@ export const parquetPlugin = definePlugin<ParquetLayout, ParquetReader, 'file'>(
   parse: (input, problems, options) => parseLayout(input.source, problems, options),
   reader: (layout) => openReader(layout),
   async deepChecks(layout, _input, problems, options) {
-    if (!layout.metadata || problems.hasErrors()) return;
+    if (!layout.metadata || !layout.columns || problems.hasErrors()) return;
     await problems.attempt(async () => decodeAll(layout, options, await openReader(layout)));
   },
   tree: (layout) => parquetTree(layout),

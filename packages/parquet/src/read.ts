@@ -15,7 +15,7 @@ import {
 import type { AsyncBuffer, Compressors, FileMetaData } from 'hyparquet';
 import { parquetReadObjects } from 'hyparquet';
 import { chunkRange, type ParquetLayout } from './footer.js';
-import { type ColumnPlan, readSchema } from './read-schema.js';
+import type { ColumnPlan } from './read-schema.js';
 
 /**
  * hyparquet's view of the file: reads go to the ByteSource, a range at a time, so only the
@@ -48,19 +48,6 @@ const RAW_PARSERS = {
   dateFromDays: (v: number) => v,
 };
 
-const BUILT_IN = new Set(['UNCOMPRESSED', 'SNAPPY']);
-
-/**
- * The decompressors a file needs: hyparquet has Snappy; gzip, zstd, brotli and LZ4 come from
- * hyparquet-compressors, loaded only for a file that uses one (it is most of the reader's size).
- */
-export async function compressorsFor(metadata: FileMetaData): Promise<Compressors | undefined> {
-  const needed = metadata.row_groups.some((g) =>
-    g.columns.some((c) => c.meta_data && !BUILT_IN.has(c.meta_data.codec)),
-  );
-  return needed ? (await import('hyparquet-compressors')).compressors : undefined;
-}
-
 /** The error class of a failure inside hyparquet's decoding, by what its message says. */
 function decodeCode(message: string): ErrorCode {
   return /compress|snappy|gzip|zstd|brotli|lz4|inflate|huffman/i.test(message)
@@ -90,10 +77,13 @@ export class ParquetReader implements FormatReader {
   readonly groupStarts: number[];
 
   constructor(
-    readonly layout: ParquetLayout & { metadata: FileMetaData },
+    readonly layout: ParquetLayout & {
+      metadata: FileMetaData;
+      columns: NonNullable<ParquetLayout['columns']>;
+    },
     private readonly compressors: Compressors | undefined,
   ) {
-    const { schema, columns } = readSchema(layout.metadata);
+    const { schema, columns } = layout.columns;
     this.schema = schema;
     this.columns = columns;
     this.groupStarts = [0];

@@ -20,8 +20,15 @@ import { SinkWriter } from './sink-writer.js';
 import { approximateSize, columnValue } from './write-values.js';
 import { keyValueMetadata, writeSchema } from './write-schema.js';
 
-/** A row group closes when its values pass this many bytes in memory (or `--row-group-size` rows). */
-export const ROW_GROUP_BYTES = 32 << 20;
+/**
+ * A row group closes when its values pass this many bytes in memory (or `--row-group-size`
+ * rows). Encoding a group takes several times its values (hyparquet-writer keeps levels, a
+ * dictionary and converted copies of each value), so the budget is set by measurement: 16 MiB
+ * keeps a 1,000,000-row export within ~150 MB of the reader's own memory, as fast as larger groups.
+ */
+export const ROW_GROUP_BYTES = 16 << 20;
+/** What the encoder holds per value besides the value itself (levels, converted copies), roughly. */
+const VALUE_OVERHEAD = 64;
 /** And at this many rows when no size is given: past it, readers gain little from larger groups. */
 export const ROW_GROUP_ROWS = 1_000_000;
 
@@ -144,7 +151,7 @@ class RowGroup {
           where,
         );
       this.data[i].push(columnValue(value, this.columns[i].type));
-      this.bytes += approximateSize(value);
+      this.bytes += approximateSize(value) + VALUE_OVERHEAD;
     }
     this.rows++;
   }
