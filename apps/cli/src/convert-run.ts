@@ -121,7 +121,9 @@ export async function reportConversion(
   report: ConvertReport,
   extra: Record<string, JsonValue> = {},
 ): Promise<void> {
-  const conversion = `${run.converter.from}→${run.converter.to}`;
+  // An export names the format it read, not "any format".
+  const from = run.input.kind === 'records' ? run.input.format : run.converter.from;
+  const conversion = `${from}→${run.converter.to}`;
   if (run.json) {
     const input: JsonValue = run.inputs.length === 1 ? run.inputs[0] : [...run.inputs];
     await printJson(ctx.out, {

@@ -38,7 +38,7 @@ describeWith(vectorsFolder(VECTORS), 'convert to Parquet', () => {
   it('SCBF → .parquet: the same records, and the count in info', () => {
     const scbf = vector('scbf/basic/basic.scbf');
     const run = ok(['convert', scbf, out('basic.parquet')]);
-    expect(run.stderr).toMatch(/wrote .*basic\.parquet \(\*→parquet\)/);
+    expect(run.stderr).toMatch(/wrote .*basic\.parquet \(scbf→parquet\)/);
     expect(records(out('basic.parquet'))).toBe(records(scbf));
     const info = JSON.parse(ok(['info', out('basic.parquet'), '--json']).stdout);
     expect(info.counts).toMatchObject({ rows: 6, columns: 3 });
@@ -100,6 +100,9 @@ describeWith(vectorsFolder(VECTORS), 'convert to Parquet', () => {
     ]);
     const tables = (JSON.parse(ok(['info', udf, '--json']).stdout).counts.tables as number) + 1;
     expect(files.length).toBe(tables);
+    // --to names the format; a trailing slash names the folder variant, not a file called `slashed/`
+    ok(['convert', udf, 'slashed/', '--to', 'parquet'], scratch.dir);
+    expect(fs.readdirSync(out('slashed')).sort()).toEqual(files);
   });
 
   it('a Parquet file converts again: Parquet → Parquet keeps the records', () => {

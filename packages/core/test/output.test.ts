@@ -246,6 +246,14 @@ describe('openDirectoryOutput', () => {
     expect(fs.readFileSync(path.join(dir, 'relative-archive', 'obs/labels.json'), 'utf8')).toBe('[]');
   });
 
+  it('a folder named with a trailing slash is that folder', async () => {
+    const target = `${path.join(dir, 'slashed')}/`;
+    const out = await openDirectoryOutput(target, options({ marker: 'header.sch' }));
+    await out.write('header.sch', enc.encode('SCDL'));
+    await out.commit();
+    expect(fs.readFileSync(path.join(dir, 'slashed', 'header.sch'), 'utf8')).toBe('SCDL');
+  });
+
   it('refuses a folder that holds an input', async () => {
     const target = path.join(dir, 'shards');
     fs.mkdirSync(target);

@@ -81,7 +81,13 @@ function namesFolder(output: string): boolean {
 
 /** The converters whose output OUT can be: by --to, else by OUT's extension or being a folder. */
 function byOutput(registry: Registry, output: string, to: string | undefined): ConverterInfo[] {
-  if (to !== undefined) return registry.converters.filter((c) => c.to === to);
+  if (to !== undefined) {
+    // One output format may be written as a file or as a folder (one file per table): OUT says which.
+    const named = registry.converters.filter((c) => c.to === to);
+    const kind = output !== '-' && namesFolder(output) ? 'directory' : 'file';
+    const ofKind = named.filter((c) => c.output === kind);
+    return ofKind.length > 0 ? ofKind : named;
+  }
   if (output === '-') return registry.converters.filter((c) => c.output === 'file');
   const ext = extensionOf(output);
   const files = registry.converters.filter((c) => c.output === 'file' && c.extensions.includes(ext));

@@ -304,7 +304,9 @@ export async function openDirectoryOutput(
       abort: () => sink.abort().finally(release),
     };
   }
-  return localDirectoryOutput(target, options);
+  // `out/` names the folder `out`: the temp folder beside it is renamed onto the name, not into it.
+  const folder = target.length > 1 ? target.replace(/[\\/]+$/, '') || target : target;
+  return localDirectoryOutput(folder, options);
 }
 
 /** Sentinel a local folder build throws when it is aborted: writeDirectoryAtomic then removes the temp. */
