@@ -12,6 +12,8 @@ import {
   type Schema,
   type TabularOptions,
   withLocation,
+  chooseRecords,
+  problemError,
 } from '@binscope/core';
 import { encode } from 'fast-png';
 import { BatchBuilder, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS } from './batches.js';
@@ -24,36 +26,6 @@ interface Chosen {
   readonly table: string | undefined;
   readonly schema: Schema;
   readonly count?: number;
-}
-
-/**
- * `--table NAME`, else (unless `--index-only`) the table marked primary (TARIDX samples: the
- * data, where the main records are only its index), else the main records.
- */
-export async function chooseTable(input: RecordsInput, options: ConvertOptions): Promise<Chosen> {
-  const values = options.values ?? {};
-  const wanted = typeof values.table === 'string' ? values.table : undefined;
-  if (wanted !== undefined && values.indexOnly === true)
-    throw new FormatError('InvalidValue', '--table and --index-only exclude each other', {
-      file: input.name,
-    });
-  if (values.indexOnly === true) return { table: undefined, schema: input.schema };
-  const seen: string[] = [];
-  for await (const t of input.tables({ signal: options.signal })) {
-    if (wanted === undefined ? t.primary === true : t.name === wanted)
-      return { table: t.name, schema: t.schema, count: t.count };
-    if (seen.length < 20) seen.push(JSON.stringify(t.name));
-  }
-  if (wanted === undefined) return { table: undefined, schema: input.schema };
-  const list = seen.length ? `its tables: ${seen.join(', ')}` : 'it has no tables besides its main records';
-  throw new FormatError(
-    'InvalidValue',
-    `${input.format.toUpperCase()} input has no table "${wanted}"; ${list}`,
-    {
-      file: input.name,
-      format: input.format,
-    },
-  );
 }
 
 /** An image as PNG bytes (`--images png`), through fast-png: 8-bit, 1 to 4 channels. */
@@ -69,18 +41,6 @@ export function encodePng(image: ImageValue): Uint8Array {
     channels: image.channels,
     depth: 8,
     data: image.pixels,
-  });
-}
-
-/** A record that stands for one the reader could not read is refused with its own error. */
-function refuse(problem: Problem, index: number, input: RecordsInput): FormatError {
-  const code: ErrorCode = (ERROR_CODES as readonly string[]).includes(problem.code)
-    ? (problem.code as ErrorCode)
-    : 'InvalidValue';
-  return new FormatError(code, `record ${index} cannot be exported: ${problem.message}`, {
-    offset: problem.offset,
-    file: problem.file ?? input.name,
-    format: problem.format ?? input.format,
   });
 }
 
@@ -116,7 +76,7 @@ async function writeRecords(
   if (output.kind !== 'file')
     throw new FormatError('UnsupportedFeature', 'an Arrow export writes one file, not a folder');
   const bounds = limits(options);
-  const chosen = await chooseTable(input, options);
+  const chosen = await chooseRecords(input, options.values, { signal: options.signal });
   const tabular: TabularOptions = options.values?.images === 'png' ? { encodeImage: encodePng } : {};
   const schema = exportSchema(chosen.schema, tabular);
   const batch = new BatchBuilder(chosen.schema.fields, schema, tabular, bounds);
@@ -130,7 +90,7 @@ async function writeRecords(
     options.onProgress?.({ phase, done: rows, total: chosen.count, unit: 'items' });
   };
   for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
-    if (record.problem) throw refuse(record.problem, record.index, input);
+    if (record.problem) throw problemError(record.problem, input);
     batch.append(record.values, record.index);
     rows++;
     if (batch.full) await flush();

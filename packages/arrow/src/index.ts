@@ -8,7 +8,7 @@ export {
   recordsToArrowConverter,
   recordsToArrowsConverter,
 } from './magic.js';
-export { arrowFileConverter, arrowStreamConverter, chooseTable, encodePng } from './export.js';
+export { arrowFileConverter, arrowStreamConverter, encodePng } from './export.js';
 export { BatchBuilder, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS } from './batches.js';
 export { arrowField, arrowType, type ExportSchema, exportSchema, JSON_EXTENSION } from './schema-out.js';
 export { SinkWriter } from './ipc-writer.js';

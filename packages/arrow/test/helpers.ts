@@ -10,6 +10,7 @@ import {
   type TabularValue,
   tabularField,
   tabularValue,
+  chooseRecords,
 } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
 import { openPath } from '@binscope/core/node';
@@ -19,7 +20,7 @@ import { scdlFormat } from '@binscope/scdl/magic';
 import { taridxFormat } from '@binscope/taridx/magic';
 import { runPython } from '@binscope/testkit';
 import { udfFormat } from '@binscope/udf/magic';
-import { arrowFileConverter, arrowStreamConverter, chooseTable } from '../src/export.js';
+import { arrowFileConverter, arrowStreamConverter } from '../src/export.js';
 
 export const FORMATS: Record<string, LazyFormat> = {
   scbf: scbfFormat,
@@ -92,7 +93,7 @@ export function canon(value: TabularValue, type: TabularType): unknown {
  * tabular mapping says, and the sha256 of every record's values mapped the same way.
  */
 export async function expectedExport(input: RecordsInput, values: OptionValues = {}) {
-  const chosen = await chooseTable(input, convertOptions(values));
+  const chosen = await chooseRecords(input, convertOptions(values).values);
   const fields = chosen.schema.fields.map((f) => tabularField(f));
   const hash = (await import('node:crypto')).createHash('sha256');
   const first: unknown[] = [];

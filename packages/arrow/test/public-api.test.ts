@@ -23,7 +23,6 @@ it('exports exactly these names, entry by entry', async () => {
       'arrowType',
       'arrowsFormat',
       'arrowsPlugin',
-      'chooseTable',
       'coreField',
       'coreSchema',
       'encodePng',

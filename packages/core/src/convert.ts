@@ -1,5 +1,5 @@
 import type { ByteSource, ReadOptions } from './bytes.js';
-import { FormatError, type Problem } from './errors.js';
+import { ERROR_CODES, type ErrorCode, FormatError, type Problem } from './errors.js';
 import type { JsonValue } from './json.js';
 import type {
   AnyFormatPlugin,
@@ -153,6 +153,60 @@ export function recordsInput(plugin: AnyFormatPlugin, reader: FormatReader, name
 
 async function* listed(tables: readonly TableInfo[]): AsyncGenerator<TableInfo> {
   yield* tables;
+}
+
+/** The records a converter from ANY_FORMAT reads: a table of the input, or its main records. */
+export interface RecordsChoice {
+  /** Undefined for the main records. */
+  readonly table?: string;
+  readonly schema: Schema;
+  readonly count?: number;
+}
+
+/**
+ * What every converter from ANY_FORMAT reads, by the options `table` and `indexOnly`: the table
+ * named, else (unless `indexOnly`) the table the input marks primary (TARIDX: its samples,
+ * where the main records are only their index), else the main records. An unknown table is
+ * refused naming the input's tables.
+ */
+export async function chooseRecords(
+  input: RecordsInput,
+  values: OptionValues = {},
+  options: ReadOptions = {},
+): Promise<RecordsChoice> {
+  const wanted = typeof values.table === 'string' && values.table !== '' ? values.table : undefined;
+  const where = { file: input.name, format: input.format };
+  if (wanted !== undefined && values.indexOnly === true)
+    throw new FormatError('InvalidValue', '--table and --index-only exclude each other', where);
+  if (values.indexOnly === true) return { schema: input.schema };
+  const seen: string[] = [];
+  for await (const t of input.tables(options)) {
+    if (wanted === undefined ? t.primary === true : t.name === wanted)
+      return { table: t.name, schema: t.schema, count: t.count };
+    if (seen.length < 20) seen.push(JSON.stringify(t.name));
+  }
+  if (wanted === undefined) return { schema: input.schema };
+  const list = seen.length ? `its tables: ${seen.join(', ')}` : 'it has no tables besides its main records';
+  throw new FormatError(
+    'InvalidValue',
+    `--table ${JSON.stringify(wanted)}: no such table in ${input.name}; ${list}`,
+    where,
+  );
+}
+
+/**
+ * A record that stands in for one its format could not read (`DataRecord.problem`), as the
+ * typed error a converter stops with: its own class, message and offset.
+ */
+export function problemError(problem: Problem, input?: RecordsInput): FormatError {
+  const code = (ERROR_CODES as readonly string[]).includes(problem.code)
+    ? (problem.code as ErrorCode)
+    : 'InvalidValue';
+  return new FormatError(code, problem.message, {
+    offset: problem.offset,
+    file: problem.file ?? input?.name,
+    format: problem.format ?? input?.format,
+  });
 }
 
 /**

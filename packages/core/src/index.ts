@@ -20,6 +20,7 @@ export {
 } from './bytes.js';
 export {
   ANY_FORMAT,
+  chooseRecords,
   type Converter,
   type ConverterInfo,
   type ConvertInput,
@@ -28,6 +29,8 @@ export {
   type ConvertReport,
   type OptionSpec,
   type OptionValues,
+  problemError,
+  type RecordsChoice,
   type RecordsInput,
   recordsInput,
   runConverter,

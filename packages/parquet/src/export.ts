@@ -8,44 +8,14 @@ import {
   type Schema,
   type TableInfo,
   type TabularOptions,
+  chooseRecords,
+  type RecordsChoice,
 } from '@binscope/core';
 import { type ExportedTable, writeParquet } from './write.js';
 import { encodePng } from './images.js';
 
-/** What one export writes: the main records (`table` undefined) or one table. */
-interface Selection {
-  readonly table?: string;
-  readonly schema: Schema;
-  readonly count?: number;
-}
-
 function tabularOptions(options: ConvertOptions): TabularOptions {
   return options.values?.images === 'png' ? { encodeImage: encodePng } : {};
-}
-
-/**
- * The table an export writes: `--table NAME`; else the one the input marks primary (the data
- * of a file whose main records are an index), unless `--index-only`; else the main records.
- */
-async function selectTable(input: RecordsInput, options: ConvertOptions): Promise<Selection> {
-  const wanted = options.values?.table;
-  const indexOnly = options.values?.indexOnly === true;
-  if (wanted === undefined && indexOnly) return { schema: input.schema };
-  const names: string[] = [];
-  for await (const table of input.tables({ signal: options.signal })) {
-    if (wanted === undefined ? table.primary === true : table.name === wanted) return selection(table);
-    if (names.length < 20) names.push(table.name);
-  }
-  if (wanted === undefined) return { schema: input.schema };
-  throw new FormatError(
-    'InvalidValue',
-    `--table ${wanted}: ${input.name} has ${names.length > 0 ? `the tables ${names.join(', ')}` : 'no further tables'}`,
-    { file: input.name, format: input.format },
-  );
-}
-
-function selection(table: TableInfo): Selection {
-  return { table: table.name, schema: table.schema, count: table.count };
 }
 
 function report(tables: readonly ExportedTable[], extra: Record<string, string> = {}): ConvertReport {
@@ -66,7 +36,7 @@ function report(tables: readonly ExportedTable[], extra: Record<string, string> 
 export const parquetExport: Converter = {
   async convertRecords(input, output, options) {
     if (output.kind !== 'file') throw wrongOutput('file');
-    const chosen = await selectTable(input, options);
+    const chosen = await chooseRecords(input, options.values, { signal: options.signal });
     const written = await writeParquet(input, chosen, output.sink, options, tabularOptions(options));
     return report([written], chosen.table === undefined ? {} : { table: chosen.table });
   },
@@ -83,7 +53,7 @@ export const parquetFolderExport: Converter = {
     const names = new FileNames();
     const written: ExportedTable[] = [];
     const tabular = tabularOptions(options);
-    const write = async (chosen: Selection, name: string) => {
+    const write = async (chosen: RecordsChoice, name: string) => {
       const path = names.take(name);
       await output.sink.write(path, async (sink) => {
         written.push({ ...(await writeParquet(input, chosen, sink, options, tabular)), path });
@@ -91,7 +61,7 @@ export const parquetFolderExport: Converter = {
     };
     await write({ schema: input.schema }, input.format);
     for await (const table of input.tables({ signal: options.signal }))
-      await write(selection(table), table.name);
+      await write({ table: table.name, schema: table.schema, count: table.count }, table.name);
     return report(written);
   },
 };

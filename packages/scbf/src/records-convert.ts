@@ -21,6 +21,9 @@ import {
   type Schema,
   type Scratch,
   type Value,
+  chooseRecords,
+  problemError,
+  type RecordsChoice,
 } from '@binscope/core';
 import { nextTask, ownFiles, settleColumns, writeColumns } from './columns-out.js';
 import { ColumnWriter } from './csv-column.js';
@@ -34,36 +37,10 @@ import { makeSpillSpace } from './spill.js';
 /** Records between turns of the event loop (the deflaters hand work back only then). */
 const BATCH = 4096;
 
-/** The records a conversion reads: a table of the input (by name), or its main records. */
-interface Chosen {
-  table?: string;
-  schema: Schema;
-  count?: number;
-}
-
 interface Settings {
   nulls: boolean;
   cast: boolean;
   level?: number;
-}
-
-/** `--table NAME`, or the table marked primary, or the main records. */
-async function chooseTable(input: RecordsInput, name: unknown, signal?: AbortSignal): Promise<Chosen> {
-  const tables = [];
-  for await (const table of input.tables({ signal })) tables.push(table);
-  if (typeof name === 'string' && name !== '') {
-    const table = tables.find((t) => t.name === name);
-    if (!table)
-      throw new RangeError(
-        `--table ${JSON.stringify(name)}: ${input.name} has no such table (${
-          tables.length ? `its tables: ${tables.map((t) => t.name).join(', ')}` : 'it has only its records'
-        })`,
-      );
-    return { table: table.name, schema: table.schema, count: table.count };
-  }
-  const primary = tables.find((t) => t.primary);
-  if (primary) return { table: primary.name, schema: primary.schema, count: primary.count };
-  return { schema: input.schema };
 }
 
 function settingsOf(values: OptionValues): Settings {
@@ -76,18 +53,10 @@ function settingsOf(values: OptionValues): Settings {
   return { nulls: values.nulls === true, cast: values.cast === true, level };
 }
 
-/** A record standing in for one its format could not read: its problem, as the typed error it was. */
-function problemError(problem: Problem): FormatError {
-  const code = (ERROR_CODES as readonly string[]).includes(problem.code)
-    ? (problem.code as ErrorCode)
-    : 'InvalidValue';
-  return new FormatError(code, problem.message, problem);
-}
-
 /** The SCBF type of each column: planned, or for a wide integer column (`--cast`) surveyed from its values. */
 async function columnTypes(
   input: RecordsInput,
-  chosen: Chosen,
+  chosen: RecordsChoice,
   plans: readonly ColumnPlan[],
   place: RecordsPlace,
   signal?: AbortSignal,
@@ -99,7 +68,7 @@ async function columnTypes(
     const pace = pacer(signal);
     const columns = surveys.map((s) => s.survey.field.name);
     for await (const record of input.records({ table: chosen.table, columns, signal })) {
-      if (record.problem) throw problemError(record.problem);
+      if (record.problem) throw problemError(record.problem, input);
       for (const { survey } of surveys) survey.see(record.values[survey.field.name], record.index);
       if (record.index % BATCH === 0) await pace();
     }
@@ -139,7 +108,7 @@ class NullBitmaps {
 /** One pass over the records into spilled columns, then the plain SCBF file into `sink`. */
 async function writeRecords(
   input: RecordsInput,
-  chosen: Chosen,
+  chosen: RecordsChoice,
   plans: readonly ColumnPlan[],
   types: readonly ScbfType[],
   sink: ByteSink,
@@ -158,7 +127,7 @@ async function writeRecords(
   let rows = 0;
   try {
     for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
-      if (record.problem) throw problemError(record.problem);
+      if (record.problem) throw problemError(record.problem, input);
       for (let c = 0; c < writers.length; c++) {
         const value = record.values[names[c]];
         if ((value === null && !plans[c].nullIsValue) || value === undefined) {
@@ -205,7 +174,7 @@ export const convertRecordsToScbf = {
     if (output.kind !== 'file') throw new TypeError('SCBF is written to a file sink, not a directory');
     const settings = settingsOf(options.values ?? {});
     const place: RecordsPlace = { file: input.name, format: input.format };
-    const chosen = await chooseTable(input, options.values?.table, options.signal);
+    const chosen = await chooseRecords(input, options.values, { signal: options.signal });
     const plans = chosen.schema.fields.map((field) => planColumn(field, settings.cast, place));
     if (plans.length === 0)
       throw new FormatError('UnsupportedFeature', 'the records have no fields: SCBF needs a column', place);

@@ -328,7 +328,7 @@ describe('records → SCBF: tables and problems', () => {
         synthetic(main, () => ({}), 0, [t('a')]),
         { table: 'zz' },
       ),
-    ).rejects.toThrow('--table "zz": synthetic has no such table (its tables: a)');
+    ).rejects.toThrow('--table "zz": no such table in synthetic; its tables: "a"');
   });
 
   it('column names SCBF cannot hold, or repeated, are refused before any record is read', async () => {

@@ -17,6 +17,9 @@ import {
   type RecordsInput,
   type Schema,
   type Value,
+  chooseRecords,
+  problemError,
+  type RecordsChoice,
 } from '@binscope/core';
 import { MldfWriter } from '@binscope/mldf';
 import { ScratchSpill } from './converter.js';
@@ -30,38 +33,6 @@ import {
 
 /** Records between turns of the event loop (an abort, SIGTERM) and progress reports. */
 const BATCH = 256;
-
-interface Chosen {
-  table?: string;
-  schema: Schema;
-  count?: number;
-}
-
-/** `--table NAME`, or the table marked primary, or the main records. */
-async function chooseTable(input: RecordsInput, name: unknown, signal?: AbortSignal): Promise<Chosen> {
-  const tables = [];
-  for await (const table of input.tables({ signal })) tables.push(table);
-  if (typeof name === 'string' && name !== '') {
-    const table = tables.find((t) => t.name === name);
-    if (!table)
-      throw new RangeError(
-        `--table ${JSON.stringify(name)}: ${input.name} has no such table (${
-          tables.length ? `its tables: ${tables.map((t) => t.name).join(', ')}` : 'it has only its records'
-        })`,
-      );
-    return { table: table.name, schema: table.schema, count: table.count };
-  }
-  const primary = tables.find((t) => t.primary);
-  if (primary) return { table: primary.name, schema: primary.schema, count: primary.count };
-  return { schema: input.schema };
-}
-
-function problemError(problem: Problem): FormatError {
-  const code = (ERROR_CODES as readonly string[]).includes(problem.code)
-    ? (problem.code as ErrorCode)
-    : 'InvalidValue';
-  return new FormatError(code, problem.message, problem);
-}
 
 function imageChoice(value: unknown): ImageChoice {
   if (value === undefined || value === 'raw') return 'raw';
@@ -106,7 +77,7 @@ export const convertRecordsToMldf = {
     const { signal, onProgress } = options;
     const images = imageChoice(values.images);
     const place: RecordsPlace = { file: input.name, format: input.format };
-    const chosen = await chooseTable(input, values.table, signal);
+    const chosen = await chooseRecords(input, values, { signal });
     let first: DataRecordValues | undefined;
     for await (const record of input.records({ table: chosen.table, limit: 1, signal }))
       first = record.values;
@@ -127,7 +98,7 @@ export const convertRecordsToMldf = {
       const pace = pacer(signal);
       let rows = 0;
       for await (const record of input.records({ table: chosen.table, signal })) {
-        if (record.problem) throw problemError(record.problem);
+        if (record.problem) throw problemError(record.problem, input);
         const sample = await sampleOf(record.values, maps, record.index, place);
         try {
           writer.add(sample);
