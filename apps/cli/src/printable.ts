@@ -18,12 +18,5 @@ export function printable(text: string): string {
   return text.replace(CONTROL, escapeControl);
 }
 
-const JSON_RAW_CONTROL = /[\u007f-\u009f]/g;
-
-/**
- * JSON text with DEL and C1 controls escaped too (JSON.stringify escapes only C0). They can
- * only stand inside strings, where `\u007f` means the same character: the document is equal.
- */
-export function printableJson(json: string): string {
-  return json.replace(JSON_RAW_CONTROL, escapeControl);
-}
+/** JSON text with DEL and C1 controls escaped too: core's, shared with JSON Lines output. */
+export { printableJson } from '@binscope/core';

@@ -1,4 +1,11 @@
-import type { JsonRecord, JsonValue } from '@binscope/core';
+import {
+  type CsvShapeError,
+  isBinscopeError,
+  type JsonRecord,
+  type JsonValue,
+  recordJsonText,
+  recordTextLines,
+} from '@binscope/core';
 import { appendAll, maxOf } from '@binscope/core/binary';
 import { CliError, EXIT } from './errors.js';
 import { printable, printableJson } from './printable.js';
@@ -46,72 +53,30 @@ function jsonArrayWriter(out: Output): RecordWriter {
   };
 }
 
-function isNegativeZero(value: unknown): boolean {
-  return value === 0 && 1 / (value as number) < 0;
-}
-
-function containsNegativeZero(value: JsonValue): boolean {
-  if (typeof value === 'number') return isNegativeZero(value);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (const item of value) if (containsNegativeZero(item)) return true;
-    return false;
-  }
-  for (const key in value) if (containsNegativeZero(value[key])) return true;
-  return false;
-}
-
-/**
- * JSON text of a record, keeping the sign of zero: JSON.stringify writes -0 as `0`, but a
- * float -0.0 is data (A5 and the vectors write it `-0.0`, which JSON.parse reads back as -0).
- */
-export function jsonText(value: JsonValue): string {
-  return printableJson(rawJsonText(value));
-}
-
-function rawJsonText(value: JsonValue): string {
-  if (!containsNegativeZero(value)) return JSON.stringify(value);
-  if (typeof value === 'number') return isNegativeZero(value) ? '-0.0' : JSON.stringify(value);
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : rawJsonText(v))).join(',')}]`;
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(value))
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${rawJsonText(v)}`);
-  return `{${parts.join(',')}}`;
-}
-
-function isScalar(value: JsonValue): boolean {
-  return value === null || typeof value !== 'object';
-}
-
-export function csvField(value: JsonValue | undefined): string {
-  if (value === null || value === undefined) return '';
-  // String(-0) is "0": keep the sign of a float zero.
-  const text = typeof value === 'object' ? jsonText(value) : isNegativeZero(value) ? '-0' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** JSON text of a record: core's one JSON Lines encoding (the web page's export writes the same). */
+export const jsonText = recordJsonText;
 
 /**
  * CSV fits flat records (SCBF rows); records holding arrays or objects (SCDL rows, TARIDX
- * samples) are refused before anything is printed rather than squeezed into cells.
+ * samples) are refused before anything is printed rather than squeezed into cells. The text is
+ * core's (recordTextLines), which the web page's export writes too.
  */
 function csvWriter(out: Output): RecordWriter {
-  let columns: string[] | undefined;
+  const lines = recordTextLines('csv');
   return {
     async write(record) {
-      if (!columns) {
-        columns = Object.keys(record);
-        const nested = columns.filter((c) => !isScalar(record[c]));
-        if (nested.length > 0) {
-          throw new CliError(
-            `--format csv needs flat records, but ${nested.map((c) => JSON.stringify(c)).join(', ')} hold lists or objects; use --format jsonl`,
-            EXIT.usage,
-          );
-        }
-        await out.write(`${columns.map(csvField).join(',')}\n`);
+      let text: string;
+      try {
+        text = lines(record);
+      } catch (error) {
+        if (!isBinscopeError(error, 'CsvShapeError')) throw error;
+        const nested = (error as CsvShapeError).columns;
+        throw new CliError(
+          `--format csv needs flat records, but ${nested.map((c) => JSON.stringify(c)).join(', ')} hold lists or objects; use --format jsonl`,
+          EXIT.usage,
+        );
       }
-      await out.write(`${columns.map((c) => csvField(record[c])).join(',')}\n`);
+      await out.write(text);
     },
     async end() {
       await out.flush();
@@ -212,6 +177,10 @@ export function formatBytes(n: number): string {
     unit++;
   }
   return `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]} (${n.toLocaleString('en-US')} bytes)`;
+}
+
+function isScalar(value: JsonValue): boolean {
+  return value === null || typeof value !== 'object';
 }
 
 function scalarText(v: JsonValue): string {

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { violations } from './a11y-check';
 import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { distDir, pickFiles, vector, vectorsPresent } from './helpers';
 
@@ -10,29 +9,6 @@ import { distDir, pickFiles, vector, vectorsPresent } from './helpers';
 // every view a user reaches first, in both themes.
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  nodes: { target: string[] }[];
-}
-
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: axeSource });
-  const found = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run: (c: unknown, o: unknown) => Promise<{ violations: Violation[] }> } }
-    ).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
-    return result.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      nodes: v.nodes.map((n) => ({ target: n.target })),
-    }));
-  });
-  return found.map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describe.skipIf(!ready)('accessibility (axe-core)', () => {
   const live = useSiteAndBrowser();

@@ -241,6 +241,47 @@ export interface ConvertResult {
   details: { [key: string]: JsonValue };
 }
 
+/**
+ * An export the data view offers: one of core's record texts (CSV, JSON Lines: what the CLI's
+ * `cat --format` prints) or a converter from any format with a file output, as declared.
+ */
+export interface ExportView {
+  /** `text:<id>` or `converter:<converter id>`. */
+  id: string;
+  title: string;
+  /** Of the file written, without the dot. */
+  extension: string;
+  mediaType: string;
+}
+
+export interface ExportRequest {
+  sessionId: number;
+  exporter: string;
+  table: string;
+  /** The fields to write, in the schema's order; all of them when absent. */
+  columns?: string[];
+  /** The records shown; the whole table when absent. */
+  window?: { offset: number; limit: number };
+  /** How many records that is, when the page knows (for progress). */
+  total?: number;
+  /** A file the user picked (File System Access): written chunk by chunk. Else a Blob to download. */
+  file?: FileSystemFileHandle;
+  values?: OptionValues;
+}
+
+export interface ExportResult {
+  title: string;
+  size: number;
+  /** SHA-256 of the bytes written, hex. */
+  sha256: string;
+  /** Records written, when counted (a format's own CSV dialect streams text, not records). */
+  records?: number;
+  /** Written to the picked file; otherwise `blob` holds the bytes. */
+  saved: boolean;
+  blob?: Blob;
+  warnings: string[];
+}
+
 export type Request =
   | { type: 'formats' }
   /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
@@ -278,7 +319,11 @@ export type Request =
       directory?: FileSystemDirectoryHandle;
     }
   /** Opens what the last in-memory conversion produced, as a new session. */
-  | { type: 'openConverted'; sessionId: number };
+  | { type: 'openConverted'; sessionId: number }
+  /** The exports the data view offers, and the most a download built in memory holds. */
+  | { type: 'exports' }
+  /** Writes records of a table (shown or all) as one of the exports, streamed. */
+  | ({ type: 'export' } & ExportRequest);
 
 export interface ResponseMap {
   formats: FormatEntry[];
@@ -299,6 +344,8 @@ export interface ResponseMap {
   /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */
   convert: { result: ConvertResult; bytes?: Uint8Array };
   openConverted: SessionInfo;
+  exports: { exports: ExportView[]; maxDownload: number };
+  export: ExportResult;
 }
 
 export type Envelope = ({ id: number } & Request) | { id: number; type: 'cancel'; target: number };

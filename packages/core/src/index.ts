@@ -166,3 +166,12 @@ export {
 export { memoryScratch, type Scratch, type ScratchFile } from './scratch.js';
 export type { ByteSink, DirectorySink } from './sink.js';
 export { compareValue, parseWhere, type RowFilter, type WhereCondition, type WhereOp } from './where.js';
+export {
+  CsvShapeError,
+  csvField,
+  printableJson,
+  RECORD_TEXT_FORMATS,
+  type RecordTextFormat,
+  recordJsonText,
+  recordTextLines,
+} from './record-text.js';

@@ -235,6 +235,17 @@ describe('openDirectoryOutput', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['archive']);
   });
 
+  it('a folder named by a relative path takes files inside it', async () => {
+    const target = path.relative(process.cwd(), path.join(dir, 'relative-archive'));
+    expect(path.isAbsolute(target)).toBe(false);
+    const out = await openDirectoryOutput(target, options({ marker: 'header.sch' }));
+    await out.write('obs/labels.json', enc.encode('[]'));
+    await out.write('header.sch', enc.encode('SCDL'));
+    expect((await caught(out.write('../escape', enc.encode('x')))).message).toMatch(/not a path inside it/);
+    await out.commit();
+    expect(fs.readFileSync(path.join(dir, 'relative-archive', 'obs/labels.json'), 'utf8')).toBe('[]');
+  });
+
   it('refuses a folder that holds an input', async () => {
     const target = path.join(dir, 'shards');
     fs.mkdirSync(target);

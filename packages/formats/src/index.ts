@@ -7,6 +7,7 @@ import {
 } from '@binscope/core';
 import { arrowConverters, arrowFormat, arrowsFormat } from '@binscope/arrow/magic';
 import { mldfFormat } from '@binscope/mldf/magic';
+import { parquetConverters, parquetFormat } from '@binscope/parquet/magic';
 import { scbfConverters, scbfFormat } from '@binscope/scbf/magic';
 import { scdlFormat } from '@binscope/scdl/magic';
 import { h5adConverters, h5adFormat } from '@binscope/scdl-h5ad/magic';
@@ -16,8 +17,8 @@ import { udfFormat } from '@binscope/udf/magic';
 
 /**
  * Every format binscope knows, in the order that breaks detection ties: the five formats,
- * then the entries only detected (a tar shard is read through its index, an `.h5ad` is
- * converted). Each is its package's `/magic` entry: metadata now, the parser on first use.
+ * Parquet, then the entries only detected (a tar shard is read through its index, an `.h5ad`
+ * is converted). Each is its package's `/magic` entry: metadata now, the parser on first use.
  */
 export const formats: readonly LazyFormat[] = [
   scbfFormat,
@@ -25,6 +26,7 @@ export const formats: readonly LazyFormat[] = [
   mldfFormat,
   taridxFormat,
   scdlFormat,
+  parquetFormat,
   arrowFormat,
   arrowsFormat,
   tarShardFormat,
@@ -37,6 +39,7 @@ export const converters: readonly ConverterInfo[] = [
   ...taridxConverters,
   ...taridxMldfConverters,
   ...h5adConverters,
+  ...parquetConverters,
   ...arrowConverters,
 ];
 

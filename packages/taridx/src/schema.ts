@@ -106,6 +106,8 @@ export function samplesTable(extensions: readonly string[], count?: number): Tab
     name: SAMPLES_TABLE,
     title: 'member payloads, read from the shards',
     schema: samplesSchema(extensions),
+    // The data the index points at: what an export (Parquet, Arrow) writes unless asked for the index.
+    primary: true,
     ...(count === undefined ? {} : { count }),
   };
 }

@@ -32,75 +32,112 @@ const ELEMENTS_TYPE = { type: "the table's primitive (prim); 64-bit integers bey
  * table's type and its content by kind (values, text, json, file_offsets or the size of opaque
  * bytes); a table that breaks a rule stands in with its type and `error`, a dataset that cannot
  * be loaded with where it is referenced (U15). The fields are those `binscope cat` has always
- * printed; each record holds the ones that apply to its table, in this order.
+ * printed; each record holds the ones that apply to its table, in this order. Every field but
+ * `dataset` is absent where it does not apply, so each is nullable: an export (Parquet, Arrow)
+ * has no "absent" and writes a null there.
  */
 export const catalogueSchema: Schema = {
   fields: [
     { name: 'dataset', type: U64, description: "the dataset's offset in the file", metadata: LAYOUT },
     {
       name: 'dataset_size',
+      nullable: true,
       type: U64,
       description: 'the size of a dataset that could not be loaded',
       metadata: LAYOUT,
     },
     {
       name: 'referenced_at',
+      nullable: true,
       type: U64,
       description: 'where the FileOffset of a dataset that could not be loaded is stored',
       metadata: LAYOUT,
     },
-    { name: 'dataset_id', type: STRING, description: "the dataset's id (up to 4 ASCII characters)" },
-    { name: 'table', type: STRING, description: "the table's name (key_name)" },
+    {
+      name: 'dataset_id',
+      nullable: true,
+      type: STRING,
+      description: "the dataset's id (up to 4 ASCII characters)",
+    },
+    { name: 'table', nullable: true, type: STRING, description: "the table's name (key_name)" },
     {
       name: 'prim',
+      nullable: true,
       type: STRING,
       description: 'the primitive: u8, i8, u16, i16, u32, i32, u64, i64, f32, f64 or custom',
     },
     {
       name: 'dims',
+      nullable: true,
       type: { kind: 'int', bits: 8, signed: false },
       description: 'declared dimensions, 0 (scalar) to 3',
     },
     {
       name: 'hint',
+      nullable: true,
       type: STRING,
       description: 'the type hint: none, text, json, dataset, index, range, coord, …',
     },
     {
       name: 'shape',
+      nullable: true,
       type: { kind: 'list', items: U32 },
       description: 'the declared axes, then the ghost axes (U5)',
     },
-    { name: 'type_name', type: STRING, description: 'the free-form type name, when the table has one' },
-    { name: 'index_name', type: STRING, description: 'the table an INDEX or RANGE table points into' },
-    { name: 'related_name', type: STRING, description: 'the related table (structure of arrays)' },
+    {
+      name: 'type_name',
+      nullable: true,
+      type: STRING,
+      description: 'the free-form type name, when the table has one',
+    },
+    {
+      name: 'index_name',
+      nullable: true,
+      type: STRING,
+      description: 'the table an INDEX or RANGE table points into',
+    },
+    {
+      name: 'related_name',
+      nullable: true,
+      type: STRING,
+      description: 'the related table (structure of arrays)',
+    },
     {
       name: 'values',
+      nullable: true,
       type: ELEMENTS,
       description: 'the elements, row-major, of a numeric table of at most 65,536 elements',
       metadata: ELEMENTS_TYPE,
     },
     {
       name: 'values_head',
+      nullable: true,
       type: ELEMENTS,
       description: 'the first 64 elements of a larger numeric table',
       metadata: ELEMENTS_TYPE,
     },
-    { name: 'truncated', type: { kind: 'bool' }, description: 'true when only values_head is given' },
+    {
+      name: 'truncated',
+      nullable: true,
+      type: { kind: 'bool' },
+      description: 'true when only values_head is given',
+    },
     {
       name: 'text',
+      nullable: true,
       type: JSON_TYPE,
       description: 'a TEXT table: one string (scalar) or its strings row-major (U10)',
       metadata: { type: 'text' },
     },
-    { name: 'json', type: JSON_TYPE, description: 'a JSON table: the parsed document (U11)' },
+    { name: 'json', nullable: true, type: JSON_TYPE, description: 'a JSON table: the parsed document (U11)' },
     {
       name: 'file_offsets',
+      nullable: true,
       type: { kind: 'list', items: FILE_OFFSET },
       description: 'a DATASET table: the datasets it references',
       metadata: LAYOUT,
     },
-    { name: 'bytes', type: U32, description: 'the size of an opaque (custom) table' },
+    { name: 'bytes', nullable: true, type: U32, description: 'the size of an opaque (custom) table' },
   ],
 };
 

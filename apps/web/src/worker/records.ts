@@ -16,7 +16,7 @@ const MAX_PAGE = 500;
 /** A column whose first records all fail alike is taken as unreadable for the page. */
 const SAME_FAILURES = 3;
 
-interface Reading {
+export interface Reading {
   plugin: AnyFormatPlugin;
   reader: FormatReader;
   schema: Schema;
@@ -25,7 +25,7 @@ interface Reading {
   signal: AbortSignal;
 }
 
-async function reading(session: Session, table: string, signal: AbortSignal): Promise<Reading> {
+export async function reading(session: Session, table: string, signal: AbortSignal): Promise<Reading> {
   const { plugin, reader } = session;
   if (!plugin || !reader) throw new Error('no reader is open for this file');
   const schema =

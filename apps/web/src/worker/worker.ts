@@ -5,6 +5,7 @@
  */
 import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
 import { convertSession } from './convert';
+import { exportSession, exportViews } from './export';
 import { recordsPage, valueDetail } from './records';
 import { checkPluginUrl, formatEntries, loadPlugin } from './registry';
 import { searchSource } from './search';
@@ -105,6 +106,10 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
       return session(request.sessionId).stats();
     case 'convert':
       return convertSession(session(request.sessionId), request, signal, progress);
+    case 'exports':
+      return exportViews();
+    case 'export':
+      return exportSession(session(request.sessionId), request, signal, progress);
     case 'openConverted': {
       const converted = session(request.sessionId).converted;
       if (!converted) throw new Error('convert first: there is no converted output in memory');

@@ -343,8 +343,10 @@ async function localDirectoryOutput(target: string, options: OutputOptions): Pro
     target,
     kind: 'folder',
     async write(rel, content) {
-      const full = path.resolve(dir, rel);
-      if (!full.startsWith(dir + path.sep))
+      // The temp folder is named from the target, which may be relative: compare absolute paths.
+      const root = path.resolve(dir);
+      const full = path.resolve(root, rel);
+      if (!full.startsWith(root + path.sep))
         throw new SourceError(`cannot write ${target}: ${rel} is not a path inside it`, target);
       try {
         fs.mkdirSync(path.dirname(full), { recursive: true });

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import type { ParserClient } from '../../client';
 import type { SessionInfo, TableView } from '../../protocol';
 import { ItemError } from '../ItemError';
+import { ExportControl } from './ExportControl';
 import { type Page, Pager } from './Pager';
 import { DataSourceContext, RecordCard } from './RecordCard';
 import { RecordTable } from './RecordTable';
@@ -37,6 +38,7 @@ export function RecordsView({ client, session }: { client: ParserClient; session
       key={`${session.sessionId}:${table.name}`}
       client={client}
       sessionId={session.sessionId}
+      fileName={session.mainFile ?? session.name}
       table={table}
       picker={
         <TablePicker tables={tables} current={table.name} onTable={setName} more={more} onMore={listMore} />
@@ -59,11 +61,14 @@ function TypeName({ field }: { field: Field }) {
 function TableData({
   client,
   sessionId,
+  fileName,
   table,
   picker,
 }: {
   client: ParserClient;
   sessionId: number;
+  /** The opened file's name (export file names start with it). */
+  fileName: string;
   table: TableView;
   picker: React.ReactNode;
 }) {
@@ -113,6 +118,14 @@ function TableData({
               setPage(p);
               setCurrent(null);
             }}
+          />
+          <ExportControl
+            client={client}
+            sessionId={sessionId}
+            source={fileName}
+            table={table}
+            columns={columns}
+            shown={{ offset: data?.offset ?? page.offset, count: data?.records.length ?? 0 }}
           />
         </div>
         {fields.length > 1 && (
