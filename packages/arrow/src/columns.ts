@@ -75,7 +75,9 @@ class FixedFill implements ColumnFill {
     this.validity.mark(i, true);
     if (this.big)
       (this.values as BigInt64Array)[i] = typeof value === 'bigint' ? value : BigInt(value as number);
-    else (this.values as Float64Array)[i] = value as number;
+    // A bigint in a narrower column is a schema that declares it so (UDF's catalogue holds every
+    // table's elements as float64): the nearest value of the declared type, as Parquet writes it.
+    else (this.values as Float64Array)[i] = typeof value === 'bigint' ? Number(value) : (value as number);
   }
 
   /** Adds every item of a typed array of this column's own kind in one copy (an ndarray's data). */
