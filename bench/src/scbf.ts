@@ -180,7 +180,7 @@ function cpuNote(prefix: string): string {
 }
 
 /** Deterministic rows: id, name (utf8), value (float64), category (8 values), count (int32). */
-function generate(rows: number) {
+export function generate(rows: number) {
   let seed = 0x5cbf;
   const random = () => {
     seed = (seed + 0x6d2b79f5) | 0;
