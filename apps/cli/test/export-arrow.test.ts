@@ -5,6 +5,7 @@
  * failed export leaves nothing behind.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describeWith, PYTHON, pythonModules, tempDir, VECTORS, vectorsFolder } from '@binscope/testkit';
@@ -34,6 +35,9 @@ function ok(args: string[]) {
   return run;
 }
 
+/** A digest of many rows, compared instead of the rows themselves. */
+const digest = (rows: unknown[]) => createHash('sha256').update(JSON.stringify(rows)).digest('hex');
+
 /** The records as `binscope cat` prints them. */
 const records = (file: string, ...args: string[]) =>
   ok(['cat', file, '--format', 'jsonl', ...args])
@@ -61,7 +65,8 @@ describeWith(
       expect(seen.batches).toBe(2);
       const expected = records(scbf);
       expect(seen.rows).toHaveLength(100_000);
-      expect(JSON.stringify(seen.rows)).toBe(JSON.stringify(expected));
+      expect(seen.rows.slice(0, 3)).toEqual(expected.slice(0, 3));
+      expect(digest(seen.rows)).toBe(digest(expected));
     });
 
     it('SCBF → - --to arrows, piped into pyarrow open_stream', () => {
