@@ -69,7 +69,8 @@ export function canon(value: TabularValue, type: TabularType): unknown {
     case 'int':
       return String(value);
     case 'float': {
-      const n = value as number;
+      // A float column declared so holds a 64-bit integer's nearest double (UDF's catalogue values).
+      const n = Number(value);
       if (Number.isNaN(n)) return 'nan';
       const bits = new Uint8Array(8);
       new DataView(bits.buffer).setFloat64(0, n, true);

@@ -22,10 +22,7 @@ afterAll(() => dir.remove());
 async function cases(format: string, target: string): Promise<{ label: string; table?: string }[]> {
   const { input, close } = await openInput(format, target);
   try {
-    // UDF's main records (the table catalogue) leave fields absent that its schema does not
-    // mark nullable, which an export refuses; branch `parquet` marks them nullable in
-    // packages/udf/src/schema.ts. Once that is merged, UDF's default export belongs here too.
-    const out: { label: string; table?: string }[] = format === 'udf' ? [] : [{ label: 'default' }];
+    const out: { label: string; table?: string }[] = [{ label: 'default' }];
     for await (const t of input.tables())
       if (out.length < 8) out.push({ label: `table ${t.name.replace(/[^\w.-]/g, '_')}`, table: t.name });
     return out;
