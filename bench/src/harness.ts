@@ -3,7 +3,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
+import {
+  type NodeGCPerformanceDetail,
+  type PerformanceEntry,
+  constants as perfConstants,
+  PerformanceObserver,
+} from 'node:perf_hooks';
 
 export interface Row {
   format: string;
@@ -83,11 +88,14 @@ export class Bench {
     const floorTimes: number[] = [];
     const subjectWindows: [number, number][] = [];
     const majors: number[] = [];
-    const gcs = new PerformanceObserver((list) => {
-      for (const e of list.getEntries())
-        if ((e.detail as { kind?: number } | undefined)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)
+    const collect = (entries: PerformanceEntry[]) => {
+      for (const e of entries)
+        if (
+          (e as { detail?: NodeGCPerformanceDetail }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR
+        )
           majors.push(e.startTime);
-    });
+    };
+    const gcs = new PerformanceObserver((list) => collect(list.getEntries()));
     gcs.observe({ entryTypes: ['gc'] });
     // Alternate which goes first: on a shared VM the first of a pair is measurably slower
     // or faster (cache and scheduler state), and a fixed order would bias every ratio.
@@ -96,9 +104,13 @@ export class Bench {
       subjectTimes.push(await timeOnce(subject, subjectWindows));
       if (floor && i % 2 === 1) floorTimes.push(await timeOnce(floor.run));
     }
-    await new Promise((resolve) => setImmediate(resolve)); // GC entries arrive asynchronously
+    // GC entries reach the observer's buffer after a turn of the event loop, its callback later still.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect(gcs.takeRecords());
     gcs.disconnect();
-    const majorGcs = median(subjectWindows.map(([from, to]) => majors.filter((t) => t >= from && t <= to).length));
+    const majorGcs = median(
+      subjectWindows.map(([from, to]) => majors.filter((t) => t >= from && t <= to).length),
+    );
     const medianMs = median(subjectTimes);
     const floorMs = floor ? median(floorTimes) : undefined;
     // The ratio is the median of each run's subject/floor pair, not the ratio of the two
@@ -182,8 +194,8 @@ const benchRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 
 /**
  * Writes a module's fixture in a child process (`node --import tsx <module> --generate ...args`),
- * so the rows measured afterwards start from a reader's heap, not the writer's: in one process
- * the reads that followed an in-process write measured up to ~1.3× slower (bench/NOTES.md, scdl).
+ * so the rows measured afterwards run in a process that never ran the writer: the writer's
+ * leftover heap changes when V8 runs mark-compacts during the reads (bench/NOTES.md, scdl).
  */
 export function generateInChild(module: string, args: string[]): void {
   const run = spawnSync(process.execPath, ['--import', 'tsx', module, '--generate', ...args], {
@@ -191,11 +203,16 @@ export function generateInChild(module: string, args: string[]): void {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (run.status !== 0)
-    throw new Error(`generating ${path.basename(module)} ${args.join(' ')} failed (${run.status ?? run.signal})`);
+    throw new Error(
+      `generating ${path.basename(module)} ${args.join(' ')} failed (${run.status ?? run.signal})`,
+    );
 }
 
 /** The child's side of generateInChild: runs `generate` when `module` is the script started with --generate. */
-export async function generatorMain(module: string, generate: (args: string[]) => Promise<void>): Promise<void> {
+export async function generatorMain(
+  module: string,
+  generate: (args: string[]) => Promise<void>,
+): Promise<void> {
   const at = process.argv.indexOf('--generate');
   if (at < 0 || !process.argv[1] || path.resolve(process.argv[1]) !== module) return;
   await generate(process.argv.slice(at + 1));
