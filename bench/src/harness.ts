@@ -1,6 +1,14 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type NodeGCPerformanceDetail,
+  type PerformanceEntry,
+  constants as perfConstants,
+  PerformanceObserver,
+} from 'node:perf_hooks';
 
 export interface Row {
   format: string;
@@ -19,6 +27,11 @@ export interface Row {
   peakRssMb: number;
   /** A row's own measure besides time, e.g. "512 B read per key". */
   figure?: string;
+  /**
+   * Median over runs of the mark-compact GCs inside the subject's timed run (the forced gc()
+   * before each run not counted): a ratio that moves with this moved with the heap, not the code.
+   */
+  majorGcs?: number;
   note?: string;
 }
 
@@ -73,13 +86,31 @@ export class Bench {
     }
     const subjectTimes: number[] = [];
     const floorTimes: number[] = [];
+    const subjectWindows: [number, number][] = [];
+    const majors: number[] = [];
+    const collect = (entries: PerformanceEntry[]) => {
+      for (const e of entries)
+        if (
+          (e as { detail?: NodeGCPerformanceDetail }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR
+        )
+          majors.push(e.startTime);
+    };
+    const gcs = new PerformanceObserver((list) => collect(list.getEntries()));
+    gcs.observe({ entryTypes: ['gc'] });
     // Alternate which goes first: on a shared VM the first of a pair is measurably slower
     // or faster (cache and scheduler state), and a fixed order would bias every ratio.
     for (let i = 0; i < runs; i++) {
       if (floor && i % 2 === 0) floorTimes.push(await timeOnce(floor.run));
-      subjectTimes.push(await timeOnce(subject));
+      subjectTimes.push(await timeOnce(subject, subjectWindows));
       if (floor && i % 2 === 1) floorTimes.push(await timeOnce(floor.run));
     }
+    // GC entries reach the observer's buffer after a turn of the event loop, its callback later still.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect(gcs.takeRecords());
+    gcs.disconnect();
+    const majorGcs = median(
+      subjectWindows.map(([from, to]) => majors.filter((t) => t >= from && t <= to).length),
+    );
     const medianMs = median(subjectTimes);
     const floorMs = floor ? median(floorTimes) : undefined;
     // The ratio is the median of each run's subject/floor pair, not the ratio of the two
@@ -98,6 +129,7 @@ export class Bench {
       goal: op.goal,
       peakRssMb: peakRssMb(),
       note: op.note,
+      majorGcs,
     };
     this.rows.push(row);
     printRow(row);
@@ -110,11 +142,13 @@ export class Bench {
   }
 }
 
-async function timeOnce(work: Work): Promise<number> {
+async function timeOnce(work: Work, windows?: [number, number][]): Promise<number> {
   (globalThis as { gc?: () => void }).gc?.();
   const start = performance.now();
   await work();
-  return performance.now() - start;
+  const end = performance.now();
+  windows?.push([start, end]);
+  return end - start;
 }
 
 export function median(values: number[]): number {
@@ -146,11 +180,40 @@ export function throughput(row: Row): string {
 function printRow(row: Row): void {
   const ratio =
     row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}${row.goal ? ` (goal ${row.goal})` : ''}`;
+  const gcs = row.majorGcs ? ` | ${row.majorGcs} mark-compact GC(s) per run` : '';
   process.stderr.write(
-    `  ${row.format} ${row.operation}: ${row.medianMs.toFixed(1)} ms ${throughput(row)}${row.floor ? ` | floor ${row.floor} ${row.floorMs!.toFixed(1)} ms` : ''}${ratio}\n`,
+    `  ${row.format} ${row.operation}: ${row.medianMs.toFixed(1)} ms ${throughput(row)}${row.floor ? ` | floor ${row.floor} ${row.floorMs!.toFixed(1)} ms` : ''}${ratio}${gcs}\n`,
   );
 }
 
 export function makeTmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-bench-'));
+}
+
+const benchRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Writes a module's fixture in a child process (`node --import tsx <module> --generate ...args`),
+ * so the rows measured afterwards run in a process that never ran the writer: the writer's
+ * leftover heap changes when V8 runs mark-compacts during the reads (bench/NOTES.md, scdl).
+ */
+export function generateInChild(module: string, args: string[]): void {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', module, '--generate', ...args], {
+    cwd: benchRoot,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (run.status !== 0)
+    throw new Error(
+      `generating ${path.basename(module)} ${args.join(' ')} failed (${run.status ?? run.signal})`,
+    );
+}
+
+/** The child's side of generateInChild: runs `generate` when `module` is the script started with --generate. */
+export async function generatorMain(
+  module: string,
+  generate: (args: string[]) => Promise<void>,
+): Promise<void> {
+  const at = process.argv.indexOf('--generate');
+  if (at < 0 || !process.argv[1] || path.resolve(process.argv[1]) !== module) return;
+  await generate(process.argv.slice(at + 1));
 }

@@ -70,6 +70,7 @@ const header = [
   'ratio',
   'goal',
   'figure',
+  'major GCs/run',
   'peak RSS',
 ];
 const lines = bench.rows.map((r: Row) => [
@@ -83,6 +84,7 @@ const lines = bench.rows.map((r: Row) => [
   r.ratio === undefined ? '' : r.ratio.toFixed(2),
   r.goal ?? '',
   r.figure ?? '',
+  r.majorGcs === undefined ? '' : String(r.majorGcs),
   `${r.peakRssMb} MB`,
 ]);
 const table = [header, header.map(() => '---'), ...lines]
