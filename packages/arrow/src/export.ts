@@ -3,11 +3,8 @@ import {
   type ConvertOutput,
   type ConvertReport,
   type Converter,
-  ERROR_CODES,
-  type ErrorCode,
   FormatError,
   type ImageValue,
-  type Problem,
   type RecordsInput,
   type Schema,
   type TabularOptions,
@@ -19,14 +16,6 @@ import { encode } from 'fast-png';
 import { BatchBuilder, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_ROWS } from './batches.js';
 import { SinkWriter } from './ipc-writer.js';
 import { exportSchema } from './schema-out.js';
-
-/** The records an export writes: a named table or the main records. */
-interface Chosen {
-  /** undefined: the main records. */
-  readonly table: string | undefined;
-  readonly schema: Schema;
-  readonly count?: number;
-}
 
 /** An image as PNG bytes (`--images png`), through fast-png: 8-bit, 1 to 4 channels. */
 export function encodePng(image: ImageValue): Uint8Array {

@@ -8,18 +8,14 @@
 import {
   type Converter,
   type ConvertReport,
-  ERROR_CODES,
   type ErrorCode,
   FormatError,
   type JsonValue,
   pacer,
-  type Problem,
   type RecordsInput,
-  type Schema,
   type Value,
   chooseRecords,
   problemError,
-  type RecordsChoice,
 } from '@binscope/core';
 import { MldfWriter } from '@binscope/mldf';
 import { ScratchSpill } from './converter.js';
