@@ -6,7 +6,6 @@ import {
   FormatError,
   type ImageValue,
   type RecordsInput,
-  type Schema,
   type TabularOptions,
   withLocation,
   chooseRecords,
