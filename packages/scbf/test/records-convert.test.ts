@@ -1,73 +1,32 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import {
-  type DataRecord,
   type Field,
   FormatError,
   fileTarget,
   MemorySource,
-  memoryScratch,
   type OptionValues,
   type RecordsInput,
   recordsInput,
   recordToJson,
-  runConverter,
-  type TableInfo,
   type Value,
 } from '@binscope/core';
-import { MemorySink } from '@binscope/core/binary';
+import { convertRecordsInMemory, syntheticRecords } from '@binscope/testkit';
 import { describe, expect, it } from 'vitest';
 import { recordsToScbfConverter, scbfConverters } from '../src/magic.js';
 import { nullBitmaps } from '../src/nulls.js';
 import { openScbf, scbfPlugin } from '../src/plugin.js';
 import { vectorCases } from './helpers.js';
 
-/** A RecordsInput over rows in memory (made lazily, so a test can stream many). */
-function synthetic(
-  fields: Field[],
-  rows: (i: number) => Record<string, Value>,
-  count: number,
-  tables: { info: TableInfo; rows: Record<string, Value>[] }[] = [],
-): RecordsInput {
-  return {
-    kind: 'records',
-    name: 'synthetic',
-    format: 'test',
-    schema: { fields },
-    async *tables() {
-      for (const t of tables) yield t.info;
-    },
-    async *records(options = {}) {
-      if (options.table !== undefined) {
-        const table = tables.find((t) => t.info.name === options.table)!;
-        for (let i = 0; i < table.rows.length; i++) yield { index: i, values: table.rows[i] };
-        return;
-      }
-      for (let i = 0; i < count; i++) yield { index: i, values: rows(i) } satisfies DataRecord;
-    },
-    summary: async () => ({ format: 'test', title: 'test', counts: {}, properties: [] }),
-  };
-}
+const synthetic = syntheticRecords;
+const convert = (input: RecordsInput, values: OptionValues = {}) =>
+  convertRecordsInMemory(recordsToScbfConverter, input, values);
 
 const field = (name: string, type: Field['type'], nullable?: boolean): Field => ({
   name,
   type,
   ...(nullable ? { nullable } : {}),
 });
-
-async function convert(input: RecordsInput, values: OptionValues = {}) {
-  const sink = new MemorySink();
-  const scratch = memoryScratch();
-  const report = await runConverter(
-    recordsToScbfConverter,
-    await recordsToScbfConverter.load(),
-    input,
-    { kind: 'file', sink },
-    { scratch, values },
-  );
-  scratch.close();
-  return { bytes: sink.bytes(), report };
-}
 
 async function readBack(bytes: Uint8Array) {
   const reader = await openScbf(new MemorySource(bytes, 'out.scbf'));

@@ -1,53 +1,24 @@
 import {
-  type DataRecord,
   type Field,
   FormatError,
   fileTarget,
   MemorySource,
-  memoryScratch,
   type OptionValues,
   type RecordsInput,
   recordsInput,
-  runConverter,
   type Value,
 } from '@binscope/core';
-import { MemorySink } from '@binscope/core/binary';
 import { mldfPlugin } from '@binscope/mldf';
-import { jpegBytes } from '@binscope/testkit';
+import { jpegBytes, convertRecordsInMemory, syntheticRecords } from '@binscope/testkit';
 import { encode as encodePng } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { recordsToMldfConverter, taridxMldfConverters } from '../src/magic.js';
 
-function synthetic(fields: Field[], rows: (i: number) => Record<string, Value>, count: number): RecordsInput {
-  return {
-    kind: 'records',
-    name: 'synthetic',
-    format: 'test',
-    schema: { fields },
-    async *tables() {},
-    async *records(options = {}) {
-      const end = Math.min(count, options.limit ?? count);
-      for (let i = 0; i < end; i++) yield { index: i, values: rows(i) } satisfies DataRecord;
-    },
-    summary: async () => ({ format: 'test', title: 'test', counts: {}, properties: [] }),
-  };
-}
+const synthetic = syntheticRecords;
+const convert = (input: RecordsInput, values: OptionValues = {}) =>
+  convertRecordsInMemory(recordsToMldfConverter, input, values);
 
 const field = (name: string, type: Field['type']): Field => ({ name, type });
-
-async function convert(input: RecordsInput, values: OptionValues = {}) {
-  const sink = new MemorySink();
-  const scratch = memoryScratch();
-  const report = await runConverter(
-    recordsToMldfConverter,
-    await recordsToMldfConverter.load(),
-    input,
-    { kind: 'file', sink },
-    { scratch, values },
-  );
-  scratch.close();
-  return { bytes: sink.bytes(), report };
-}
 
 async function readBack(bytes: Uint8Array) {
   const reader = await mldfPlugin.open(fileTarget(new MemorySource(bytes, 'out.mldf')));
