@@ -1,35 +1,20 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileTarget, memoryScratch, recordsInput } from '@binscope/core';
-import type { ByteSink } from '@binscope/core/binary';
 import { NodeFileSource } from '@binscope/core/node';
 import { parquetExport, parquetPlugin } from '@binscope/parquet';
 import { scbfPlugin } from '@binscope/scbf';
 import { writeScbfFile } from '@binscope/scbf/node';
 import type { Bench } from './harness.js';
+import { csvRows, fileSink, formatExportRows } from './parquet-formats.js';
 import { generate } from './scbf.js';
-
-/** A file written with plain positional writes: the export's output, nothing in between. */
-function fileSink(file: string): ByteSink & { close(): void } {
-  const fd = fs.openSync(file, 'w');
-  let position = 0;
-  return {
-    get position() {
-      return position;
-    },
-    async write(bytes) {
-      fs.writeSync(fd, bytes, 0, bytes.byteLength, position);
-      position += bytes.byteLength;
-    },
-    close: () => fs.closeSync(fd),
-  };
-}
 
 /**
  * Parquet (issue #31): the export of a 1,000,000-row SCBF file (int32, utf8, float64,
  * low-cardinality utf8, int32; the SCBF bench's table) to Parquet, snappy, through the
  * SCBF plugin's records, and the export read back through the Parquet plugin. The floor of
- * both is a raw read of the same bytes (the SCBF file's, the Parquet file's).
+ * both is a raw read of the same bytes (the SCBF file's, the Parquet file's). Then the other
+ * formats' exports, CSV → Parquet beside DuckDB, and a large export's peak RSS (parquet-formats.ts).
  */
 export default async function run(b: Bench): Promise<void> {
   const dir = b.dir('parquet');
@@ -87,4 +72,9 @@ export default async function run(b: Bench): Promise<void> {
     },
     { name: 'raw read of the Parquet file', run: () => fs.readFileSync(parquetPath) },
   );
+  fs.rmSync(parquetPath, { force: true });
+  fs.rmSync(scbfPath, { force: true });
+
+  await formatExportRows(b, dir);
+  await csvRows(b, dir);
 }

@@ -101,6 +101,17 @@ function graph(n: number): UdfBuilder {
   return file;
 }
 
+/** One f32 table `values` (dataset F32) of 256 MB (64 Mi floats) at full scale; returns its value count. */
+export async function writeF32Table(b: Bench, bigFile: string): Promise<number> {
+  const floats = Math.max(1024, Math.round((b.scale * 256 * 2 ** 20) / 4));
+  const file = new UdfBuilder({ id: 'BIG' });
+  const values = new Float32Array(floats);
+  for (let i = 0; i < floats; i++) values[i] = i * 0.5;
+  file.setRoot(file.dataset({ id: 'F32' }).table('values', { prim: 'f32', data: values }));
+  await writeUdfFile(bigFile, file);
+  return floats;
+}
+
 export default async function run(b: Bench): Promise<void> {
   const dir = b.dir('udf');
 
@@ -172,16 +183,8 @@ export default async function run(b: Bench): Promise<void> {
     floor,
   );
 
-  // One f32 table of 256 MB (64 Mi floats) at full scale.
-  const floats = Math.max(1024, Math.round((b.scale * 256 * 2 ** 20) / 4));
   const bigFile = path.join(dir, 'f32.udf');
-  {
-    const file = new UdfBuilder({ id: 'BIG' });
-    const values = new Float32Array(floats);
-    for (let i = 0; i < floats; i++) values[i] = i * 0.5;
-    file.setRoot(file.dataset({ id: 'F32' }).table('values', { prim: 'f32', data: values }));
-    await writeUdfFile(bigFile, file);
-  }
+  const floats = await writeF32Table(b, bigFile);
   const probe = await openUdfFile(bigFile);
   const info = (await probe.root())!.table('values')!;
   await probe.close();
