@@ -2,28 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { arrowFileConverter } from '@binscope/arrow';
 import { fileTarget, memoryScratch, recordsInput } from '@binscope/core';
-import type { ByteSink } from '@binscope/core/binary';
 import { NodeFileSource } from '@binscope/core/node';
 import { scbfPlugin } from '@binscope/scbf';
 import { writeScbfFile } from '@binscope/scbf/node';
 import type { Bench } from './harness.js';
+import { fileSink } from './parquet-formats.js';
 import { generate } from './scbf.js';
-
-/** A file written with plain positional writes: the export's output, nothing in between. */
-function fileSink(file: string): ByteSink & { close(): void } {
-  const fd = fs.openSync(file, 'w');
-  let position = 0;
-  return {
-    get position() {
-      return position;
-    },
-    async write(bytes) {
-      fs.writeSync(fd, bytes, 0, bytes.byteLength, position);
-      position += bytes.byteLength;
-    },
-    close: () => fs.closeSync(fd),
-  };
-}
 
 /**
  * Arrow IPC (issue #31): the export of a 1,000,000-row SCBF file (the SCBF bench's table:
