@@ -130,7 +130,12 @@ function malformedMetadata(metadata: FileMetaData): string | undefined {
     for (const chunk of group.columns) {
       const meta = chunk?.meta_data;
       if (!meta) continue;
-      const ranges = [meta.data_page_offset, meta.total_compressed_size, meta.num_values];
+      const ranges = [
+        meta.data_page_offset,
+        meta.total_compressed_size,
+        meta.total_uncompressed_size,
+        meta.num_values,
+      ];
       if (!ranges.every(isBig) || !isOptionalBig(meta.dictionary_page_offset))
         return `row group ${g}: a column chunk's offsets are not integers`;
       if (typeof meta.codec !== 'string' || !Array.isArray(meta.path_in_schema))
@@ -155,6 +160,19 @@ function checkMetadata(layout: ParquetLayout, metadata: FileMetaData, problems: 
         continue;
       }
       const { start, end } = chunkRange(meta);
+      // A top-level column holds one value per row; a nested one more, but not past what its
+      // levels can say in its bytes (8 per byte: a run-length level needs at least a bit).
+      const path = meta.path_in_schema.join('.');
+      if (
+        meta.path_in_schema.length === 1
+          ? meta.num_values > group.num_rows
+          : meta.num_values > group.num_rows + meta.total_uncompressed_size * 8n
+      )
+        problems.error(
+          'CountMismatch',
+          `row group ${g}, column ${path}: ${meta.num_values} values in ${group.num_rows} rows`,
+          { offset: start },
+        );
       if (start < 4 || end > footerOffset)
         problems.error(
           'OutOfBounds',

@@ -15,13 +15,18 @@ import {
 import type { AsyncBuffer, Compressors, FileMetaData } from 'hyparquet';
 import { parquetReadObjects } from 'hyparquet';
 import { chunkRange, type ParquetLayout } from './footer.js';
+import { checkPages, chunksOf } from './pages.js';
 import type { ColumnPlan } from './read-schema.js';
 
 /**
  * hyparquet's view of the file: reads go to the ByteSource, a range at a time, so only the
  * footer and the row groups asked for are ever read (never the whole file).
  */
-export function asyncBuffer(source: ByteSource, options: ReadOptions = {}): AsyncBuffer {
+export function asyncBuffer(
+  source: ByteSource,
+  options: ReadOptions = {},
+  check?: (bytes: Uint8Array, start: number) => void,
+): AsyncBuffer {
   return {
     byteLength: source.size,
     async slice(start, end = source.size) {
@@ -31,6 +36,7 @@ export function asyncBuffer(source: ByteSource, options: ReadOptions = {}): Asyn
       // Buffer's `slice` too): copy into an ArrayBuffer of exactly these bytes.
       const copy = new Uint8Array(bytes.byteLength);
       copy.set(bytes);
+      check?.(copy, start);
       return copy.buffer;
     },
   };
@@ -73,6 +79,7 @@ export class ParquetReader implements FormatReader {
   readonly schema: Schema;
   readonly warnings: Problem[] = [];
   readonly columns: readonly ColumnPlan[];
+  private readonly chunks: ReturnType<typeof chunksOf>;
   /** The first row of each row group, and past the last the row count. */
   readonly groupStarts: number[];
 
@@ -84,6 +91,7 @@ export class ParquetReader implements FormatReader {
     private readonly compressors: Compressors | undefined,
   ) {
     const { schema, columns } = layout.columns;
+    this.chunks = chunksOf(layout.metadata);
     this.schema = schema;
     this.columns = columns;
     this.groupStarts = [0];
@@ -125,7 +133,9 @@ export class ParquetReader implements FormatReader {
   ): Promise<Record<string, unknown>[]> {
     try {
       return await parquetReadObjects({
-        file: asyncBuffer(this.source, options),
+        file: asyncBuffer(this.source, options, (bytes, at) =>
+          checkPages(this.chunks, bytes, at, this.source.name),
+        ),
         metadata: this.metadata,
         rowStart: start,
         rowEnd: end,

@@ -4,17 +4,19 @@
  */
 import { fileTarget, isBinscopeError, MemorySource, recordsInput } from '@binscope/core';
 import { MemorySink } from '@binscope/core/binary';
-import { FUZZ_RUNS, fuzzMutations } from '@binscope/testkit';
+import { applyMutations, FUZZ_RUNS, fuzzMutations } from '@binscope/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parquetExport } from '../src/export.js';
 import { parquetPlugin } from '../src/plugin.js';
 import { options } from './exports.js';
 
 /** A small file of several row groups, written by the export itself from a generated table. */
-async function sampleFile(compression: string): Promise<Uint8Array> {
+async function sampleFile(compression: string, plain = false): Promise<Uint8Array> {
   const rows = Array.from({ length: 300 }, (_, i) => ({
     index: i,
-    values: { id: i, name: i % 9 ? `row ${i} ✓` : null, x: BigInt(i) * 3_000_000_000n, f: i / 3 },
+    values: plain
+      ? { id: i, name: i % 9 ? `row ${i}` : null, x: BigInt(i), f: i / 3 }
+      : { id: i, name: i % 9 ? `row ${i} ✓` : null, x: BigInt(i) * 3_000_000_000n, f: i / 3 },
   }));
   const input = recordsInput(
     {
@@ -138,6 +140,17 @@ describe('broken files', () => {
     expect(thrown === undefined || isBinscopeError(thrown, 'FormatError'), String(thrown)).toBe(true);
     expect(thrown !== undefined || error === undefined).toBe(true);
   });
+
+  it('a page header counting 2^32 - 1 values is refused before hyparquet loops over them', async () => {
+    // A mutant the fuzzer found: hyparquet filled an array of the page's stated count for minutes.
+    const bytes = applyMutations(await sampleFile('gzip', true), [
+      { kind: 'u64', at: 1075, value: 4294967295n },
+      { kind: 'copy', from: 8, to: 1717, length: 8 },
+    ]);
+    const report = await parquetPlugin.validate(fileTarget(new MemorySource(bytes)));
+    expect(report.errors[0]).toMatchObject({ code: 'InvalidValue', offset: 1278 });
+    expect(report.errors[0].message).toMatch(/column name: a page header does not decode/);
+  }, 60_000);
 
   it('mutated files give a FormatError or a clean read, never a crash', async () => {
     for (const codec of ['snappy', 'gzip']) {
