@@ -51,7 +51,8 @@ async function folderOf(registry: Registry, directory: DirectorySource): Promise
 
 /** The input formats of converters that a stream can be: every one no plugin reads with random access. */
 function streamFormats(registry: Registry): string[] {
-  const froms = registry.converters.map((c) => c.from);
+  // A converter from any format reads a plugin's records: that needs random access, not a stream.
+  const froms = registry.converters.map((c) => c.from).filter((from) => from !== ANY_FORMAT);
   return [...new Set(froms)].filter((id) => (registry.info(id)?.role ?? 'stream') !== 'format');
 }
 

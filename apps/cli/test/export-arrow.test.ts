@@ -52,7 +52,7 @@ describeWith(
     it('SCBF → .arrow: pyarrow reads its schema and every row', () => {
       const scbf = vector('scbf/large_100k/large_100k.scbf');
       const run = ok(['convert', scbf, out('large.arrow')]);
-      expect(run.stderr).toMatch(/wrote .*large\.arrow \(\*→arrow\)/);
+      expect(run.stderr).toMatch(/wrote .*large\.arrow \(scbf→arrow\)/);
       const seen = pyarrow(out('large.arrow'), 'file');
       expect(seen.schema).toEqual([
         ['id', 'int32', false],

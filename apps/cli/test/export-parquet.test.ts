@@ -77,7 +77,7 @@ describeWith(vectorsFolder(VECTORS), 'convert to Parquet', () => {
       'nope',
     ]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/--table nope: .* has the tables samples/);
+    expect(run.stderr).toMatch(/--table "nope": no such table in .*; its tables: "samples"/);
     expect(fs.existsSync(out('nope.parquet'))).toBe(false);
   });
 

@@ -36,9 +36,12 @@ function conversions(registry: Registry): string {
 }
 
 function exampleLine(registry: Registry, c: ConverterInfo): string {
-  const from = registry.info(c.from)?.extensions[0] ?? c.from;
+  const info = registry.info(c.from);
+  // A folder format's input is a folder; an export's, any file binscope reads.
+  const from =
+    c.from === ANY_FORMAT ? 'IN' : info?.kind === 'directory' ? 'in/' : `in.${info?.extensions[0] ?? c.from}`;
   const to = c.output === 'directory' ? 'out/' : `out.${c.extensions[0] ?? c.to}`;
-  return `$ binscope convert in.${from} ${to}`.padEnd(44) + `# ${c.title}`;
+  return `$ binscope convert ${from} ${to}`.padEnd(44) + `# ${c.title}`;
 }
 
 export function registerConvert(program: Command, ctx: Context, action: Action): void {
@@ -113,9 +116,12 @@ export async function convertCommand(
   const input = await forPath(inputPath, () => openConvertInput(ctx, inputPath));
   try {
     const fitting = convertersFor(byOutput(ctx.registry, output, options.to), [input]);
-    // A conversion with a verb of its own (`index`) is convert's only when nothing else fits.
+    // A conversion with a verb of its own (`index`) is convert's only when nothing else fits;
+    // one the input's own format declares comes before the exports any format has.
     const plain = fitting.filter((c) => !c.verb);
-    const candidates = plain.length > 0 ? plain : fitting;
+    const unverbed = plain.length > 0 ? plain : fitting;
+    const own = unverbed.filter((c) => c.from !== ANY_FORMAT);
+    const candidates = own.length > 0 ? own : unverbed;
     // `-` takes whatever the input converts to, when that is one thing.
     const ambiguous = output === '-' && new Set(candidates.map((c) => c.to)).size > 1;
     if (candidates.length === 0) throw noConversion(ctx.registry, input, output);
