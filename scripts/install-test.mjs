@@ -234,7 +234,10 @@ function cliInstalled(tarballs) {
   // Any format's records export to Parquet, which the installed CLI reads back.
   run(bin, ['convert', targets[0], 'export.parquet'], project);
   const exported = JSON.parse(run(bin, ['validate', '--json', 'export.parquet'], project));
-  if (!exported.valid) throw new Error(`the exported Parquet does not validate: ${JSON.stringify(exported)}`);
+  // `validate --json` prints one report per file, as a list.
+  const [exportReport] = Array.isArray(exported) ? exported : [exported];
+  if (!exportReport?.valid)
+    throw new Error(`the exported Parquet does not validate: ${JSON.stringify(exported)}`);
   // A third-party format: a module beside the project (importing the installed core), loaded
   // with --plugin, is detected and read like a built-in one.
   const plugin = path.join(project, 'toy-format');
