@@ -17,6 +17,14 @@ export interface StaticServer {
   url: string;
   /** Payload bytes sent per request path (what a client really downloaded). */
   readonly served: Map<string, number>;
+  /**
+   * Holds every response not yet sent until `resume`: what a client asked for stays on its
+   * way, so a test can cancel while reads are in flight, deterministically, on any machine.
+   */
+  pause(): void;
+  resume(): void;
+  /** Requests received per path, counted on arrival (held or not). */
+  readonly received: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -37,6 +45,8 @@ export async function startStaticServer(
 ): Promise<StaticServer> {
   const base = resolve(root);
   const served = new Map<string, number>();
+  let held: { promise: Promise<void>; release(): void } | undefined;
+  const received = new Map<string, number>();
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       if (!res.headersSent) res.writeHead(500);
@@ -54,8 +64,13 @@ export async function startStaticServer(
       res.writeHead(204).end();
       return;
     }
+    const arrived = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    if (req.method === 'GET') received.set(arrived, (received.get(arrived) ?? 0) + 1);
     // A slow network, so a page's long-running work can be watched and cancelled mid-way.
     if (options.delayMs) await new Promise((wait) => setTimeout(wait, options.delayMs));
+    if (held) await held.promise;
+    // A client that gave up while its response was held gets nothing (and nothing is counted).
+    if (res.destroyed || req.destroyed) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405).end();
       return;
@@ -124,6 +139,19 @@ export async function startStaticServer(
   return {
     url: `http://127.0.0.1:${port}`,
     served,
+    pause() {
+      if (held) return;
+      let release = () => {};
+      const promise = new Promise<void>((done) => {
+        release = done;
+      });
+      held = { promise, release };
+    },
+    received,
+    resume() {
+      held?.release();
+      held = undefined;
+    },
     close: () =>
       new Promise<void>((done) => {
         server.closeAllConnections();
