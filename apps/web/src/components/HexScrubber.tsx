@@ -16,7 +16,7 @@ export interface HexScrubberProps {
  * A position bar for the whole file: the thumb's place is the first shown row's place in
  * the file, at any size (a native scrollbar is capped by the browser's maximum element
  * height, so in a big file one pixel of it jumped tens of KiB). Drag or click to jump;
- * from the keyboard, arrows move a row, PageUp/PageDown a screen, Home/End the ends.
+ * from the keyboard, the cursor keys move a row, PageUp/PageDown a screen, Home/End the ends.
  */
 export function HexScrubber(props: HexScrubberProps) {
   const { topRow, maxTopRow, visibleRows, totalRows, bytesPerRow, onRow } = props;

@@ -184,7 +184,7 @@ export function HexView(props: HexViewProps) {
   );
 }
 
-/** Where a key moves the cursor (arrows a byte or a row, pages, Home/End), or 'pick' for Enter. */
+/** Where a key moves the cursor (cursor keys a byte or a row, pages, Home/End), or 'pick' for Enter. */
 function keyTarget(
   event: React.KeyboardEvent,
   cursor: number,

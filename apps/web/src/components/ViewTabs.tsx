@@ -17,7 +17,7 @@ export function tabsOf(session: SessionInfo): Array<{ id: Tab; label: string; di
   return tabs;
 }
 
-/** The tab list (WAI-ARIA tabs: arrows move between the enabled tabs). */
+/** The tab list (WAI-ARIA tabs: the cursor keys move between the enabled tabs). */
 export function ViewTabs({ session, tab, onTab }: { session: SessionInfo; tab: Tab; onTab(tab: Tab): void }) {
   const tabs = tabsOf(session);
   const enabled = tabs.filter((t) => !t.disabled);
