@@ -71,7 +71,7 @@ describe('the worker turns an inspect-mode result into what the page selects', (
     const tree = await inspectTree(fakePlugin(calls), target, undefined, new AbortController().signal);
     expect(calls).toEqual(['inspectTarget']);
     expect(tree.located.map((p) => p.code)).toEqual(['InvalidValue', 'ReservedNonZero']);
-    const defects = tree.located.map((p) => locatedDefect(tree.root, p, tree.located));
+    const defects = await Promise.all(tree.located.map((p) => locatedDefect(tree.root, p, tree.located)));
     const first = firstDefect(defects);
     expect(first?.code).toBe('InvalidValue');
     expect(first?.indexPath).toEqual([1, 0, 0, 0]);
@@ -91,10 +91,10 @@ describe('the worker turns an inspect-mode result into what the page selects', (
     expect(nodeView(tree.root.children![0].children![0], undefined, tree.located).problems).toBeUndefined();
   });
 
-  it('a warning alone is still selected; nothing marked selects nothing', () => {
+  it('a warning alone is still selected; nothing marked selects nothing', async () => {
     const root = deepTree();
     const result = inspectResult(root, { valid: true, errors: [], warnings: [warning] });
-    const defects = result.located.map((p) => locatedDefect(root, p, result.located));
+    const defects = await Promise.all(result.located.map((p) => locatedDefect(root, p, result.located)));
     expect(firstDefect(defects)?.path).toBe('header/padding');
     expect(firstDefect([])).toBeUndefined();
   });

@@ -7,7 +7,13 @@ import {
   ProblemList,
   type ValidationReport,
 } from './errors.js';
-import { type InspectNode, type InspectResult, inspectResult, unparsedResult } from './inspect.js';
+import {
+  type InspectNode,
+  type InspectResult,
+  inspectResult,
+  locateInLazy,
+  unparsedResult,
+} from './inspect.js';
 import type {
   ContentField,
   FormatInfo,
@@ -147,7 +153,8 @@ export function definePlugin<Parsed, R extends FormatReader, K extends Target['k
       const parsed = await check(input, problems, options);
       const root = parsed === undefined ? undefined : await tree(parsed, problems);
       const report = problems.report();
-      return root ? inspectResult(root, report) : unparsedResult(name, size, report);
+      if (!root) return unparsedResult(name, size, report);
+      return locateInLazy(inspectResult(root, report), options.signal);
     },
   } as FormatPlugin<R>;
 }

@@ -199,6 +199,75 @@ export function inspectResult(root: InspectNode, report: ValidationReport): Insp
   return { ...report, root, located };
 }
 
+/**
+ * Carries each located problem down into lazy children: a problem placed on a node whose
+ * children load lazily (the rows of a table) is about the row, and the field of it, that holds
+ * its offset: the node a click on that byte selects. Rows are found by binary search one row
+ * at a time (lazy children are in offset order, as every format's row tables are), so this
+ * reads a handful of rows per problem whatever the table's size. A step into lazy children
+ * is named like any other (`path`) and counted after the eager children (`indexPath`).
+ */
+export async function locateInLazy(result: InspectResult, signal?: AbortSignal): Promise<InspectResult> {
+  const located: LocatedProblem[] = [];
+  for (const problem of result.located) located.push(await intoLazy(result.root, problem, signal));
+  return { ...result, located };
+}
+
+async function intoLazy(root: InspectNode, problem: LocatedProblem, signal?: AbortSignal) {
+  const { offset } = problem;
+  if (offset === undefined) return problem;
+  let at = root;
+  let file = root.file;
+  for (const i of problem.indexPath) {
+    const next = at.children?.[i];
+    if (!next) return problem;
+    at = next;
+    file = at.file ?? file;
+  }
+  const names = [problem.path];
+  const indexPath = [...problem.indexPath];
+  while (at.lazy && within(at, offset)) {
+    signal?.throwIfAborted();
+    const hit = await lazyChildAt(at, file, offset);
+    if (!hit) break;
+    names.push(hit.node.name);
+    indexPath.push((at.children?.length ?? 0) + hit.index);
+    at = hit.node;
+    file = at.file ?? file;
+    // Then down its built children to the deepest holding the offset (the field in the row).
+    for (;;) {
+      const children = at.children ?? [];
+      const index = children.findIndex((c) => (c.file === undefined || c.file === file) && within(c, offset));
+      if (index < 0) break;
+      at = children[index];
+      names.push(at.name);
+      indexPath.push(index);
+    }
+  }
+  if (indexPath.length === problem.indexPath.length) return problem;
+  return { ...problem, path: names.filter((n) => n !== '').join('/'), indexPath };
+}
+
+/** The lazy child of `parent` (in `file`) whose range holds `offset`, by binary search. */
+async function lazyChildAt(
+  parent: InspectNode,
+  file: string | undefined,
+  offset: number,
+): Promise<{ node: InspectNode; index: number } | undefined> {
+  const lazy = parent.lazy!;
+  let lo = 0;
+  let hi = lazy.count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const [child] = await lazy.load(mid, mid + 1);
+    if (!child || (child.file !== undefined && child.file !== file)) return undefined;
+    if (offset < child.offset) hi = mid - 1;
+    else if (offset >= child.offset + Math.max(child.length, 1)) lo = mid + 1;
+    else return child.length > 0 ? { node: child, index: mid } : undefined;
+  }
+  return undefined;
+}
+
 interface Placed {
   node: InspectNode;
   /** The file the node's range is in; undefined for the root's own file. */

@@ -4,6 +4,7 @@ import type { ScbfExtensions } from './extensions.js';
 import { PREFIX_LENGTH, type ScbfBlock, type ScbfColumn, type ScbfHeader } from './layout.js';
 import { SCBF_MAGIC } from './magic.js';
 import type { ScbfReader } from './read.js';
+import { columnSpans } from './schema-spans.js';
 import type { ScbfParse } from './validate.js';
 
 const ROLE_LABEL = { values: 'values block', offsets: 'offsets block', strings: 'strings block' } as const;
@@ -111,12 +112,18 @@ function headerNode(parts: TreeParts, at: Placer): InspectNode {
     fields.push(at('schema_len', 'field', 8, 4, { value: s }));
     if (header.schemaJson !== undefined) {
       const text = header.schemaJson;
+      const columns = header.schema?.columns ?? [];
+      // The text decoded strictly from these bytes, so encoding it gives them back.
+      const spans = columns.length ? columnSpans(new TextEncoder().encode(text)) : [];
       fields.push(
         at('schema_json', 'field', PREFIX_LENGTH, s, {
           value: text.length > 200 ? `${text.slice(0, 200)}…` : text,
-          children: (header.schema?.columns ?? []).map((c, i) =>
-            at(`column ${i}`, 'schema-column', PREFIX_LENGTH, s, { value: `${c.name}: ${c.type}` }),
-          ),
+          children: columns.map((c, i) => {
+            const span = spans.length === columns.length ? spans[i] : { start: 0, end: s };
+            return at(`column ${i}`, 'schema-column', PREFIX_LENGTH + span.start, span.end - span.start, {
+              value: `${c.name}: ${c.type}`,
+            });
+          }),
         }),
       );
     } else {

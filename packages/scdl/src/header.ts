@@ -135,6 +135,16 @@ export interface ScdlHeader {
   /** False for headers from before feature indices existed (no trailing count). */
   hasFeatureIndexCount: boolean;
   warnings: string[];
+  /** The descriptor whose reading failed: its fields as far as read (the last one the bad value). */
+  cut?: CutDescriptor;
+}
+
+/** A descriptor read part-way, so inspect mode can show the field at fault. */
+export interface CutDescriptor {
+  list: 'arrays' | 'feature_indices';
+  name: string;
+  offset: number;
+  fields: Array<{ name: string; span: Span; value: string | number }>;
 }
 
 const fail = formatErrors(FORMAT, HEADER_FILE);
@@ -259,7 +269,7 @@ function readHeaderFields(bytes: Uint8Array, header: ScdlHeader, problems: Heade
   const arrays = header.arrays;
   const names = new Set<string>();
   for (let i = 0; i < arrayCount; i++) {
-    const d = readArrayDescriptor(c, i);
+    const d = readArrayDescriptor(c, i, header);
     if (names.has(d.name)) throw err('InvalidValue', `array name "${d.name}" appears twice`, d.span.offset);
     names.add(d.name);
     arrays.push(d);
@@ -283,7 +293,7 @@ function readHeaderFields(bytes: Uint8Array, header: ScdlHeader, problems: Heade
       );
     }
     for (let i = 0; i < fiCount; i++) {
-      const d = readFeatureDescriptor(c, i);
+      const d = readFeatureDescriptor(c, i, header);
       if (names.has(d.name))
         throw err(
           'InvalidValue',
@@ -309,9 +319,16 @@ function readName(c: Cursor, what: string): { name: string; span: Span } {
   return { name, span: { offset: at, length: 4 + length } };
 }
 
-function readDType(c: Cursor, what: string): { dtype: ScdlDType; code: number } {
+function startCut(header: ScdlHeader, list: CutDescriptor['list'], name: string, offset: number) {
+  const cut: CutDescriptor = { list, name, offset, fields: [] };
+  header.cut = cut;
+  return cut;
+}
+
+function readDType(c: Cursor, what: string, cut: CutDescriptor): { dtype: ScdlDType; code: number } {
   const at = c.offset;
   const code = c.u32(`${what} dtype`);
+  cut.fields.push({ name: 'dtype', span: { offset: at, length: 4 }, value: code });
   const dtype = DTYPE_BY_CODE.get(code);
   if (!dtype) throw err('InvalidValue', `${what} dtype ${code} is not an ArrayDType (1–9)`, at);
   return { dtype, code };
@@ -337,15 +354,20 @@ function readShape(c: Cursor, what: string): { shape: number[] | null; span: Spa
   return { shape, span: { offset: at, length: c.offset - at } };
 }
 
-function readArrayDescriptor(c: Cursor, index: number): ArrayDescriptor {
+function readArrayDescriptor(c: Cursor, index: number, header: ScdlHeader): ArrayDescriptor {
   const start = c.offset;
   const what = `array ${index}`;
+  const cut = startCut(header, 'arrays', what, start);
   const { name, span: nameSpan } = readName(c, what);
+  cut.name = name;
+  cut.fields.push({ name: 'name', span: nameSpan, value: name });
   const lengthAt = c.offset;
   const length = c.u64Number(`${name} length`);
+  cut.fields.push({ name: 'length', span: { offset: lengthAt, length: 8 }, value: length });
   const dtypeAt = c.offset;
-  const { dtype, code } = readDType(c, name);
+  const { dtype, code } = readDType(c, name, cut);
   const { shape, span: shapeSpan } = readShape(c, name);
+  header.cut = undefined;
   return {
     name,
     length,
@@ -362,14 +384,18 @@ function readArrayDescriptor(c: Cursor, index: number): ArrayDescriptor {
   };
 }
 
-function readFeatureDescriptor(c: Cursor, index: number): FeatureIndexDescriptor {
+function readFeatureDescriptor(c: Cursor, index: number, header: ScdlHeader): FeatureIndexDescriptor {
   const start = c.offset;
   const what = `feature index ${index}`;
+  const cut = startCut(header, 'feature_indices', what, start);
   const { name, span: nameSpan } = readName(c, what);
+  cut.name = name;
+  cut.fields.push({ name: 'name', span: nameSpan, value: name });
   const lengthAt = c.offset;
   const length = c.u64Number(`${name} length`);
+  cut.fields.push({ name: 'length', span: { offset: lengthAt, length: 8 }, value: length });
   const dtypeAt = c.offset;
-  const { dtype, code } = readDType(c, name);
+  const { dtype, code } = readDType(c, name, cut);
   const filesAt = c.offset;
   const fileCount = c.u32(`${name} file count`);
   if (fileCount * 5 > c.remaining)
@@ -378,6 +404,7 @@ function readFeatureDescriptor(c: Cursor, index: number): FeatureIndexDescriptor
   for (let i = 0; i < fileCount; i++) files.push(readName(c, `${name} file ${i}`).name);
   const filesSpan = { offset: filesAt, length: c.offset - filesAt };
   const { shape, span: shapeSpan } = readShape(c, name);
+  header.cut = undefined;
   return {
     name,
     length,

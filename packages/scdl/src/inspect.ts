@@ -81,18 +81,44 @@ function descriptorTrees(h: ScdlHeader): { arrays: InspectNode[]; features: Insp
   return { arrays, features };
 }
 
+/** The descriptor whose reading failed, as far as it was read: the bad value is its last field. */
+function cutTree(h: ScdlHeader): InspectNode | undefined {
+  const cut = h.cut;
+  const last = cut?.fields[cut.fields.length - 1];
+  if (!cut || !last) return undefined;
+  return node(
+    cut.name,
+    cut.list === 'arrays' ? 'array descriptor' : 'feature index descriptor',
+    cut.offset,
+    last.span.offset + last.span.length - cut.offset,
+    {
+      value: 'read part-way',
+      children: cut.fields.map((f) => field(f.name, f.span, f.value)),
+    },
+  );
+}
+
 /** header.sch as byte ranges: the core header, each array and feature-index descriptor and its fields. */
 function headerTree(input: TreeInput): InspectNode {
   const children = coreFields(input.headerHead);
   const h = input.header;
   if (h && input.headerHead.byteLength >= 16) {
     const { arrays, features } = descriptorTrees(h);
+    const cut = cutTree(h);
+    if (cut && h.cut?.list === 'arrays') arrays.push(cut);
+    if (cut && h.cut?.list === 'feature_indices') features.push(cut);
     const last = h.arrays[h.arrays.length - 1];
-    const arraysEnd = last ? last.span.offset + last.span.length : 16;
+    const arraysEnd =
+      cut && h.cut?.list === 'arrays'
+        ? cut.offset + cut.length
+        : last
+          ? last.span.offset + last.span.length
+          : 16;
     children.push(node('arrays', 'list', 16, arraysEnd - 16, { children: arrays }));
     if (h.hasFeatureIndexCount) {
       children.push(field('feature_index_count', { offset: arraysEnd, length: 4 }, h.featureIndices.length));
-      const end = Math.max(h.byteLength, arraysEnd + 4);
+      const cutEnd = cut && h.cut?.list === 'feature_indices' ? cut.offset + cut.length : 0;
+      const end = Math.max(h.byteLength, arraysEnd + 4, cutEnd);
       children.push(
         node('feature_indices', 'list', arraysEnd + 4, end - arraysEnd - 4, { children: features }),
       );

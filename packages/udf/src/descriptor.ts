@@ -274,7 +274,7 @@ function checkBlockRange(
       issues.error(
         'OutOfBounds',
         `${label}: data blocks ${memStart}..${memEnd} run past the dataset's ${storage} storage bytes`,
-        { offset: at + 8, phase: Phase.bounds, scope: tableScope(label.index) },
+        { offset: at + 0x0c, phase: Phase.bounds, scope: tableScope(label.index) },
       );
     } else if (dataSize > (memEnd - memStart) * 8) {
       issues.error(

@@ -81,17 +81,26 @@ function problemView(problem: Problem, located: readonly LocatedProblem[]): Node
   return { code, message, offset, file, format, severity };
 }
 
-/** A marked problem with the views of the nodes from the root down to its node (what the tree reveals). */
-export function locatedDefect(
+/** The child at a position: built children first, then lazy ones (which only a tree loads). */
+export type ChildAt = (parent: InspectNode, index: number) => Promise<InspectNode | undefined>;
+
+const builtChild: ChildAt = async (parent, index) => parent.children?.[index];
+
+/**
+ * A marked problem with the views of the nodes from the root down to its node (what the tree
+ * reveals). Its path may go into lazy children (a row of a table): `child` loads them.
+ */
+export async function locatedDefect(
   root: InspectNode,
   problem: LocatedProblem,
   located: readonly LocatedProblem[],
-): LocatedDefect {
+  child: ChildAt = builtChild,
+): Promise<LocatedDefect> {
   let node: InspectNode | undefined = root;
   let file = root.file;
   const nodes = [nodeView(root, file, located)];
   for (const index of problem.indexPath) {
-    node = node.children?.[index];
+    node = await child(node, index);
     if (!node) break;
     file = node.file ?? file;
     nodes.push(nodeView(node, file, located));

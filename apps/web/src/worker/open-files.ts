@@ -35,10 +35,13 @@ export interface Opened {
 
 /**
  * Which of several files is the one to show: a file a plugin reads beats a convertible one,
- * which beats a container (read through the file beside it that indexes it), which beats
- * an unknown file; the format list's order breaks ties.
+ * which beats a file that nearly is a format (a damaged signature: it is shown as that format,
+ * its defect marked), which beats a container (read through the file beside it that indexes
+ * it: a broken index is still the file to show), which beats an unknown file; the format
+ * list's order breaks ties.
  */
-const RANK: Record<FormatRole, number> = { format: 3, convertible: 2, container: 1 };
+const RANK: Record<FormatRole, number> = { format: 4, convertible: 3, container: 1 };
+const NEAR_MISS = 2;
 
 export async function openUrl(url: string, signal: AbortSignal): Promise<Opened> {
   const http = await HttpSource.open(url, { signal }).catch((error: unknown) => {
@@ -118,7 +121,7 @@ export async function openFiles(
     const source = covered(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
     const detection = await registry().detect(fileTarget(source), { signal });
     list[k].format = detection.format;
-    const rank = detection.role ? RANK[detection.role] : 0;
+    const rank = detection.role ? RANK[detection.role] : detection.nearMiss ? NEAR_MISS : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
   }
   if (folderNearMiss && (best?.rank ?? 0) < RANK.format) {

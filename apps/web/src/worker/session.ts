@@ -114,7 +114,7 @@ export class Session {
     }
     try {
       const tree = await inspectTree(this.plugin, this.target, this.reader, signal);
-      this.tree = new SessionTree(tree.root, tree.located, this.files);
+      this.tree = await SessionTree.create(tree.root, tree.located, this.files, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       this.openError ??= this.named(serializeError(error));
@@ -206,7 +206,7 @@ export class Session {
   async inspect(signal: AbortSignal): Promise<InspectedView> {
     if (!this.plugin) throw new Error('no format reads this file');
     const tree = await inspectModeTree(this.plugin, this.target, signal);
-    this.tree = new SessionTree(tree.root, tree.located, this.files);
+    this.tree = await SessionTree.create(tree.root, tree.located, this.files, signal);
     return { root: this.tree.rootView(), located: this.tree.locatedViews() };
   }
 

@@ -12,12 +12,29 @@ const LAZY_PAGE = 256;
  */
 export class SessionTree {
   private readonly lazyPages = new WeakMap<InspectNode, Map<number, Promise<InspectNode[]>>>();
+  private defects: LocatedDefect[] = [];
 
-  constructor(
+  private constructor(
     readonly root: InspectNode,
     readonly located: readonly LocatedProblem[],
     private readonly files: SessionFiles,
   ) {}
+
+  /** The tree with its marked problems' nodes found (a defect in a row loads that row's page). */
+  static async create(
+    root: InspectNode,
+    located: readonly LocatedProblem[],
+    files: SessionFiles,
+    signal?: AbortSignal,
+  ): Promise<SessionTree> {
+    const tree = new SessionTree(root, located, files);
+    const child = (parent: InspectNode, index: number) => tree.child(parent, index, signal);
+    for (const p of located) {
+      const defect = await locatedDefect(root, files.problem(p), located, child);
+      tree.defects.push({ ...defect, nodes: defect.nodes.map((n) => tree.named(n)) });
+    }
+    return tree;
+  }
 
   /** A node for the page; `pluginFile` is the plugin's name for its file (inherited). */
   view(node: InspectNode, pluginFile: string | undefined): TreeNodeView {
@@ -35,10 +52,7 @@ export class SessionTree {
   }
 
   locatedViews(): LocatedDefect[] {
-    return this.located.map((p) => {
-      const defect = locatedDefect(this.root, this.files.problem(p), this.located);
-      return { ...defect, nodes: defect.nodes.map((n) => this.named(n)) };
-    });
+    return this.defects;
   }
 
   /** The first file a node of the tree has bytes in, from the top down. */
