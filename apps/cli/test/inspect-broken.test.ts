@@ -73,6 +73,22 @@ describeWith(VECTORS_NEEDED, `inspect on every invalid vector in ${VECTORS}`, ()
   }
 });
 
+describeWith(VECTORS_NEEDED, 'a problem inside a table row', () => {
+  // ptr_oob.mldf: sample 0's payload data_ptr points past the end (the vectors' README).
+  const file = path.join(VECTORS, 'mldf', 'invalid', 'ptr_oob.mldf');
+
+  it("is located on the row's field that holds the bad value, and --hex prints that field", () => {
+    const r = cli(['inspect', '--json', file]);
+    expect(r.code, r.stderr).toBe(1);
+    const [first] = JSON.parse(r.stdout).problems;
+    expect(first.code).toBe('OutOfBounds');
+    expect(first.path).toBe('metadata table/row 0/payload/data_ptr');
+    const hex = cli(['inspect', file, '--hex', first.path, '--json']);
+    const dump = JSON.parse(hex.stdout);
+    expect(dump.node).toMatchObject({ name: 'data_ptr', offset: first.offset, length: 8 });
+  });
+});
+
 describe('inspect on files no format claims', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'binscope-inspect-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -12,6 +12,7 @@ import {
   type InspectResult,
   inspectResult,
   locateInLazy,
+  parserMarks,
   unparsedResult,
 } from './inspect.js';
 import type {
@@ -154,7 +155,8 @@ export function definePlugin<Parsed, R extends FormatReader, K extends Target['k
       const root = parsed === undefined ? undefined : await tree(parsed, problems);
       const report = problems.report();
       if (!root) return unparsedResult(name, size, report);
-      return locateInLazy(inspectResult(root, report), options.signal);
+      const marked = parserMarks(root);
+      return locateInLazy(inspectResult(root, report), options.signal, marked);
     },
   } as FormatPlugin<R>;
 }

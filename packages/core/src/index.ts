@@ -94,6 +94,7 @@ export {
   markProblem,
   markProblems,
   node,
+  nodesAlong,
   nodesAt,
   type PlainInspectNode,
   toPlainTree,

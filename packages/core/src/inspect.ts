@@ -205,12 +205,31 @@ export function inspectResult(root: InspectNode, report: ValidationReport): Insp
  * its offset: the node a click on that byte selects. Rows are found by binary search one row
  * at a time (lazy children are in offset order, as every format's row tables are), so this
  * reads a handful of rows per problem whatever the table's size. A step into lazy children
- * is named like any other (`path`) and counted after the eager children (`indexPath`).
+ * is named like any other (`path`) and counted after the eager children (`indexPath`). A problem
+ * the parser marked itself (`parserMarked`, keys from `parserMarks`) stays where it put it.
  */
-export async function locateInLazy(result: InspectResult, signal?: AbortSignal): Promise<InspectResult> {
+export async function locateInLazy(
+  result: InspectResult,
+  signal?: AbortSignal,
+  parserMarked: ReadonlySet<string> = new Set(),
+): Promise<InspectResult> {
   const located: LocatedProblem[] = [];
-  for (const problem of result.located) located.push(await intoLazy(result.root, problem, signal));
+  for (const problem of result.located) {
+    // A parser's own mark says which node is at fault (a region's checksum is the region's).
+    const kept = parserMarked.has(problemKey(problem));
+    located.push(kept ? problem : await intoLazy(result.root, problem, signal));
+  }
   return { ...result, located };
+}
+
+/** The problems a parser marked on its tree's nodes itself (before `inspectResult` places the rest). */
+export function parserMarks(root: InspectNode): Set<string> {
+  const marked = new Set<string>();
+  walk(root, (n) => {
+    for (const p of n.problems ?? []) marked.add(problemKey(p));
+    return undefined;
+  });
+  return marked;
 }
 
 async function intoLazy(root: InspectNode, problem: LocatedProblem, signal?: AbortSignal) {
@@ -246,6 +265,29 @@ async function intoLazy(root: InspectNode, problem: LocatedProblem, signal?: Abo
   }
   if (indexPath.length === problem.indexPath.length) return problem;
   return { ...problem, path: names.filter((n) => n !== '').join('/'), indexPath };
+}
+
+/**
+ * The nodes along a located problem's `indexPath`, from the root's child down: positions past
+ * a node's built children are its lazy children (loaded one at a time).
+ */
+export async function nodesAlong(root: InspectNode, indexPath: readonly number[]): Promise<InspectNode[]> {
+  const out: InspectNode[] = [];
+  let at = root;
+  for (const index of indexPath) {
+    const built = at.children ?? [];
+    const lazyIndex = index - built.length;
+    const next =
+      index < built.length
+        ? built[index]
+        : at.lazy && lazyIndex < at.lazy.count
+          ? (await at.lazy.load(lazyIndex, lazyIndex + 1))[0]
+          : undefined;
+    if (!next) throw new RangeError(`no child ${index} below ${JSON.stringify(at.name)}`);
+    out.push(next);
+    at = next;
+  }
+  return out;
 }
 
 /** The lazy child of `parent` (in `file`) whose range holds `offset`, by binary search. */

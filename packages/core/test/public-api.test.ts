@@ -59,6 +59,7 @@ it('exports exactly these names, entry by entry', async () => {
       'nearMisses',
       'nextTurn',
       'node',
+      'nodesAlong',
       'nodesAt',
       'pacer',
       'parseBoundedJson',

@@ -1,4 +1,11 @@
-import { type ByteSource, type FormatError, formatErrors, type ReadOptions, readExact } from '@binscope/core';
+import {
+  type ByteSource,
+  type FormatError,
+  formatErrors,
+  type Problem,
+  type ReadOptions,
+  readExact,
+} from '@binscope/core';
 import { crc32 } from '@binscope/core/binary';
 import { FLAG_CHECKSUMMED, FORMAT_ID, HEADER_OFFSET, type MldfHeader, type MldfLayout } from './layout.js';
 
@@ -72,6 +79,14 @@ export interface RegionCheck {
 
 const fail = formatErrors(FORMAT_ID);
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+const CORRUPTED = ') is corrupted: CRC32 ';
+
+/** The region a problem reports as corrupted (one of verifyMldfChecksums' errors), if it is one. */
+export function corruptedRegion(problem: Problem): 'metadata' | 'data' | undefined {
+  if (problem.code !== 'InvalidValue' || !problem.message.includes(CORRUPTED)) return undefined;
+  const region = problem.message.slice(0, problem.message.indexOf(' region ['));
+  return region === 'metadata' || region === 'data' ? region : undefined;
+}
 
 /**
  * Recomputes both regions' CRCs. Returns one `InvalidValue` error per region that differs
@@ -101,7 +116,7 @@ export async function verifyMldfChecksums(
     errors.push(
       fail(
         'InvalidValue',
-        `${r.region} region [${r.start}, ${r.start + r.length}) is corrupted: CRC32 ${hex(computed)}, header stores ${hex(r.stored)}`,
+        `${r.region} region [${r.start}, ${r.start + r.length}${CORRUPTED}${hex(computed)}, header stores ${hex(r.stored)}`,
         r.start,
         source.name,
       ),

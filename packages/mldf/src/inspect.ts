@@ -1,5 +1,13 @@
-import { type ByteSource, type InspectNode, node, type Problem, type ProblemList } from '@binscope/core';
+import {
+  type ByteSource,
+  type InspectNode,
+  markProblem,
+  node,
+  type Problem,
+  type ProblemList,
+} from '@binscope/core';
 import { toHex } from '@binscope/core/binary';
+import { corruptedRegion } from './checksum.js';
 import { magicMismatch } from './header.js';
 import {
   allocationEntryNodes,
@@ -116,8 +124,12 @@ function sectionNodes(ctx: RowContext, layout: MldfLayout): InspectNode[] {
   ctx.rows = rowSize === 0 ? 0 : Math.min(h.numSamples, Math.floor((size - metadataAt) / rowSize));
   const children: InspectNode[] = [];
   pad(children, layout.descriptorsEnd, metadataAt);
-  children.push(
-    node('metadata table', 'table', metadataAt, Math.min(h.numSamples * rowSize, size - metadataAt), {
+  const metadata = node(
+    'metadata table',
+    'table',
+    metadataAt,
+    Math.min(h.numSamples * rowSize, size - metadataAt),
+    {
       value: `${h.numSamples} rows × ${rowSize} bytes`,
       lazy: ctx.rows
         ? {
@@ -126,24 +138,30 @@ function sectionNodes(ctx: RowContext, layout: MldfLayout): InspectNode[] {
               (await readRows(ctx, start, end)).map((row, k) => metadataRowNode(ctx, start + k, row)),
           }
         : undefined,
-    }),
+    },
   );
+  children.push(metadata);
   if (ctx.rows > 0) pad(children, layout.metadataEnd, Math.min(h.dataPtr, size));
   const dataAt = Math.min(h.dataPtr, size);
   const dataLength = Math.max(0, Math.min(layout.dataEnd, size) - dataAt);
-  children.push(
-    node('data region', 'region', dataAt, dataLength, {
-      value: `${dataLength} bytes`,
-      lazy:
-        dataLength > 0 && ctx.rows > 0
-          ? {
-              count: ctx.rows,
-              load: async (start, end) =>
-                (await readRows(ctx, start, end)).map((row, k) => sampleDataNode(ctx, start + k, row)),
-            }
-          : undefined,
-    }),
-  );
+  const data = node('data region', 'region', dataAt, dataLength, {
+    value: `${dataLength} bytes`,
+    lazy:
+      dataLength > 0 && ctx.rows > 0
+        ? {
+            count: ctx.rows,
+            load: async (start, end) =>
+              (await readRows(ctx, start, end)).map((row, k) => sampleDataNode(ctx, start + k, row)),
+          }
+        : undefined,
+  });
+  children.push(data);
+  // A corrupted region is the region's defect, not its first row's.
+  const regions = { metadata, data };
+  for (const problem of ctx.problems) {
+    const region = corruptedRegion(problem);
+    if (region) markProblem(regions[region], problem);
+  }
   const count = layout.allocCount;
   children.push(
     // Every byte from the table to the end of the file, a partial last entry included.

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { scbfPlugin } from '../src/plugin.js';
 import { openScbf } from '../src/plugin.js';
 import { encodeScbf } from '../src/write.js';
+import { columnSpans } from '../src/schema-spans.js';
 
 async function sample() {
   return encodeScbf([
@@ -53,5 +54,29 @@ describe('inspect', () => {
     const report = await scbfPlugin.validate(fileTarget(new MemorySource(wrongCase, 'bad.scbf')));
     expect(report.errors[0].code).toBe('BadMagic');
     expect((await registry.detect(fileTarget(new MemorySource(new Uint8Array(20), 'z')))).format).toBeNull();
+  });
+});
+
+describe('schema_json column spans', () => {
+  const spans = (text: string) => {
+    const bytes = new TextEncoder().encode(text);
+    return columnSpans(bytes).map((s) => new TextDecoder().decode(bytes.subarray(s.start, s.end)));
+  };
+
+  it('gives each column its own object, whatever its strings hold', () => {
+    const a = '{"name": "a]}{", "type": "utf8"}';
+    const b = '{"name": "q\\"{[", "type": "int32", "x": {"y": [1, {}]}}';
+    const c = '{"name": "é—名", "type": "float64"}';
+    expect(spans(`{"meta": {"columns": [0]}, "columns": [${a}, ${b},${c}], "z": "columns"}`)).toEqual([
+      a,
+      b,
+      c,
+    ]);
+  });
+
+  it('takes the last "columns" key, as JSON.parse does', () => {
+    const last = '{"name": "b", "type": "int8"}';
+    expect(spans(`{"columns": [{"name": "a", "type": "int8"}], "columns": [${last}]}`)).toEqual([last]);
+    expect(spans('{"columns": []}')).toEqual([]);
   });
 });

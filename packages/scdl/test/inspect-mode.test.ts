@@ -233,6 +233,24 @@ describe('inspect mode over written archives broken on purpose', () => {
     });
   }
 
+  it('an unknown dtype: the descriptor read part-way is shown, the dtype field marked', async () => {
+    const dir = await raggedArchive();
+    // DATA's dtype (a big-endian u32 at 32, after the core header, the name and the length).
+    const header = dir.get('header.sch')!.slice();
+    header.set([0, 0, 0, 10], 32);
+    const modes = await threeModes(directoryTarget(await withChanges(dir, { 'header.sch': header })));
+    expect(modes.strict?.code).toBe('InvalidValue');
+    expectAgreement(modes);
+    const [first] = modes.inspected.located;
+    expect(first.path).toBe('header.sch/arrays/DATA/dtype');
+    const marked = markedNode(modes.inspected.root, modes.inspected.errors[0])!;
+    expect({ offset: marked.node.offset, length: marked.node.length, value: marked.node.value }).toEqual({
+      offset: 32,
+      length: 4,
+      value: 10,
+    });
+  });
+
   it('property: random truncations and byte flips never make the modes disagree', async () => {
     const dir = await raggedArchive();
     const files = (await dir.list()).filter((f) => dir.get(f)!.byteLength > 0);

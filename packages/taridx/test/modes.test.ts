@@ -7,6 +7,7 @@ import {
   isBinscopeError,
   MemoryDirectory,
   MemorySource,
+  nodesAlong,
   type Target,
   toPlainTree,
 } from '@binscope/core';
@@ -56,8 +57,9 @@ async function strictError(target: Target): Promise<{ code: string; offset?: num
   }
 }
 
-function nodeAt(rootNode: InspectNode, indexPath: readonly number[]): InspectNode {
-  return indexPath.reduce((n, i) => n.children![i], rootNode);
+/** The node a located problem names: its path may go into the lazy rows. */
+async function nodeAt(rootNode: InspectNode, indexPath: readonly number[]): Promise<InspectNode> {
+  return (await nodesAlong(rootNode, indexPath)).at(-1) ?? rootNode;
 }
 
 /** The three modes agree on the first error, and the tree shows it on a node below the root. */
@@ -74,7 +76,7 @@ async function expectModesAgree(target: Target): Promise<InspectResult> {
   if (strict) {
     const marked = inspected.located.find((p) => p.code === strict.code && p.offset === strict.offset);
     expect(marked?.path).toBeTruthy();
-    const at = nodeAt(inspected.root, marked!.indexPath);
+    const at = await nodeAt(inspected.root, marked!.indexPath);
     if (strict.offset !== undefined && at.length > 0) {
       expect(strict.offset).toBeGreaterThanOrEqual(at.offset);
       expect(strict.offset).toBeLessThan(at.offset + at.length);

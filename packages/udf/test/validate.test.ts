@@ -174,7 +174,8 @@ const cases: Case[] = [
     'data past the dataset',
     (c) => void c.view.setUint32(c.t('ids').descriptorOffset + 0x0c, 100_000, true),
     'OutOfBounds',
-    (c) => c.t('ids').descriptorOffset + 8,
+    // The byte of mem_end, the value that runs past (mem_start is in range).
+    (c) => c.t('ids').descriptorOffset + 0x0c,
   ],
   [
     'data_size over its blocks',

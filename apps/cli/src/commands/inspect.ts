@@ -2,6 +2,7 @@ import {
   type ByteSource,
   type InspectNode,
   type InspectResult,
+  type LazyChildren,
   readExact,
   type Target,
 } from '@binscope/core';
@@ -87,6 +88,7 @@ export async function findNode(
   for (const part of parts) {
     const eager = node.children ?? [];
     let next = eager.find((c) => c.name === part);
+    if (!next && node.lazy) next = await lazyNamed(node.lazy, part);
     if (!next && /^#?\d+$/.test(part)) {
       const index = Number(part.replace('#', ''));
       if (index < eager.length) next = eager[index];
@@ -107,6 +109,29 @@ export async function findNode(
     file = node.file ?? file;
   }
   return { node, file };
+}
+
+const LAZY_PAGE = 1024;
+
+/**
+ * A lazy child by name (a problem's path goes through the row that holds it). Rows are usually
+ * named by their position ("row 42"), so that row is tried first; otherwise the children are
+ * scanned a page at a time.
+ */
+async function lazyNamed(lazy: LazyChildren, name: string): Promise<InspectNode | undefined> {
+  const number = /(\d+)\D*$/.exec(name);
+  const guess = number ? Number(number[1]) : -1;
+  if (guess >= 0 && guess < lazy.count) {
+    const [child] = await lazy.load(guess, guess + 1);
+    if (child?.name === name) return child;
+  }
+  for (let start = 0; start < lazy.count; start += LAZY_PAGE) {
+    const found = (await lazy.load(start, Math.min(lazy.count, start + LAZY_PAGE))).find(
+      (c) => c.name === name,
+    );
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The byte source a node's range is in: the file itself, a file of the archive, or a sibling. */
