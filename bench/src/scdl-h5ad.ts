@@ -2,14 +2,14 @@
  * .h5ad → SCDL conversion (issue 12): a generated AnnData file of cells × 20,000 genes with
  * 400–1,200 non-zeros per row (float32, ~500 MB at scale 1), converted with
  * @binscope/scdl-h5ad. Time and peak memory are measured in a fresh child process per run, so
- * the peak RSS is the conversion's own (this process also holds the other benchmarks); the
+ * the peak RSS (the child's VmHWM, own-peak.ts) is the conversion's own; the
  * floor is a raw sequential read of the same file (4 MiB fs.readSync), also in a child.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Bench, median, type Row } from './harness.js';
+import { ownPeak } from './own-peak.js';
 
 const FULL_CELLS = 80_000;
 const GENES = 20_000;
@@ -142,7 +142,7 @@ interface ChildReport {
  */
 function childScripts(dir: string): { convert: string; floor: string } {
   const report =
-    'const u = process.resourceUsage(); process.stdout.write(JSON.stringify({ ms, nnz, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 - cpu0, maxRssMb: Math.round(u.maxRSS / 1024) }) + "\\n");';
+    'const u = process.resourceUsage(); process.stdout.write(JSON.stringify({ ms, nnz, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 - cpu0 }) + "\\n");';
   const cpuStart =
     'const cpu0 = (process.resourceUsage().userCPUTime + process.resourceUsage().systemCPUTime) / 1000;';
   const convert = path.join(dir, 'convert-child.mjs');
@@ -182,24 +182,18 @@ ${report}
   return { convert, floor };
 }
 
+/** Runs a child; its peak RSS is its own VmHWM (own-peak.ts), not its ru_maxrss, which carries this process's. */
 function spawnChild(args: string[]): ChildReport {
-  const run = spawnSync(process.execPath, args, {
-    cwd: path.resolve(path.dirname(here), '..'),
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (run.status !== 0)
-    throw new Error(`scdl-h5ad child ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
-  return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as ChildReport;
+  const run = ownPeak(args, { cwd: path.resolve(path.dirname(here), '..') });
+  const report = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as Omit<ChildReport, 'maxRssMb'>;
+  return { ...report, maxRssMb: run.peakMb };
 }
 
 async function childMain(mode: string, args: string[]): Promise<void> {
   if (mode !== 'generate') throw new Error(`unknown child mode ${mode}`);
   const start = performance.now();
   await generate(args[0], Number(args[1]));
-  process.stdout.write(
-    `${JSON.stringify({ ms: performance.now() - start, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
-  );
+  process.stdout.write(`${JSON.stringify({ ms: performance.now() - start })}\n`);
 }
 
 export default async function run(b: Bench): Promise<void> {
