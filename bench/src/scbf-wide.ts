@@ -41,7 +41,7 @@ export async function wideCsvRows(b: Bench, dir: string): Promise<void> {
 }
 
 /** Ints, floats and short text in turn, about `targetBytes` in all; returns the row count. */
-function writeWideCsv(file: string, columns: number, targetBytes: number): number {
+export function writeWideCsv(file: string, columns: number, targetBytes: number): number {
   const header = Array.from({ length: columns }, (_, c) => `col${c}`).join(',');
   const cell = (r: number, c: number) =>
     c % 3 === 0 ? String(r + c) : c % 3 === 1 ? `${r}.5` : `s${c % 97}`;

@@ -154,7 +154,7 @@ function childScripts(dir: string): { convert: string; floor: string } {
 await describeH5ad(process.argv[2]);
 ${cpuStart}
 const start = performance.now();
-const result = await convertH5adToScdl(process.argv[2], process.argv[3]);
+const result = await convertH5adToScdl(process.argv[2], process.argv[3], JSON.parse(process.argv[4] ?? '{}'));
 const ms = performance.now() - start;
 const nnz = result.nnz;
 ${report}
@@ -236,6 +236,51 @@ export default async function run(b: Bench): Promise<void> {
   b.rows.push(row);
   process.stderr.write(
     `  scdl-h5ad convert: ${medianMs.toFixed(1)} ms (${(bytes / 1e6 / (medianMs / 1000)).toFixed(0)} MB/s) | floor ${floorMs.toFixed(1)} ms | ratio ${(medianMs / floorMs).toFixed(2)} | peak RSS ${row.peakRssMb} MB | ${row.note}\n`,
+  );
+  for (const dataDtype of ['float32', 'uint32'])
+    guardRow(b, bytes, nnz, dataDtype, (options) =>
+      spawnChild([scripts.convert, input, out, JSON.stringify(options)]),
+    );
+}
+
+/**
+ * What the value-range guard (C10) costs: the same conversion with it (the default) and
+ * without (`lossyCast: true`, the unguarded copy), paired and alternating, in fresh children.
+ * float32 → float32 is the default conversion (the guard has nothing to scan: every float32
+ * fits); uint32 makes it scan every value.
+ */
+function guardRow(
+  b: Bench,
+  bytes: number,
+  nnz: number,
+  dataDtype: string,
+  convert: (options: object) => ChildReport,
+): void {
+  const guarded: ChildReport[] = [];
+  const unguarded: ChildReport[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    if (i % 2 === 0) unguarded.push(convert({ dataDtype, lossyCast: true }));
+    guarded.push(convert({ dataDtype }));
+    if (i % 2 === 1) unguarded.push(convert({ dataDtype, lossyCast: true }));
+  }
+  const cpu = (r: ChildReport) => r.cpuMs ?? Number.NaN;
+  const row: Row = {
+    format: 'scdl-h5ad',
+    operation: `convert .h5ad → SCDL, data ${dataDtype}, value-range guard on (C10)`,
+    bytes,
+    items: nnz,
+    medianMs: median(guarded.map((r) => r.ms)),
+    runs: RUNS,
+    floor: 'the same conversion unguarded (lossyCast: true)',
+    floorMs: median(unguarded.map((r) => r.ms)),
+    ratio: median(guarded.map((r, i) => r.ms / unguarded[i].ms)),
+    goal: '≤ 1.1',
+    peakRssMb: Math.max(...guarded.map((r) => r.maxRssMb)),
+    note: `CPU ${median(guarded.map(cpu)).toFixed(0)} ms guarded vs ${median(unguarded.map(cpu)).toFixed(0)} ms unguarded (paired CPU ratio ${median(guarded.map((r, i) => cpu(r) / cpu(unguarded[i]))).toFixed(2)})`,
+  };
+  b.rows.push(row);
+  process.stderr.write(
+    `  scdl-h5ad guard, ${dataDtype}: ${row.medianMs.toFixed(1)} ms | unguarded ${row.floorMs?.toFixed(1)} ms | ratio ${row.ratio?.toFixed(2)} | ${row.note}\n`,
   );
 }
 
