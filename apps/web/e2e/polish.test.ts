@@ -1,11 +1,20 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeMldf } from '@binscope/mldf';
+import { writeScdlToMemory } from '@binscope/scdl';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPresent, useSiteAndBrowser } from './browser';
-import { distDir, highlightedOffsets, pickFiles, vector, vectorsPresent, waitForHighlight } from './helpers';
+import {
+  distDir,
+  highlightedOffsets,
+  pickFiles,
+  pickFolder,
+  vector,
+  vectorsPresent,
+  waitForHighlight,
+} from './helpers';
 
 const ready = chromiumPresent && existsSync(join(distDir, 'index.html'));
 // The format's longest field name: 63 bytes of UTF-8.
@@ -153,6 +162,31 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.close();
   });
 
+  it('the index-and-shards sample\'s tables fit 1280 px with no record open: no sideways scrolling', async () => {
+    const page = await openPage(1280);
+    await page.getByTestId('samples').locator('button[data-format="taridx"]').click();
+    await page.locator('#tab-data').click();
+    const picker = page.getByTestId('table-picker');
+    await picker.waitFor();
+    const tables = await picker.locator('option').evaluateAll((els) =>
+      els.map((e) => (e as HTMLOptionElement).value),
+    );
+    expect(tables.length).toBeGreaterThanOrEqual(2);
+    for (const table of tables) {
+      await picker.selectOption(table);
+      await page.getByLabel('table', { exact: true }).check();
+      await page.getByTestId('records-table').locator('tbody tr').first().waitFor();
+      await shot(page, `members-${table || 'records'}-1280`);
+      const sideways = await page.evaluate(() => {
+        const wrap = document.querySelector('.table-wrap')!;
+        const data = document.querySelector('.data')!;
+        return { table: wrap.scrollWidth - wrap.clientWidth, data: data.scrollWidth - data.clientWidth };
+      });
+      expect(sideways, `table ${table || 'records'}`).toEqual({ table: 0, data: 0 });
+    }
+    await page.close();
+  });
+
   it('the data inspector heading keeps the offset in lower-case hex', async () => {
     const file = join(dir, 'plain.bin');
     writeFileSync(file, new Uint8Array(0x600).map((_, i) => i & 0xff));
@@ -204,6 +238,37 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName))
       .toMatch(/^(tree|grid)$/);
+    await page.close();
+  });
+
+  it('a stored zero of a sparse matrix is shown as a stored value, never counted as a non-zero', async () => {
+    // Row 1 stores an explicit 0 at column 2 (scipy keeps such entries until eliminate_zeros).
+    const { directory } = await writeScdlToMemory({
+      indptr: [0, 1, 3, 4],
+      indices: [0, 2, 3, 1],
+      data: [4, 0, 7, 2],
+      numCols: 4,
+    });
+    const root = join(dir, 'stored_zero_scdl');
+    for (const path of await directory.list()) {
+      const target = join(root, path);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, directory.get(path)!);
+    }
+    const page = await openPage(1280);
+    await pickFolder(page, root);
+    await page.locator('[data-testid="tree-node"]').first().waitFor();
+    const labels = await page.$$eval('#summary-h ~ dl dt', (els) => els.map((e) => e.textContent ?? ''));
+    expect(labels.length).toBeGreaterThan(2);
+    expect(labels.filter((l) => /non-?zero/i.test(l)), 'summary labels').toEqual([]);
+    await page.locator('#tab-data').click();
+    await page.getByLabel('table', { exact: true }).check();
+    const row = page.getByTestId('records-table').locator('tbody tr').nth(1);
+    await row.waitFor();
+    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    expect(text).toMatch(/\b2\b.*\b3\b/);
+    expect(text).toMatch(/\b0\b.*\b7\b/);
+    expect(await page.locator('.data').innerText()).not.toMatch(/non-?zero/i);
     await page.close();
   });
 
