@@ -107,12 +107,14 @@ export async function openFiles(
     };
     if (detection.info) return opened;
     // A folder that nearly is a folder format (a damaged marker file) is shown as that format
-    // unless one of its files is a format of its own.
+    // unless one of its own files (not one in a subfolder: those are the format's parts, e.g. a
+    // table it keeps in a known format) is a format of its own.
     if (detection.nearMiss) folderNearMiss = opened;
   }
 
   // Otherwise one of the files is the one to show; the rest are its siblings.
   let best: { path: string; source: ByteSource; detection: Detection; rank: number } | undefined;
+  let bestTopRank = 0;
   for (const [k, f] of paths.entries()) {
     if (k >= 512) break;
     const source = covered(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
@@ -120,8 +122,9 @@ export async function openFiles(
     list[k].format = detection.format;
     const rank = detection.role ? RANK[detection.role] : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
+    if (!f.path.includes('/')) bestTopRank = Math.max(bestTopRank, rank);
   }
-  if (folderNearMiss && (best?.rank ?? 0) < RANK.format) {
+  if (folderNearMiss && bestTopRank < RANK.format) {
     for (const [k, entry] of list.entries()) folderNearMiss.files.list[k].format = entry.format;
     return folderNearMiss;
   }
