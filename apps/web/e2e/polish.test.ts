@@ -66,21 +66,25 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
       await page.locator('.card dd').first().waitFor({ state: 'attached' });
       await page.getByTestId('record-card').first().scrollIntoViewIfNeeded();
       await shot(page, `long-name-${width}`);
-      const cards = await page.$$eval('[data-testid="record-card"]', (els, name) =>
-        els.map((card) => {
-          const box = card.getBoundingClientRect();
-          const rows = [...card.querySelectorAll('.kv-row')];
-          const long = rows.filter((r) => r.querySelector('.field-name')?.textContent === name);
-          const row = long.map((r) => r.querySelector('dd')!).map((dd) => {
-            const r = dd.getBoundingClientRect();
-            // Lines of text: the distinct tops of the value's text boxes (the cell stretches to its row).
-            const text = document.createRange();
-            text.selectNodeContents(dd);
-            const lines = new Set([...text.getClientRects()].map((t) => Math.round(t.top))).size;
-            return { right: r.right, width: r.width, lines };
-          });
-          return { right: box.right, scrolls: card.scrollWidth > card.clientWidth + 1, values: row };
-        }),
+      const cards = await page.$$eval(
+        '[data-testid="record-card"]',
+        (els, name) =>
+          els.map((card) => {
+            const box = card.getBoundingClientRect();
+            const rows = [...card.querySelectorAll('.kv-row')];
+            const long = rows.filter((r) => r.querySelector('.field-name')?.textContent === name);
+            const row = long
+              .map((r) => r.querySelector('dd')!)
+              .map((dd) => {
+                const r = dd.getBoundingClientRect();
+                // Lines of text: the distinct tops of the value's text boxes (the cell stretches to its row).
+                const text = document.createRange();
+                text.selectNodeContents(dd);
+                const lines = new Set([...text.getClientRects()].map((t) => Math.round(t.top))).size;
+                return { right: r.right, width: r.width, lines };
+              });
+            return { right: box.right, scrolls: card.scrollWidth > card.clientWidth + 1, values: row };
+          }),
         LONG_NAME,
       );
       expect(cards.length).toBeGreaterThan(0);
@@ -110,40 +114,43 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     }
   });
 
-  it.skipIf(!vectorsPresent)("a marked node's badge never pushes its value and offset out of the row", async () => {
-    const page = await openPage(1280);
-    await pickFiles(page, [vector('mldf', 'invalid', 'ptr_oob.mldf')]);
-    await page.getByTestId('node-problem').first().waitFor();
-    await shot(page, 'marked-1280');
-    const rows = await page.$$eval('.tree-row.marked', (els) =>
-      els.map((row) => {
-        const box = row.getBoundingClientRect();
-        const part = (sel: string) => row.querySelector(sel)?.getBoundingClientRect();
-        const badge = row.querySelector<HTMLElement>('.node-problem');
-        return {
-          right: box.right,
-          range: part('.node-range'),
-          value: part('.node-value'),
-          name: part('.node-name'),
-          badgeTitle: badge?.title ?? '',
-          badgeCut: badge ? getComputedStyle(badge).textOverflow : '',
-        };
-      }),
-    );
-    expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) {
-      expect(row.range, 'the offset is shown').toBeDefined();
-      expect(row.range!.right).toBeLessThanOrEqual(row.right + 0.5);
-      expect(row.range!.width).toBeGreaterThan(20);
-      if (row.value) {
-        expect(row.value.right).toBeLessThanOrEqual(row.range!.left + 0.5);
-        expect(row.value.width, 'the value keeps room').toBeGreaterThan(30);
+  it.skipIf(!vectorsPresent)(
+    "a marked node's badge never pushes its value and offset out of the row",
+    async () => {
+      const page = await openPage(1280);
+      await pickFiles(page, [vector('mldf', 'invalid', 'ptr_oob.mldf')]);
+      await page.getByTestId('node-problem').first().waitFor();
+      await shot(page, 'marked-1280');
+      const rows = await page.$$eval('.tree-row.marked', (els) =>
+        els.map((row) => {
+          const box = row.getBoundingClientRect();
+          const part = (sel: string) => row.querySelector(sel)?.getBoundingClientRect();
+          const badge = row.querySelector<HTMLElement>('.node-problem');
+          return {
+            right: box.right,
+            range: part('.node-range'),
+            value: part('.node-value'),
+            name: part('.node-name'),
+            badgeTitle: badge?.title ?? '',
+            badgeCut: badge ? getComputedStyle(badge).textOverflow : '',
+          };
+        }),
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.range, 'the offset is shown').toBeDefined();
+        expect(row.range!.right).toBeLessThanOrEqual(row.right + 0.5);
+        expect(row.range!.width).toBeGreaterThan(20);
+        if (row.value) {
+          expect(row.value.right).toBeLessThanOrEqual(row.range!.left + 0.5);
+          expect(row.value.width, 'the value keeps room').toBeGreaterThan(30);
+        }
+        expect(row.badgeTitle).not.toBe('');
+        expect(row.badgeCut).toBe('ellipsis');
       }
-      expect(row.badgeTitle).not.toBe('');
-      expect(row.badgeCut).toBe('ellipsis');
-    }
-    await page.close();
-  });
+      await page.close();
+    },
+  );
 
   it.skipIf(!vectorsPresent)('the header stays one row at 1280×800 once a file is open', async () => {
     const page = await openPage(1280, 800);
@@ -162,15 +169,15 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.close();
   });
 
-  it('the index-and-shards sample\'s tables fit 1280 px with no record open: no sideways scrolling', async () => {
+  it("the index-and-shards sample's tables fit 1280 px with no record open: no sideways scrolling", async () => {
     const page = await openPage(1280);
     await page.getByTestId('samples').locator('button[data-format="taridx"]').click();
     await page.locator('#tab-data').click();
     const picker = page.getByTestId('table-picker');
     await picker.waitFor();
-    const tables = await picker.locator('option').evaluateAll((els) =>
-      els.map((e) => (e as HTMLOptionElement).value),
-    );
+    const tables = await picker
+      .locator('option')
+      .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
     expect(tables.length).toBeGreaterThanOrEqual(2);
     for (const table of tables) {
       await picker.selectOption(table);
@@ -189,15 +196,21 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
 
   it('the data inspector heading keeps the offset in lower-case hex', async () => {
     const file = join(dir, 'plain.bin');
-    writeFileSync(file, new Uint8Array(0x600).map((_, i) => i & 0xff));
+    writeFileSync(
+      file,
+      new Uint8Array(0x600).map((_, i) => i & 0xff),
+    );
     const page = await openPage(1280);
     await pickFiles(page, [file]);
     await page.getByTestId('unknown-view').waitFor();
     await page.locator('.hex-scroll').focus();
     await page.locator('.hexcols .b[data-offset="128"]').click();
-    const heading = page.locator('#inspector-h');
-    await expect.poll(() => heading.innerText()).toMatch(/0x80$/);
-    expect(await heading.innerText()).not.toContain('0X');
+    // innerText, not textContent: it is the text as rendered, after CSS text-transform.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is tested.
+    const shown = () => page.locator('#inspector-h').evaluate((h) => (h as HTMLElement).innerText);
+    await expect.poll(shown).toMatch(/0x80$/);
+    expect(await shown()).not.toContain('0X');
+    await shot(page, 'inspector-1280');
     await page.close();
   });
 
@@ -217,15 +230,16 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     const previous = page.getByRole('button', { name: 'Previous match' });
     const selectedStart = async () => Math.min(...(await waitForHighlight(page)));
     await next.click();
-    await expect.poll(() => status.innerText()).toBe('found at 0x64');
+    await expect.poll(() => status.textContent()).toBe('found at 0x64');
     await next.click();
-    await expect.poll(() => status.innerText()).toBe('found at 0x1388');
+    await expect.poll(() => status.textContent()).toBe('found at 0x1388');
     await next.click();
-    await expect.poll(() => status.innerText()).toMatch(/found at 0x64.*wrapped/);
+    await expect.poll(() => status.textContent()).toMatch(/found at 0x64.*wrapped/);
     expect(await selectedStart()).toBe(100);
     await previous.click();
-    await expect.poll(() => status.innerText()).toMatch(/found at 0x1388.*wrapped/);
+    await expect.poll(() => status.textContent()).toMatch(/found at 0x1388.*wrapped/);
     expect(await selectedStart()).toBe(5000);
+    await shot(page, 'search-1280');
     await page.close();
   });
 
@@ -236,7 +250,9 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.keyboard.press('Enter');
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     await expect
-      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName))
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName),
+      )
       .toMatch(/^(tree|grid)$/);
     await page.close();
   });
@@ -260,21 +276,28 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     const labels = await page.$$eval('#summary-h ~ dl dt', (els) => els.map((e) => e.textContent ?? ''));
     expect(labels.length).toBeGreaterThan(2);
-    expect(labels.filter((l) => /non-?zero/i.test(l)), 'summary labels').toEqual([]);
+    expect(
+      labels.filter((l) => /non-?zero/i.test(l)),
+      'summary labels',
+    ).toEqual([]);
+    await shot(page, 'stored-zero-1280');
     await page.locator('#tab-data').click();
     await page.getByLabel('table', { exact: true }).check();
     const row = page.getByTestId('records-table').locator('tbody tr').nth(1);
     await row.waitFor();
-    const text = (await row.innerText()).replace(/\s+/g, ' ');
+    const text = ((await row.textContent()) ?? '').replace(/\s+/g, ' ');
     expect(text).toMatch(/\b2\b.*\b3\b/);
     expect(text).toMatch(/\b0\b.*\b7\b/);
-    expect(await page.locator('.data').innerText()).not.toMatch(/non-?zero/i);
+    expect(await page.locator('.data').textContent()).not.toMatch(/non-?zero/i);
     await page.close();
   });
 
   it('Shift+cursor keys extend the byte selection in the hex view', async () => {
     const file = join(dir, 'shift.bin');
-    writeFileSync(file, new Uint8Array(4096).map((_, i) => (i * 7) & 0xff));
+    writeFileSync(
+      file,
+      new Uint8Array(4096).map((_, i) => (i * 7) & 0xff),
+    );
     const page = await openPage(1280);
     await pickFiles(page, [file]);
     await page.getByTestId('unknown-view').waitFor();
@@ -286,6 +309,7 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     const wide = await highlightedOffsets(page);
     expect(Math.min(...wide)).toBe(40);
     expect(Math.max(...wide)).toBe(43 + perRow);
+    await shot(page, 'shift-1280');
     await page.keyboard.press('Shift+ArrowLeft');
     expect(Math.max(...(await highlightedOffsets(page)))).toBe(42 + perRow);
     // A plain cursor key ends the extension: the next Shift starts from the new cursor.

@@ -111,7 +111,7 @@ function Workspace({
     if (active && active !== document.body) return;
     mainRef.current
       ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], [role="tabpanel"] [tabindex="0"]')
-      ?.focus();
+      ?.focus({ preventScroll: true });
   }, [session.sessionId]);
   /** A value's bytes: to the structure tab, its file in the hex view, the range selected. */
   const showBytes = useCallback(

@@ -22,7 +22,7 @@ export function OpenBar({
   return (
     <header className={`openbar${compact ? ' compact' : ''}`}>
       <h1>
-        binscope <span className="muted">· look inside binary data files, in your browser</span>
+        binscope <span className="muted tagline">· look inside binary data files, in your browser</span>
       </h1>
       <div className="open-controls">
         <button type="button" onClick={() => fileInput.current?.click()}>
