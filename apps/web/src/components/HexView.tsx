@@ -41,6 +41,8 @@ export interface HexViewProps {
 export function HexView(props: HexViewProps) {
   const { client, sessionId, file, size, selection, cursor, onCursor, onPick, scrollRequest, fields } = props;
   const dragAnchor = useRef<number | null>(null);
+  /** Where a Shift+key selection started; a plain move or a click forgets it. */
+  const shiftAnchor = useRef<number | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   const { width, height } = useViewportSize(scrollRef);
   const probeRef = useRef<HTMLSpanElement>(null);
@@ -68,14 +70,28 @@ export function HexView(props: HexViewProps) {
     const clamped = Math.max(0, Math.min(Math.max(0, size - 1), offset));
     onCursor(clamped);
     ensureVisible(clamped);
+    return clamped;
   };
 
   const onKeyDown = (event: React.KeyboardEvent) => {
     const target = keyTarget(event, cursor, bytesPerRow, visibleRows * bytesPerRow, size);
     if (target === undefined) return;
     event.preventDefault();
-    if (target === 'pick') onPick(cursor);
-    else move(target);
+    if (target === 'pick') {
+      shiftAnchor.current = null;
+      onPick(cursor);
+      return;
+    }
+    if (!event.shiftKey || !props.onRange) {
+      shiftAnchor.current = null;
+      move(target);
+      return;
+    }
+    // Shift extends the selection from where it started to the new cursor, both ends included.
+    const anchor = shiftAnchor.current ?? cursor;
+    shiftAnchor.current = anchor;
+    const to = move(target);
+    props.onRange({ start: Math.min(anchor, to), end: Math.max(anchor, to) + 1 });
   };
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: byteAt reads the chunk cache; `version` says when it changed.
@@ -146,6 +162,7 @@ export function HexView(props: HexViewProps) {
             const offset = cellFromEvent(e);
             if (offset === undefined || e.button !== 0) return;
             dragAnchor.current = offset;
+            shiftAnchor.current = null;
             onCursor(offset);
             onPick(offset);
           }}
