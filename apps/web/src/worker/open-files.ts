@@ -10,6 +10,7 @@ import {
   type FormatRole,
   fileTarget,
   MemoryDirectory,
+  type ProgressCallback,
   SubDirectory,
   type Target,
 } from '@binscope/core';
@@ -18,6 +19,7 @@ import type { InputFile, SessionFile } from '../protocol';
 import { CoverageDirectory, covered } from './counting';
 import { explainFetchFailure } from './fetch-failure';
 import { registry } from './registry';
+import { type RemotePass, remotePasses } from './remote-pass';
 import { SessionFiles } from './session-files';
 
 export interface Counters {
@@ -31,6 +33,8 @@ export interface Opened {
   detection: Detection;
   files: SessionFiles;
   counters: Counters;
+  /** A file by URL: a sequential pass over it (validation) reads ahead (see RemotePass). */
+  pass?: (signal: AbortSignal, onProgress?: ProgressCallback) => RemotePass;
 }
 
 /**
@@ -51,7 +55,7 @@ export async function openUrl(url: string, signal: AbortSignal): Promise<Opened>
     path,
     source: http,
   });
-  return { target, detection, files, counters: { http } };
+  return { target, detection, files, counters: { http }, pass: remotePasses(http) };
 }
 
 /** A folder held in the worker (a conversion's output), opened as a folder format would be. */
