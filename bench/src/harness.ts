@@ -157,6 +157,10 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * This process's high-water mark so far (every row before included): an in-process row's peak
+ * RSS is an upper bound, not its own. Rows run in a child set their own (own-peak.ts).
+ */
 export function peakRssMb(): number {
   // maxRSS is in KiB on Linux.
   return Math.round(process.resourceUsage().maxRSS / 1024);

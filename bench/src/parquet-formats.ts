@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +16,7 @@ import type { ByteSink } from '@binscope/core/binary';
 import { NodeDirectory, NodeFileSource } from '@binscope/core/node';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { createFormatRegistry } from '@binscope/formats';
-import { csvToScbf, scbfToCsv, writeScbfFile } from '@binscope/scbf/node';
+import { scbfToCsv, writeScbfFile } from '@binscope/scbf/node';
 import { indexShards } from '@binscope/taridx';
 import { type Bench, generateInChild } from './harness.js';
 import { generate as generateMldf } from './mldf.js';
@@ -249,56 +248,5 @@ export async function csvRows(b: Bench, dir: string): Promise<void> {
     db.closeSync();
   }
   for (const f of [scbf, between, viaBinscope, viaDuckdb]) fs.rmSync(f, { force: true });
-  await bigExportRss(b, dir, csv);
   fs.rmSync(csv, { force: true });
-}
-
-/**
- * Peak RSS of `binscope convert big.scbf big.parquet` in a fresh process (spawned, not forked:
- * a fork inherits its parent's peak RSS), read from `/usr/bin/time -v`. The input is the bench
- * CSV's rows repeated to about scale × 1 GB of SCBF (~42 M rows at scale 1), streamed through
- * the CSV → SCBF converter.
- */
-async function bigExportRss(b: Bench, dir: string, csv: string): Promise<void> {
-  if (!fs.existsSync('/usr/bin/time')) throw new Error('/usr/bin/time is missing: no honest peak RSS');
-  const probe = path.join(dir, 'probe.scbf');
-  await csvToScbf(csv, probe);
-  const perCopy = fs.statSync(probe).size;
-  fs.rmSync(probe);
-  const copies = Math.max(1, Math.ceil((b.scale * 1e9) / perCopy));
-  const text = fs.readFileSync(csv);
-  const body = text.subarray(text.indexOf(10) + 1);
-  // Streamed into the converter: at scale 1 the repeated CSV would be ~12 GB on disk.
-  async function* repeated() {
-    yield text;
-    for (let i = 1; i < copies; i++) yield body;
-  }
-  const big = path.join(dir, 'big.scbf');
-  await csvToScbf(repeated(), big, { inputName: 'big.csv' });
-  const input = fs.statSync(big).size;
-  const output = path.join(dir, 'big.parquet');
-  const cli = path.resolve(here, '..', '..', 'apps', 'cli', 'bin', 'binscope.js');
-  const start = performance.now();
-  const run = spawnSync('/usr/bin/time', ['-v', process.execPath, cli, 'convert', big, output], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const ms = performance.now() - start;
-  const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(run.stderr)?.[1];
-  if (run.status !== 0 || kb === undefined) throw new Error(`binscope convert failed: ${run.stderr}`);
-  const rssMb = Math.round(Number(kb) / 1024);
-  const row = {
-    format: 'parquet',
-    operation: `binscope convert big.scbf big.parquet (CLI, fresh process)`,
-    bytes: input,
-    medianMs: ms,
-    runs: 1,
-    peakRssMb: rssMb,
-    figure: `child peak RSS ${rssMb} MB for ${(input / 1e6).toFixed(1)} MB SCBF → ${(fs.statSync(output).size / 1e6).toFixed(1)} MB Parquet`,
-    note: 'peak RSS from /usr/bin/time -v of the CLI process alone',
-  };
-  b.rows.push(row);
-  process.stderr.write(`  parquet ${row.operation}: ${ms.toFixed(0)} ms | ${row.figure}\n`);
-  fs.rmSync(big);
-  fs.rmSync(output);
 }

@@ -14,7 +14,8 @@ import { generate } from './scbf.js';
  * low-cardinality utf8, int32; the SCBF bench's table) to Parquet, snappy, through the
  * SCBF plugin's records, and the export read back through the Parquet plugin. The floor of
  * both is a raw read of the same bytes (the SCBF file's, the Parquet file's). Then the other
- * formats' exports, CSV → Parquet beside DuckDB, and a large export's peak RSS (parquet-formats.ts).
+ * formats' exports and CSV → Parquet beside DuckDB (parquet-formats.ts); the peak RSS of large
+ * exports is export-peak.ts.
  */
 export default async function run(b: Bench): Promise<void> {
   const dir = b.dir('parquet');

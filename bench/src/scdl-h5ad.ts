@@ -2,14 +2,14 @@
  * .h5ad → SCDL conversion (issue 12): a generated AnnData file of cells × 20,000 genes with
  * 400–1,200 non-zeros per row (float32, ~500 MB at scale 1), converted with
  * @binscope/scdl-h5ad. Time and peak memory are measured in a fresh child process per run, so
- * the peak RSS is the conversion's own (this process also holds the other benchmarks); the
+ * the peak RSS (the child's VmHWM, own-peak.ts) is the conversion's own; the
  * floor is a raw sequential read of the same file (4 MiB fs.readSync), also in a child.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Bench, median, type Row } from './harness.js';
+import { ownPeak } from './own-peak.js';
 
 const FULL_CELLS = 80_000;
 const GENES = 20_000;
@@ -142,7 +142,7 @@ interface ChildReport {
  */
 function childScripts(dir: string): { convert: string; floor: string } {
   const report =
-    'const u = process.resourceUsage(); process.stdout.write(JSON.stringify({ ms, nnz, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 - cpu0, maxRssMb: Math.round(u.maxRSS / 1024) }) + "\\n");';
+    'const u = process.resourceUsage(); process.stdout.write(JSON.stringify({ ms, nnz, cpuMs: (u.userCPUTime + u.systemCPUTime) / 1000 - cpu0 }) + "\\n");';
   const cpuStart =
     'const cpu0 = (process.resourceUsage().userCPUTime + process.resourceUsage().systemCPUTime) / 1000;';
   const convert = path.join(dir, 'convert-child.mjs');
@@ -154,7 +154,7 @@ function childScripts(dir: string): { convert: string; floor: string } {
 await describeH5ad(process.argv[2]);
 ${cpuStart}
 const start = performance.now();
-const result = await convertH5adToScdl(process.argv[2], process.argv[3]);
+const result = await convertH5adToScdl(process.argv[2], process.argv[3], JSON.parse(process.argv[4] ?? '{}'));
 const ms = performance.now() - start;
 const nnz = result.nnz;
 ${report}
@@ -182,24 +182,18 @@ ${report}
   return { convert, floor };
 }
 
+/** Runs a child; its peak RSS is its own VmHWM (own-peak.ts), not its ru_maxrss, which carries this process's. */
 function spawnChild(args: string[]): ChildReport {
-  const run = spawnSync(process.execPath, args, {
-    cwd: path.resolve(path.dirname(here), '..'),
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
-  if (run.status !== 0)
-    throw new Error(`scdl-h5ad child ${args.join(' ')} failed (${run.status}): ${run.stderr}`);
-  return JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as ChildReport;
+  const run = ownPeak(args, { cwd: path.resolve(path.dirname(here), '..') });
+  const report = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as Omit<ChildReport, 'maxRssMb'>;
+  return { ...report, maxRssMb: run.peakMb };
 }
 
 async function childMain(mode: string, args: string[]): Promise<void> {
   if (mode !== 'generate') throw new Error(`unknown child mode ${mode}`);
   const start = performance.now();
   await generate(args[0], Number(args[1]));
-  process.stdout.write(
-    `${JSON.stringify({ ms: performance.now() - start, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`,
-  );
+  process.stdout.write(`${JSON.stringify({ ms: performance.now() - start })}\n`);
 }
 
 export default async function run(b: Bench): Promise<void> {
@@ -242,6 +236,51 @@ export default async function run(b: Bench): Promise<void> {
   b.rows.push(row);
   process.stderr.write(
     `  scdl-h5ad convert: ${medianMs.toFixed(1)} ms (${(bytes / 1e6 / (medianMs / 1000)).toFixed(0)} MB/s) | floor ${floorMs.toFixed(1)} ms | ratio ${(medianMs / floorMs).toFixed(2)} | peak RSS ${row.peakRssMb} MB | ${row.note}\n`,
+  );
+  for (const dataDtype of ['float32', 'uint32'])
+    guardRow(b, bytes, nnz, dataDtype, (options) =>
+      spawnChild([scripts.convert, input, out, JSON.stringify(options)]),
+    );
+}
+
+/**
+ * What the value-range guard (C10) costs: the same conversion with it (the default) and
+ * without (`lossyCast: true`, the unguarded copy), paired and alternating, in fresh children.
+ * float32 → float32 is the default conversion (the guard has nothing to scan: every float32
+ * fits); uint32 makes it scan every value.
+ */
+function guardRow(
+  b: Bench,
+  bytes: number,
+  nnz: number,
+  dataDtype: string,
+  convert: (options: object) => ChildReport,
+): void {
+  const guarded: ChildReport[] = [];
+  const unguarded: ChildReport[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    if (i % 2 === 0) unguarded.push(convert({ dataDtype, lossyCast: true }));
+    guarded.push(convert({ dataDtype }));
+    if (i % 2 === 1) unguarded.push(convert({ dataDtype, lossyCast: true }));
+  }
+  const cpu = (r: ChildReport) => r.cpuMs ?? Number.NaN;
+  const row: Row = {
+    format: 'scdl-h5ad',
+    operation: `convert .h5ad → SCDL, data ${dataDtype}, value-range guard on (C10)`,
+    bytes,
+    items: nnz,
+    medianMs: median(guarded.map((r) => r.ms)),
+    runs: RUNS,
+    floor: 'the same conversion unguarded (lossyCast: true)',
+    floorMs: median(unguarded.map((r) => r.ms)),
+    ratio: median(guarded.map((r, i) => r.ms / unguarded[i].ms)),
+    goal: '≤ 1.1',
+    peakRssMb: Math.max(...guarded.map((r) => r.maxRssMb)),
+    note: `CPU ${median(guarded.map(cpu)).toFixed(0)} ms guarded vs ${median(unguarded.map(cpu)).toFixed(0)} ms unguarded (paired CPU ratio ${median(guarded.map((r, i) => cpu(r) / cpu(unguarded[i]))).toFixed(2)})`,
+  };
+  b.rows.push(row);
+  process.stderr.write(
+    `  scdl-h5ad guard, ${dataDtype}: ${row.medianMs.toFixed(1)} ms | unguarded ${row.floorMs?.toFixed(1)} ms | ratio ${row.ratio?.toFixed(2)} | ${row.note}\n`,
   );
 }
 

@@ -25,6 +25,11 @@ export interface StaticServer {
   resume(): void;
   /** Requests received per path, counted on arrival (held or not). */
   readonly received: Map<string, number>;
+  /**
+   * Requests of a path that arrived and were not answered yet, whose client is still there:
+   * after a cancel, a client that aborts what it asked for brings this down to 0 while held.
+   */
+  waiting(path: string): number;
   close(): Promise<void>;
 }
 
@@ -47,6 +52,7 @@ export async function startStaticServer(
   const served = new Map<string, number>();
   let held: { promise: Promise<void>; release(): void } | undefined;
   const received = new Map<string, number>();
+  const pending = new Map<string, Set<ServerResponse>>();
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       if (!res.headersSent) res.writeHead(500);
@@ -66,9 +72,16 @@ export async function startStaticServer(
     }
     const arrived = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (req.method === 'GET') received.set(arrived, (received.get(arrived) ?? 0) + 1);
+    const unanswered = pending.get(arrived) ?? new Set<ServerResponse>();
+    pending.set(arrived, unanswered);
+    unanswered.add(res);
+    const gone = () => unanswered.delete(res);
+    res.on('close', gone);
     // A slow network, so a page's long-running work can be watched and cancelled mid-way.
     if (options.delayMs) await new Promise((wait) => setTimeout(wait, options.delayMs));
-    if (held) await held.promise;
+    while (held) await held.promise;
+    unanswered.delete(res);
+    res.off('close', gone);
     // A client that gave up while its response was held gets nothing (and nothing is counted).
     if (res.destroyed || req.destroyed) return;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -148,6 +161,7 @@ export async function startStaticServer(
       held = { promise, release };
     },
     received,
+    waiting: (path) => pending.get(path)?.size ?? 0,
     resume() {
       held?.release();
       held = undefined;

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ParserClient } from './client';
 import { ShowBytesContext } from './components/BytesLink';
 import { ConvertView } from './components/convert/ConvertView';
@@ -50,7 +50,7 @@ export function App() {
       onDrop={onDrop}
       data-testid="app"
     >
-      <OpenBar onOpen={state.open} stats={stats} busy={state.busy} />
+      <OpenBar onOpen={state.open} stats={stats} busy={state.busy} compact={!!state.session} />
       {failure && (
         <div className="failure" role="alert" data-testid="failure">
           {failure}
@@ -102,6 +102,17 @@ function Workspace({
   formats: Formats;
 }) {
   const { tab, setTab } = state;
+  const mainRef = useRef<HTMLElement>(null);
+  // What was used to open the file (a sample's button, the empty page) has gone: focus the
+  // file's main view rather than leave it on <body>, where the next Tab starts from the top.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a newly opened session moves focus.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    mainRef.current
+      ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], [role="tabpanel"] [tabindex="0"]')
+      ?.focus({ preventScroll: true });
+  }, [session.sessionId]);
   /** A value's bytes: to the structure tab, its file in the hex view, the range selected. */
   const showBytes = useCallback(
     (location: LocationView) => {
@@ -128,7 +139,7 @@ function Workspace({
           nav.pick(problem.file ?? session.mainFile ?? nav.hexFile, problem.offset, true);
         }}
       />
-      <main className="main">
+      <main className="main" ref={mainRef}>
         <ViewTabs session={session} tab={tab} onTab={setTab} />
         {tab === 'structure' && (
           <StructureTab

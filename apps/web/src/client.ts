@@ -45,6 +45,7 @@ export class ParserClient {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     if ('progress' in reply) {
+      if (reply.stats) this.onStats?.(reply.stats);
       waiting.onProgress?.(reply.progress);
       return;
     }

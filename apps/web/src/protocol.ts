@@ -353,6 +353,6 @@ export type Envelope = ({ id: number } & Request) | { id: number; type: 'cancel'
 export type Reply =
   | { id: number; ok: true; result: unknown; stats?: ByteStats }
   | { id: number; ok: false; error: SerializedError; stats?: ByteStats }
-  | { id: number; progress: { phase?: string; done: number; total?: number } };
+  | { id: number; progress: { phase?: string; done: number; total?: number }; stats?: ByteStats };
 
 export type { Problem, Schema, Summary, ValidationReport, JsonValue };

@@ -70,13 +70,17 @@ export class ReadAhead {
   async advance(lo: number, hi: number): Promise<void> {
     const next = this.queue.shift();
     if (next !== undefined) {
-      const carry = this.hi - lo;
-      const usable = next.at === this.hi && lo >= this.lo && carry >= 0 && carry <= this.carryRoom;
+      // The next window may also start past the current one, inside the chunk read ahead:
+      // records with gaps between them (one field of many) skip bytes at chunk boundaries.
+      const carry = Math.max(0, this.hi - lo);
+      const usable =
+        next.at === this.hi && lo >= this.lo && lo < next.at + next.length && carry <= this.carryRoom;
       if (usable) {
         const n = await next.read;
         if (hi <= this.hi + n) {
-          next.buffer.set(this.bytes.subarray(lo - this.lo), this.carryRoom - carry);
-          this.show(next.buffer, this.carryRoom - carry, this.carryRoom + n, lo);
+          if (carry > 0) next.buffer.set(this.bytes.subarray(lo - this.lo), this.carryRoom - carry);
+          const from = this.carryRoom - carry + Math.max(0, lo - next.at);
+          this.show(next.buffer, from, this.carryRoom + n, lo);
           return;
         }
       } else {

@@ -136,8 +136,9 @@ export class CoalescingSource implements ByteSource {
   private fetchSpan(group: Pending[]): void {
     const start = group[0].start;
     const end = maxOf(group, (read) => read.end);
-    // One caller's signal may cancel the request only when it is that caller's alone.
-    const signal = group.length === 1 ? group[0].signal : undefined;
+    // A caller's signal may cancel the request only when every read in it carries that signal
+    // (one caller, or one pass whose reads share it).
+    const signal = group.every((read) => read.signal === group[0].signal) ? group[0].signal : undefined;
     this.pool
       .run(() => {
         this.requests++;
@@ -169,7 +170,16 @@ const HEAD_WINDOW = 64 * 1024;
 /**
  * How binscope reads a remote object: reads issued together are merged and run in `pool`,
  * and forward passes read ahead (ForwardReadSource over CoalescingSource over the HTTP source).
+ * With `signal`, the source serves one pass (a validation) and aborting it cancels the windows
+ * read ahead too (ForwardReadsOptions.signal): give each pass its own.
  */
-export function remoteReads(source: ByteSource, pool: RequestPool): ByteSource {
-  return new ForwardReadSource(new CoalescingSource(source, { pool }), { headWindow: HEAD_WINDOW });
+export function remoteReads(
+  source: ByteSource,
+  pool: RequestPool,
+  options: { signal?: AbortSignal } = {},
+): ByteSource {
+  return new ForwardReadSource(new CoalescingSource(source, { pool }), {
+    headWindow: HEAD_WINDOW,
+    signal: options.signal,
+  });
 }

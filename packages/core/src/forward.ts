@@ -1,4 +1,5 @@
 import { type ByteSource, copyInto, type ReadOptions, type ReadRequest } from './bytes.js';
+import { SourceError } from './errors.js';
 
 /** Each forward read takes a window this many times larger: few requests before a pass streams. */
 const GROWTH = 4;
@@ -19,6 +20,13 @@ export interface ForwardReadsOptions {
    * works on the rest of this one.
    */
   prefetchFrom?: number;
+  /**
+   * The pass this source serves (one validation): every read of the inner source carries it,
+   * the windows fetched ahead too, so aborting it cancels them in flight; once it is aborted
+   * no read is made and every read fails. Without it a window fetched ahead outlives the read
+   * that started it.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -42,6 +50,7 @@ export class ForwardReadSource implements ByteSource {
   private readonly maxWindow: number;
   private readonly headWindow: number;
   private readonly prefetchFrom: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(
     readonly inner: ByteSource,
@@ -52,6 +61,16 @@ export class ForwardReadSource implements ByteSource {
     this.grow = this.minWindow;
     this.headWindow = Math.max(0, options.headWindow ?? 0);
     this.prefetchFrom = options.prefetchFrom ?? 512 * 1024;
+    this.signal = options.signal;
+    // What was read for a pass that is over is of no use: let it go at once.
+    this.signal?.addEventListener(
+      'abort',
+      () => {
+        this.window = undefined;
+        this.next = undefined;
+      },
+      { once: true },
+    );
   }
 
   get size(): number {
@@ -67,7 +86,10 @@ export class ForwardReadSource implements ByteSource {
     return request?.into ? bytes.then((b) => copyInto(b, request.into)) : bytes;
   }
 
-  private async readView(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array> {
+  private async readView(offset: number, length: number, request?: ReadOptions): Promise<Uint8Array> {
+    if (this.signal?.aborted)
+      throw new SourceError(`${this.name}: read aborted`, this.name, { reason: 'aborted' });
+    const options = { signal: both(request?.signal, this.signal) };
     const start = Math.min(Math.max(0, offset), this.size);
     const end = Math.min(this.size, start + Math.max(0, length));
     const window = this.window;
@@ -79,7 +101,7 @@ export class ForwardReadSource implements ByteSource {
     }
     if (end <= this.headWindow) {
       this.lastEnd = end;
-      return this.inner.read(start, end - start, { signal: options?.signal });
+      return this.inner.read(start, end - start, options);
     }
     const next = this.next;
     if (window && next && this.straddles(start, end, window, next)) {
@@ -116,10 +138,10 @@ export class ForwardReadSource implements ByteSource {
       // A random read may start a run.
       this.runBytes = end - start;
       this.largestRead = end - start;
-      return this.inner.read(start, end - start, { signal: options?.signal });
+      return this.inner.read(start, end - start, options);
     }
     this.grow = Math.min(this.maxWindow, this.grow * GROWTH);
-    const bytes = await this.inner.read(start, Math.max(end - start, this.grow), { signal: options?.signal });
+    const bytes = await this.inner.read(start, Math.max(end - start, this.grow), options);
     this.window = { start, bytes };
     // A window fetched in flight for elsewhere (the read straddled two) would block the next.
     if (this.next && this.next.start !== start + bytes.byteLength) this.next = undefined;
@@ -149,7 +171,7 @@ export class ForwardReadSource implements ByteSource {
   private prefetch(current: number): void {
     this.largestRead = Math.max(this.largestRead, current);
     const window = this.window;
-    if (this.next || !window || window.bytes.byteLength < this.prefetchFrom) return;
+    if (this.next || !window || window.bytes.byteLength < this.prefetchFrom || this.signal?.aborted) return;
     const start = window.start + window.bytes.byteLength;
     // Only a pass that has used half the window goes on: `head -n 10` stops well before.
     if (this.lastEnd < window.start + window.bytes.byteLength / 2) return;
@@ -160,10 +182,11 @@ export class ForwardReadSource implements ByteSource {
     if (this.runBytes - current < size) return;
     this.grow = size;
     const end = Math.min(this.size, start + size);
-    // Not the caller's signal: the fetch outlives this read. A failure is left to the read
-    // that needs these bytes, which then asks again and gets the error itself.
+    // Not the caller's signal: the fetch outlives this read (the pass's does not). A failure
+    // is left to the read that needs these bytes, which then asks again and gets the error itself.
+    const signal = this.signal;
     const bytes = Promise.resolve()
-      .then(() => this.inner.read(start, end - start))
+      .then(() => this.inner.read(start, end - start, { signal }))
       .catch(() => undefined);
     this.next = { start, end, bytes };
   }
@@ -171,4 +194,11 @@ export class ForwardReadSource implements ByteSource {
   close(): Promise<void> {
     return this.inner.close?.() ?? Promise.resolve();
   }
+}
+
+/** A signal that aborts when either does. */
+function both(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a || a === b) return b;
+  if (!b) return a;
+  return AbortSignal.any([a, b]);
 }

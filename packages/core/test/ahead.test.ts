@@ -55,6 +55,18 @@ function records(lengths: number[], start = 0): Array<[number, number]> {
   return out;
 }
 
+/** Records with a gap before each, as one field of several is met in a file. */
+function sparse(lengths: number[], gaps: number[], start = 0): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let at = start;
+  for (const [i, length] of lengths.entries()) {
+    at += gaps[i % gaps.length];
+    out.push([at, at + length]);
+    at += length;
+  }
+  return out;
+}
+
 /** Walks records the way MLDF's batches() does, checking every record's bytes. */
 async function walk(
   source: SlowMemory,
@@ -108,6 +120,20 @@ describe('ReadAhead', () => {
     );
   });
 
+  it('uses the chunk read ahead when the next record starts past the window, inside that chunk', async () => {
+    // One field of several: records with gaps between them, so windows skip bytes at chunk ends.
+    const source = new SlowMemory(bytes, 'sparse.bin');
+    const ranges = sparse(
+      Array.from({ length: 200 }, (_, i) => 20 + ((i * 13) % 90)),
+      Array.from({ length: 200 }, (_, i) => 300 + ((i * 53) % 700)),
+    );
+    await walk(source, ranges, 4096, true);
+    // Every chunk after the first continues where the one before ended: none is read twice.
+    for (let i = 1; i < source.reads.length; i++)
+      expect(source.reads[i][0]).toBe(source.reads[i - 1][0] + source.reads[i - 1][1]);
+    expect(source.reads.length).toBeLessThanOrEqual(Math.ceil(ranges[ranges.length - 1][1] / 4096) + 1);
+  });
+
   it('reads records larger than a chunk directly', async () => {
     const source = new SlowMemory(bytes);
     await walk(source, records([100, 10_000, 50, 20_000, 30]), 1024, true);
@@ -121,8 +147,10 @@ describe('ReadAhead', () => {
         fc.integer({ min: 64, max: 8192 }),
         fc.boolean(),
         fc.integer({ min: 1, max: 4 }),
-        async (lengths, start, chunk, recycle, depth) => {
+        fc.array(fc.integer({ min: 0, max: 6000 }), { minLength: 1, maxLength: 8 }),
+        async (lengths, start, chunk, recycle, depth, gaps) => {
           await walk(new SlowMemory(bytes), records(lengths, start), chunk, recycle, depth);
+          await walk(new SlowMemory(bytes), sparse(lengths, gaps, start), chunk, recycle, depth);
         },
       ),
       { numRuns: 150 },

@@ -28,6 +28,27 @@ class SlowSource implements ByteSource {
 }
 
 describe('CoalescingSource', () => {
+  it("lets one pass's signal cancel a request merged from its reads, and no other's", async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const inner: ByteSource = {
+      size: payload.byteLength,
+      name: 'signals',
+      read: (offset, length, request) => {
+        signals.push(request?.signal);
+        return new MemorySource(payload).read(offset, length);
+      },
+    };
+    const source = new CoalescingSource(inner, { gap: 0 });
+    const pass = new AbortController();
+    const other = new AbortController();
+    await Promise.all([0, 1000, 2000].map((at) => source.read(at, 1000, { signal: pass.signal })));
+    await Promise.all([
+      source.read(10_000, 1000, { signal: pass.signal }),
+      source.read(11_000, 1000, { signal: other.signal }),
+    ]);
+    expect(signals).toEqual([pass.signal, undefined]);
+  });
+
   it('fetches reads issued together that lie side by side as one request', async () => {
     const inner = new CountingSource(new MemorySource(payload));
     const source = new CoalescingSource(inner, { gap: 0 });

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type ByteSource, CountingSource, MemorySource } from '../src/index.js';
+import {
+  type ByteSource,
+  CountingSource,
+  isBinscopeError,
+  MemorySource,
+  type ReadRequest,
+} from '../src/index.js';
 import { ForwardReadSource } from '../src/binary.js';
 
 const payload = Uint8Array.from({ length: 3_000_000 }, (_, i) => (i * 37 + (i >> 11)) & 0xff);
@@ -70,6 +76,56 @@ describe('ForwardReadSource', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(inner.reads).toBe(2);
     expect(inner.bytesRead).toBe(601_000);
+  });
+
+  it("with a pass's signal, aborting it cancels the window fetched ahead and makes no more reads", async () => {
+    let reading = 0;
+    const asked: Array<{ offset: number; signal?: AbortSignal; outcome?: Promise<unknown> }> = [];
+    // Reads of what the caller asks for answer at once; a window fetched ahead of the caller
+    // stays on its way until its signal aborts it (a request held by a slow server).
+    const inner: ByteSource = {
+      size: payload.byteLength,
+      name: 'held',
+      read: (offset: number, length: number, request?: ReadRequest) => {
+        const entry: (typeof asked)[number] = { offset, signal: request?.signal };
+        asked.push(entry);
+        // As fetch does: an aborted signal fails the request before it goes out.
+        if (request?.signal?.aborted) return Promise.reject(request.signal.reason);
+        if (offset < reading) return new MemorySource(payload).read(offset, length);
+        const held = new Promise<Uint8Array>((_, reject) =>
+          request?.signal?.addEventListener('abort', () => reject(request.signal?.reason), { once: true }),
+        );
+        entry.outcome = held.catch((error) => error);
+        return held;
+      },
+    };
+    const pass = new AbortController();
+    const source = new ForwardReadSource(inner, {
+      minWindow: 64 * 1024,
+      maxWindow: 1 << 20,
+      prefetchFrom: 256 * 1024,
+      signal: pass.signal,
+    });
+    let at = 0;
+    while (!asked.some((entry) => entry.outcome)) {
+      reading = at + 100_000;
+      await source.read(at, 100_000);
+      await Promise.resolve();
+      at += 100_000;
+      expect(at).toBeLessThan(payload.byteLength);
+    }
+    const ahead = asked.find((entry) => entry.outcome)!;
+    expect(ahead.signal?.aborted).toBe(false);
+    const before = asked.length;
+    pass.abort();
+    expect(ahead.signal?.aborted).toBe(true);
+    expect(await ahead.outcome).toBeDefined();
+    // Inside the current window or not, nothing more is read once the pass is over.
+    for (const offset of [at, at - 50_000, 2_000_000]) {
+      const refused = await source.read(offset, 1000).catch((error: unknown) => error);
+      expect(isBinscopeError(refused, 'SourceError')).toBe(true);
+    }
+    expect(asked.length).toBe(before);
   });
 
   it('returns exactly the bytes the source holds, for any sequence of reads', async () => {

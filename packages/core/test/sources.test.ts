@@ -256,6 +256,19 @@ describe('HttpSource against a local server', () => {
     expect(source.requests).toBe(before);
   });
 
+  it('fetches the missing blocks of one read in one request, even with cached blocks between them', async () => {
+    const source = await HttpSource.open(`${base}/ranged.bin`, { blockSize: 4096, cacheBlocks: 16 });
+    // Blocks 40 and 42 cached; a read over blocks 39..43 misses 39, 41 and 43.
+    await source.read(40 * 4096, 10);
+    await source.read(42 * 4096, 10);
+    const before = source.requests;
+    const got = await source.read(39 * 4096 + 100, 4 * 4096);
+    expect(Buffer.from(got).equals(Buffer.from(payload.subarray(39 * 4096 + 100, 43 * 4096 + 100)))).toBe(
+      true,
+    );
+    expect(source.requests - before).toBe(1);
+  });
+
   it('reads large ranges around the cache and reads the suffix', async () => {
     const source = await HttpSource.open(`${base}/ranged.bin`, { blockSize: 4096, cacheBlocks: 8 });
     const big = await source.read(10_000, 100_000);

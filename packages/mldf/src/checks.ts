@@ -13,8 +13,9 @@ export interface ContentCheckOptions extends ValidateOptions {
 /**
  * The checks past the structure (M5–M7), recording into `problems`: the CRC-32s of a
  * checksummed file (each corrupted region named), every value's struct and range, then the
- * allocation table against the metadata, then, when asked, the payloads (UTF-8, JSON). A later stage runs only when the earlier ones found nothing, so the first error is
- * the first defect, not an echo of it. Sample problems are recorded in sample order.
+ * allocation table against the metadata, then, when asked, the payloads (UTF-8, JSON). The sample pass runs only over a clean
+ * checksum and the last two only over clean samples, so the first error is the first defect,
+ * not an echo of it. Sample problems are recorded in sample order.
  */
 export async function checkContent(
   reader: MldfReader,
@@ -37,8 +38,12 @@ export async function checkContent(
     await problems.attempt(() => reader.checkSample(i, options));
     progress(i + 1);
   }
-  if (!problems.hasErrors()) await problems.attempt(() => reader.checkAllocations(options));
-  if (!problems.hasErrors() && payloads.length > 0)
+  const structural = problems.hasErrors();
+  if (!structural) await problems.attempt(() => reader.checkAllocations(options));
+  // Payloads are read through the value pointers the sample pass checked, not through the
+  // allocation table: a defect there hides none here, and the strict reader (which decodes
+  // before it compares allocations) reports this one first.
+  if (!structural && payloads.length > 0)
     await checkPayloads(reader, payloads, problems, options, (done) => progress(reader.numSamples + done));
   progress(reader.numSamples * passes);
   if (full()) problems.warn('TooManyErrors', `stopped after ${MAX_ERRORS} errors`);

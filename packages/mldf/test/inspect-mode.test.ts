@@ -184,6 +184,20 @@ describe('inspect mode over written files broken on purpose', async () => {
     expect(data[0].children!.find((c) => c.name === 'meta')!.problems?.[0].code).toBe('InvalidValue');
   });
 
+  it('an allocation mismatch and a JSON value that does not parse: both reported, as the reader meets them', async () => {
+    // Found by the property below: validate stopped at the allocation table, while the strict
+    // reader, which decodes the values first, threw the JSON error.
+    const bad = good.slice();
+    const metaAt = reader.getField('meta').metadataOffset;
+    const view = new DataView(bad.buffer);
+    view.setBigUint64(row(4) + blobAt, view.getBigUint64(row(4) + blobAt, true) + 1n, true);
+    const json = Number(view.getBigUint64(row(0) + metaAt, true));
+    bad[json] ^= 1;
+    const result = await expectAgreement(bad);
+    expect(result.errors.map((e) => e.code)).toEqual(['CountMismatch', 'InvalidValue']);
+    expect(result.errors[1].offset).toBe(json);
+  });
+
   it('a bad descriptor keeps the other descriptors as nodes and marks its own', async () => {
     const bad = good.slice();
     new DataView(bad.buffer).setUint16(reader.getField('blob').descriptorOffset + 64, 99, true);

@@ -31,7 +31,8 @@ async function info(reader: ScdlReader): Promise<Summary> {
   const properties: Array<[string, JsonValue]> = [
     ['schema version', reader.version],
     ['rows', reader.numRows],
-    ['non-zeros', reader.nnz],
+    // Stored entries, explicit zeros included (as scipy's nnz): not all of them are non-zero.
+    ['stored values', reader.nnz],
     ['density', reader.numRows && counts.columns ? reader.nnz / (reader.numRows * counts.columns) : null],
     ['data dtype', reader.data.dtype],
     ['row_ptr dtype', reader.rowPtr.dtype],

@@ -144,7 +144,7 @@ export function scdlSchema(data: RawArray, colPtr: RawArray, obs: readonly ObsFi
       {
         name: 'values',
         type: { kind: 'list', items: elementType(data.dtype) },
-        description: 'stored (non-zero) values',
+        description: 'stored values (an explicitly stored zero is one of them)',
         metadata: { type: `${data.dtype} list` },
       },
       ...obs.map((o) => o.field),

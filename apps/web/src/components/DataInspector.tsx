@@ -35,7 +35,9 @@ export function DataInspector({ client, sessionId, file, cursor }: DataInspector
       {/* Folded by default on a phone, where the panels stack and it would push the hex view a screen down. */}
       <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>
-          <h2 id="inspector-h">Bytes at 0x{hexOffset(cursor, 1)}</h2>
+          <h2 id="inspector-h">
+            Bytes at <span className="as-written">0x{hexOffset(cursor, 1)}</span>
+          </h2>
         </summary>
         {error && <p className="invalid">{error}</p>}
         {bytes && (

@@ -68,15 +68,18 @@ export function HexView(props: HexViewProps) {
     const clamped = Math.max(0, Math.min(Math.max(0, size - 1), offset));
     onCursor(clamped);
     ensureVisible(clamped);
+    return clamped;
   };
 
-  const onKeyDown = (event: React.KeyboardEvent) => {
-    const target = keyTarget(event, cursor, bytesPerRow, visibleRows * bytesPerRow, size);
-    if (target === undefined) return;
-    event.preventDefault();
-    if (target === 'pick') onPick(cursor);
-    else move(target);
-  };
+  const { onKeyDown, shiftAnchor } = useHexKeys({
+    cursor,
+    bytesPerRow,
+    page: visibleRows * bytesPerRow,
+    size,
+    move,
+    onPick,
+    onRange: props.onRange,
+  });
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: byteAt reads the chunk cache; `version` says when it changed.
   const rows = useMemo(
@@ -146,6 +149,7 @@ export function HexView(props: HexViewProps) {
             const offset = cellFromEvent(e);
             if (offset === undefined || e.button !== 0) return;
             dragAnchor.current = offset;
+            shiftAnchor.current = null;
             onCursor(offset);
             onPick(offset);
           }}
@@ -182,6 +186,43 @@ export function HexView(props: HexViewProps) {
       </div>
     </section>
   );
+}
+
+/**
+ * The grid's keys: a key moves the cursor, Enter picks, Shift with a move extends the selection
+ * from where it started (`shiftAnchor`; a plain move or a click forgets it).
+ */
+function useHexKeys(keys: {
+  cursor: number;
+  bytesPerRow: number;
+  page: number;
+  size: number;
+  move: (offset: number) => number;
+  onPick: (offset: number) => void;
+  onRange?: (range: { start: number; end: number }) => void;
+}) {
+  const shiftAnchor = useRef<number | null>(null);
+  const onKeyDown = (event: React.KeyboardEvent) => {
+    const { cursor, move, onRange } = keys;
+    const target = keyTarget(event, cursor, keys.bytesPerRow, keys.page, keys.size);
+    if (target === undefined) return;
+    event.preventDefault();
+    if (target === 'pick') {
+      shiftAnchor.current = null;
+      keys.onPick(cursor);
+      return;
+    }
+    if (!event.shiftKey || !onRange) {
+      shiftAnchor.current = null;
+      move(target);
+      return;
+    }
+    const anchor = shiftAnchor.current ?? cursor;
+    shiftAnchor.current = anchor;
+    const to = move(target);
+    onRange({ start: Math.min(anchor, to), end: Math.max(anchor, to) + 1 });
+  };
+  return { onKeyDown, shiftAnchor };
 }
 
 /** Where a key moves the cursor (cursor keys a byte or a row, pages, Home/End), or 'pick' for Enter. */

@@ -8,18 +8,21 @@ export function OpenBar({
   onOpen,
   stats,
   busy,
+  compact,
 }: {
   onOpen(input: OpenInput): void;
   stats: ByteStats | null;
   busy: string | null;
+  /** A file is open: the tagline goes, so the controls and the byte counter keep one row. */
+  compact: boolean;
 }) {
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const [url, setUrl] = useState('');
   return (
-    <header className="openbar">
+    <header className={`openbar${compact ? ' compact' : ''}`}>
       <h1>
-        binscope <span className="muted">· look inside binary data files, in your browser</span>
+        binscope <span className="muted tagline">· look inside binary data files, in your browser</span>
       </h1>
       <div className="open-controls">
         <button type="button" onClick={() => fileInput.current?.click()}>

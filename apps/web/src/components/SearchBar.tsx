@@ -11,11 +11,13 @@ export interface SearchBarProps {
   file: string | undefined;
   /** Where "next" starts (just after it) and "previous" ends. */
   cursor: number;
+  /** The file's size: "previous" from the first match wraps to the last one. */
+  size: number;
   onFound(offset: number, length: number): void;
 }
 
 /** Find hex bytes, UTF-8 text or a number of a chosen type and byte order; next and previous. */
-export function SearchBar({ client, sessionId, file, cursor, onFound }: SearchBarProps) {
+export function SearchBar({ client, sessionId, file, cursor, size, onFound }: SearchBarProps) {
   const [mode, setMode] = useState<Mode>('hex');
   const [type, setType] = useState<NumberType>('u32');
   const [littleEndian, setLittleEndian] = useState(true);
@@ -39,17 +41,27 @@ export function SearchBar({ client, sessionId, file, cursor, onFound }: SearchBa
     const controller = new AbortController();
     running.current = controller;
     setStatus('searching…');
-    try {
-      const found = await client.request(
-        { type: 'search', sessionId, file, pattern: bytes, from: backward ? cursor : cursor + 1, backward },
+    const find = (from: number) =>
+      client.request(
+        { type: 'search', sessionId, file, pattern: bytes, from, backward },
         {
           signal: controller.signal,
           onProgress: (p) => p.total && setStatus(`searching… ${Math.round((100 * p.done) / p.total)}%`),
         },
       );
-      if (found === null) setStatus(backward ? 'no match before the cursor' : 'no match after the cursor');
+    try {
+      let found = await find(backward ? cursor : cursor + 1);
+      // Past the last match "next" goes round to the first (and "previous" to the last), as
+      // editors do; the status says so, since the view jumps across the file.
+      let wrapped = false;
+      if (found === null) {
+        found = await find(backward ? size : 0);
+        wrapped = found !== null;
+      }
+      if (found === null) setStatus('no match in the file');
       else {
-        setStatus(`found at 0x${hexOffset(found, 1)}`);
+        const where = wrapped ? (backward ? ' · wrapped to the end' : ' · wrapped to the start') : '';
+        setStatus(`found at 0x${hexOffset(found, 1)}${where}`);
         onFound(found, bytes.byteLength);
       }
     } catch (e) {

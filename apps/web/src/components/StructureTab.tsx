@@ -68,6 +68,7 @@ export function StructureTab({
                   sessionId={sessionId}
                   file={hexFile}
                   cursor={nav.cursor}
+                  size={nav.hexSize}
                   onFound={(offset, length) => {
                     nav.setRange({ start: offset, end: offset + length });
                     nav.scrollTo(offset);

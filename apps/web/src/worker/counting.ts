@@ -63,7 +63,7 @@ export class CoverageSource implements ByteSource {
     if (out instanceof Promise) return out.then((bytes) => this.covered(offset, bytes));
     return this.covered(offset, out);
   }
-  private covered(offset: number, bytes: Uint8Array): Uint8Array {
+  protected covered(offset: number, bytes: Uint8Array): Uint8Array {
     this.coverage.add(offset, offset + bytes.byteLength);
     return bytes;
   }

@@ -10,6 +10,7 @@ import {
   type FormatRole,
   fileTarget,
   MemoryDirectory,
+  type ProgressCallback,
   SubDirectory,
   type Target,
 } from '@binscope/core';
@@ -18,6 +19,7 @@ import type { InputFile, SessionFile } from '../protocol';
 import { CoverageDirectory, covered } from './counting';
 import { explainFetchFailure } from './fetch-failure';
 import { registry } from './registry';
+import { type RemotePass, remotePasses } from './remote-pass';
 import { SessionFiles } from './session-files';
 
 export interface Counters {
@@ -31,6 +33,8 @@ export interface Opened {
   detection: Detection;
   files: SessionFiles;
   counters: Counters;
+  /** A file by URL: a sequential pass over it (validation) reads ahead (see RemotePass). */
+  pass?: (signal: AbortSignal, onProgress?: ProgressCallback) => RemotePass;
 }
 
 /**
@@ -54,7 +58,7 @@ export async function openUrl(url: string, signal: AbortSignal): Promise<Opened>
     path,
     source: http,
   });
-  return { target, detection, files, counters: { http } };
+  return { target, detection, files, counters: { http }, pass: remotePasses(http) };
 }
 
 /** A folder held in the worker (a conversion's output), opened as a folder format would be. */
@@ -110,12 +114,14 @@ export async function openFiles(
     };
     if (detection.info) return opened;
     // A folder that nearly is a folder format (a damaged marker file) is shown as that format
-    // unless one of its files is a format of its own.
+    // unless one of its own files (not one in a subfolder: those are the format's parts, e.g. a
+    // table it keeps in a known format) is a format of its own.
     if (detection.nearMiss) folderNearMiss = opened;
   }
 
   // Otherwise one of the files is the one to show; the rest are its siblings.
   let best: { path: string; source: ByteSource; detection: Detection; rank: number } | undefined;
+  let bestTopRank = 0;
   for (const [k, f] of paths.entries()) {
     if (k >= 512) break;
     const source = covered(new BlobSource(f.file, basename(f.path)), directory.coverageOf(f.path));
@@ -123,8 +129,9 @@ export async function openFiles(
     list[k].format = detection.format;
     const rank = detection.role ? RANK[detection.role] : detection.nearMiss ? NEAR_MISS : 0;
     if (!best || rank > best.rank) best = { path: f.path, source, detection, rank };
+    if (!f.path.includes('/')) bestTopRank = Math.max(bestTopRank, rank);
   }
-  if (folderNearMiss && (best?.rank ?? 0) < RANK.format) {
+  if (folderNearMiss && bestTopRank < RANK.format) {
     for (const [k, entry] of list.entries()) folderNearMiss.files.list[k].format = entry.format;
     return folderNearMiss;
   }

@@ -229,8 +229,15 @@ export class Session {
 
   async validate(signal: AbortSignal, onProgress?: ProgressCallback): Promise<ValidationReport> {
     if (!this.plugin) return { valid: false, errors: [], warnings: [] };
+    // Over a network the pass reads ahead and its progress follows the bytes (RemotePass).
+    const pass = this.opened.pass?.(signal, onProgress);
+    const target = pass?.target ?? this.target;
     try {
-      const report = await this.plugin.validate(this.target, { signal, onProgress });
+      const report = await this.plugin.validate(target, {
+        signal,
+        onProgress: pass?.onProgress ?? onProgress,
+      });
+      pass?.finish();
       const name = (p: ValidationReport['errors'][number]) => this.files.problem(p);
       return { ...report, errors: report.errors.map(name), warnings: report.warnings.map(name) };
     } catch (error) {

@@ -58,7 +58,14 @@ async function pluginFrom(request: Extract<Request, { type: 'loadPlugin' }>) {
 }
 
 async function handle(id: number, request: Request, signal: AbortSignal): Promise<unknown> {
-  const progress = (event: { phase?: string; done: number; total?: number }) => post({ id, progress: event });
+  // With the byte counters, so the page's "fetched N of M" follows a long pass as it goes.
+  const sessionId = 'sessionId' in request ? request.sessionId : undefined;
+  const progress = (event: { phase?: string; done: number; total?: number }) =>
+    post({
+      id,
+      progress: event,
+      stats: sessionId === undefined ? undefined : sessions.get(sessionId)?.stats(),
+    });
   switch (request.type) {
     case 'formats':
       return formatEntries();
