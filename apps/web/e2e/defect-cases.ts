@@ -42,6 +42,8 @@ export interface DefectCase {
   main: string;
   /** The node holding the offending value, by names below the root. */
   field: string[];
+  /** The temp folder the broken copy is in (removed after the tests). */
+  dir?: string;
 }
 
 type Width = 'u8' | 'u16le' | 'u32le' | 'u32be';
@@ -77,7 +79,7 @@ async function broken(
   put(bytes, node.offset, value(Number.isFinite(old) ? old : 0), width);
   writeFileSync(path, bytes);
   const open = folder ? { folder: main } : { files: [main, ...siblings.map((s) => join(dir, basename(s)))] };
-  return { name, open, main, field };
+  return { name, open, main, field, dir };
 }
 
 /** The defects of issue #35 that opened on their whole container, each with the field at fault. */

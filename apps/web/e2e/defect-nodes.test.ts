@@ -1,13 +1,16 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumPresent, useSiteAndBrowser } from './browser';
 import { type DefectCase, defectCases, inspectPath, nodeAtNames } from './defect-cases';
 import { distDir, pickFiles, pickFolder, screenshot, vector, vectorsPresent } from './helpers';
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
 const cases = ready ? await defectCases() : [];
+afterAll(() => {
+  for (const c of cases) if (c.dir) rmSync(c.dir, { recursive: true, force: true });
+});
 
 /** The selected tree row: its names from the root's child down (by aria-level), range and marks. */
 async function selectedNode(page: Page) {
