@@ -240,7 +240,7 @@ export function inspectScdl(reader: ScdlReader, options?: ReadOptions): Promise<
   };
   return archiveTree(
     input,
-    `SCDL ${reader.version}, ${reader.numRows} rows, ${reader.nnz} non-zeros`,
+    `SCDL ${reader.version}, ${reader.numRows} rows, ${reader.nnz} stored values`,
     options,
   );
 }
@@ -251,7 +251,8 @@ const REQUIRED_FILES = [HEADER_FILE, 'data.npy', 'row_ptr.npy', 'col_ptr.npy'];
 async function partialTree(state: ArchiveParse, options?: ReadOptions): Promise<InspectNode> {
   const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = state.arrays;
   const input: TreeInput = { ...state, arrays: { data, rowPtr, colPtr } };
-  const shape = rowPtr && data ? `, ${Math.max(0, rowPtr.length - 1)} rows, ${data.length} non-zeros` : '';
+  const shape =
+    rowPtr && data ? `, ${Math.max(0, rowPtr.length - 1)} rows, ${data.length} stored values` : '';
   const value = `${magicText(state.headerHead)} ${versionText(state.headerHead)}${shape}`;
   const root = await archiveTree(input, value, options);
   const missing = REQUIRED_FILES.filter((f) => !state.files.includes(f));
