@@ -282,6 +282,25 @@ export interface ExportResult {
   warnings: string[];
 }
 
+/**
+ * What to look for: exact bytes, or a regular expression over the bytes read as Latin-1 (one
+ * character per byte, so a match's index and length are byte offsets).
+ */
+export type SearchQuery = { pattern: Uint8Array } | { regex: string; ignoreCase?: boolean };
+
+export interface SearchMatch {
+  offset: number;
+  length: number;
+}
+
+/** Both hashes as lowercase hex, of the range they were computed over. */
+export interface RangeHashes {
+  offset: number;
+  length: number;
+  crc32: string;
+  sha256: string;
+}
+
 export type Request =
   | { type: 'formats' }
   /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
@@ -292,8 +311,12 @@ export type Request =
   | { type: 'nodeAt'; sessionId: number; file?: string; offset: number }
   | { type: 'bytes'; sessionId: number; file?: string; offset: number; length: number }
   | { type: 'size'; sessionId: number; file?: string }
-  /** The next (or, backward, previous) occurrence of `pattern` from `from`. */
-  | { type: 'search'; sessionId: number; file?: string; pattern: Uint8Array; from: number; backward: boolean }
+  /** The next (or, backward, previous) match of `query` from `from`. */
+  | { type: 'search'; sessionId: number; file?: string; query: SearchQuery; from: number; backward: boolean }
+  /** The first `limit` matches of `query` in the file (at most 1,000). */
+  | { type: 'searchAll'; sessionId: number; file?: string; query: SearchQuery; limit: number }
+  /** CRC-32 and SHA-256 of a byte range, streamed through the file's byte source. */
+  | { type: 'hash'; sessionId: number; file?: string; offset: number; length: number }
   | { type: 'validate'; sessionId: number }
   /** The format's inspect mode, once validation found problems: the tree with them marked. */
   | { type: 'inspect'; sessionId: number }
@@ -334,7 +357,9 @@ export interface ResponseMap {
   nodeAt: NodeLocation;
   bytes: Uint8Array;
   size: number;
-  search: number | null;
+  search: SearchMatch | null;
+  searchAll: { matches: SearchMatch[]; more: boolean };
+  hash: RangeHashes;
   validate: ValidationReport;
   inspect: InspectedView;
   records: RecordsPage;

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ParserClient } from '../client';
 import { formatBytes } from '../format';
 import { toBase64 } from '../values';
+import { SelectionHashes } from './SelectionHashes';
 
 /** The worker hands out at most 1 MiB per request; copies stay below that. */
 const COPY_LIMIT = 1 << 20;
@@ -17,7 +18,7 @@ export interface SelectionToolsProps {
   name: string;
 }
 
-/** Copy the selected bytes as hex or base64, or save them as a file. */
+/** Copy the selected bytes as hex or base64, save them as a file, or hash them. */
 export function SelectionTools({ client, sessionId, file, range, name }: SelectionToolsProps) {
   const [status, setStatus] = useState('');
   const length = range ? range.end - range.start : 0;
@@ -69,21 +70,24 @@ export function SelectionTools({ client, sessionId, file, range, name }: Selecti
     });
 
   return (
-    <div className="selection-tools" data-testid="selection-tools">
-      <button type="button" disabled={!range || length === 0} onClick={() => copy('hex')}>
-        copy hex
-      </button>
-      <button type="button" disabled={!range || length === 0} onClick={() => copy('base64')}>
-        copy base64
-      </button>
-      <button type="button" disabled={!range || length === 0} onClick={save}>
-        save bytes
-      </button>
-      {status && (
-        <span className="muted" role="status" data-testid="selection-status">
-          {status}
-        </span>
-      )}
-    </div>
+    <>
+      <div className="selection-tools" data-testid="selection-tools">
+        <button type="button" disabled={!range || length === 0} onClick={() => copy('hex')}>
+          copy hex
+        </button>
+        <button type="button" disabled={!range || length === 0} onClick={() => copy('base64')}>
+          copy base64
+        </button>
+        <button type="button" disabled={!range || length === 0} onClick={save}>
+          save bytes
+        </button>
+        {status && (
+          <span className="muted" role="status" data-testid="selection-status">
+            {status}
+          </span>
+        )}
+      </div>
+      <SelectionHashes client={client} sessionId={sessionId} file={file} range={range} />
+    </>
   );
 }

@@ -1,69 +1,152 @@
 import type { ByteSource } from '@binscope/core';
+import type { SearchMatch, SearchQuery } from '../protocol';
 
 /** Bytes scanned per read; matches across two windows are found through an overlap. */
 const WINDOW = 1 << 20;
+/**
+ * The longest a regular-expression match can be: windows overlap by this much, so a match
+ * that crosses a window boundary is still found whole, and memory stays bounded whatever
+ * the pattern (a longer match is cut at this length).
+ */
+export const REGEX_OVERLAP = 4096;
+/** The most matches "list all" returns; the page says when there are more. */
+export const MATCH_LIMIT = 1000;
+
+type Progress = (event: { done: number; total: number }) => void;
+
+/** Finds the matches starting in a window, in order; `maxLength` sets the windows' overlap. */
+interface Matcher {
+  maxLength: number;
+  /** Matches never overlap (a regular expression's); byte patterns report every offset. */
+  disjoint: boolean;
+  matches(window: Uint8Array): Iterable<SearchMatch>;
+}
+
+/** A query as a matcher; an invalid regular expression throws its SyntaxError here. */
+export function matcherFor(query: SearchQuery): Matcher | null {
+  if ('regex' in query) {
+    if (query.regex === '') return null;
+    const regex = new RegExp(query.regex, query.ignoreCase ? 'gi' : 'g');
+    return { maxLength: REGEX_OVERLAP, disjoint: true, matches: (window) => regexMatches(window, regex) };
+  }
+  const pattern = query.pattern;
+  if (pattern.byteLength === 0 || pattern.byteLength > WINDOW) return null;
+  return {
+    maxLength: pattern.byteLength,
+    disjoint: false,
+    matches: (window) => byteMatches(window, pattern),
+  };
+}
 
 /**
- * The offset of the first match of `pattern` at or after `from` (or, backward, the last one
- * starting before `from`), or null. Reads the file a window at a time, never all of it.
+ * The bytes decoded as Latin-1 (one character per byte), so a match's index and length are its
+ * byte offset and byte length; empty matches are skipped (they select nothing).
+ */
+function* regexMatches(window: Uint8Array, regex: RegExp): Iterable<SearchMatch> {
+  const text = latin1.decode(window);
+  regex.lastIndex = 0;
+  for (let m = regex.exec(text); m; m = regex.exec(text)) {
+    if (m[0].length === 0) {
+      regex.lastIndex++;
+      continue;
+    }
+    yield { offset: m.index, length: m[0].length };
+  }
+}
+const latin1 = new TextDecoder('latin1');
+
+function* byteMatches(haystack: Uint8Array, needle: Uint8Array): Iterable<SearchMatch> {
+  const first = needle[0];
+  const last = haystack.byteLength - needle.byteLength;
+  for (let i = haystack.indexOf(first); i >= 0 && i <= last; i = haystack.indexOf(first, i + 1)) {
+    let k = 1;
+    while (k < needle.byteLength && haystack[i + k] === needle[k]) k++;
+    if (k === needle.byteLength) yield { offset: i, length: needle.byteLength };
+  }
+}
+
+/**
+ * Every window `[start, start + WINDOW)` from `from` forward, read with `overlap` more bytes,
+ * with the matches that start inside it (before the overlap), shifted to file offsets.
+ */
+async function* forward(
+  source: ByteSource,
+  matcher: Matcher,
+  from: number,
+  signal: AbortSignal,
+  onProgress?: Progress,
+): AsyncIterable<SearchMatch> {
+  const size = source.size;
+  const total = Math.max(0, size - from);
+  // A regular expression starts afresh in each window: one of its matches must not begin
+  // inside the previous window's last match.
+  let end = 0;
+  for (let start = Math.max(0, from); start < size; start += WINDOW) {
+    signal.throwIfAborted();
+    const length = Math.min(size - start, WINDOW + matcher.maxLength - 1);
+    const window = await source.read(start, length, { signal });
+    for (const m of matcher.matches(window)) {
+      if (m.offset >= WINDOW) break;
+      if (matcher.disjoint && start + m.offset < end) continue;
+      end = start + m.offset + m.length;
+      yield { offset: start + m.offset, length: m.length };
+    }
+    onProgress?.({ done: Math.min(total, start + WINDOW - from), total });
+  }
+}
+
+/**
+ * The first match at or after `from` (or, backward, the last one starting before `from`), or
+ * null. Reads the file a window at a time, never all of it.
  */
 export async function searchSource(
   source: ByteSource,
-  pattern: Uint8Array,
+  query: SearchQuery,
   from: number,
   backward: boolean,
   signal: AbortSignal,
-  onProgress?: (event: { done: number; total: number }) => void,
-): Promise<number | null> {
-  const n = pattern.byteLength;
-  const size = source.size;
-  if (n === 0 || n > WINDOW || size < n) return null;
-  const total = backward ? Math.max(0, from) : Math.max(0, size - from);
+  onProgress?: Progress,
+): Promise<SearchMatch | null> {
+  const matcher = matcherFor(query);
+  if (!matcher) return null;
   if (!backward) {
-    for (let start = Math.max(0, from); start + n <= size; start += WINDOW) {
-      signal.throwIfAborted();
-      const length = Math.min(size - start, WINDOW + n - 1);
-      const window = await source.read(start, length, { signal });
-      const hit = indexOf(window, pattern, 0);
-      if (hit >= 0 && hit < WINDOW) return start + hit;
-      onProgress?.({ done: Math.min(total, start + WINDOW - from), total });
-    }
+    for await (const m of forward(source, matcher, from, signal, onProgress)) return m;
     return null;
   }
-  // Backward: windows end at `from - 1 + n` (a match must start before `from`).
-  for (let end = Math.min(size, from - 1 + n); end >= n; end -= WINDOW) {
+  // Backward: windows end `maxLength - 1` bytes past their last start, which is before `from`.
+  const total = Math.max(0, from);
+  const size = source.size;
+  for (let stop = Math.min(from, size); stop > 0; stop -= WINDOW) {
     signal.throwIfAborted();
-    const start = Math.max(0, end - WINDOW - n + 1);
+    const start = Math.max(0, stop - WINDOW);
+    const end = Math.min(size, stop + matcher.maxLength - 1);
     const window = await source.read(start, end - start, { signal });
-    const hit = lastIndexOf(window, pattern);
-    if (hit >= 0) return start + hit;
-    if (start === 0) break;
+    let last: SearchMatch | null = null;
+    for (const m of matcher.matches(window)) {
+      if (start + m.offset >= stop) break;
+      last = m;
+    }
+    if (last) return { offset: start + last.offset, length: last.length };
     onProgress?.({ done: Math.min(total, from - start), total });
   }
   return null;
 }
 
-function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0];
-  const last = haystack.byteLength - needle.byteLength;
-  for (let i = haystack.indexOf(first, from); i >= 0 && i <= last; i = haystack.indexOf(first, i + 1)) {
-    let k = 1;
-    while (k < needle.byteLength && haystack[i + k] === needle[k]) k++;
-    if (k === needle.byteLength) return i;
+/** The first `limit` matches in the file, in order, and whether there are more. */
+export async function searchAll(
+  source: ByteSource,
+  query: SearchQuery,
+  limit: number,
+  signal: AbortSignal,
+  onProgress?: Progress,
+): Promise<{ matches: SearchMatch[]; more: boolean }> {
+  const matcher = matcherFor(query);
+  const matches: SearchMatch[] = [];
+  if (!matcher) return { matches, more: false };
+  const cap = Math.max(0, Math.min(limit, MATCH_LIMIT));
+  for await (const m of forward(source, matcher, 0, signal, onProgress)) {
+    if (matches.length === cap) return { matches, more: true };
+    matches.push(m);
   }
-  return -1;
-}
-
-function lastIndexOf(haystack: Uint8Array, needle: Uint8Array): number {
-  const first = needle[0];
-  for (
-    let i = haystack.lastIndexOf(first, haystack.byteLength - needle.byteLength);
-    i >= 0;
-    i = i === 0 ? -1 : haystack.lastIndexOf(first, i - 1)
-  ) {
-    let k = 1;
-    while (k < needle.byteLength && haystack[i + k] === needle[k]) k++;
-    if (k === needle.byteLength) return i;
-  }
-  return -1;
+  return { matches, more: false };
 }

@@ -6,9 +6,10 @@
 import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
 import { convertSession } from './convert';
 import { exportSession, exportViews } from './export';
+import { hashRange } from './hash';
 import { recordsPage, valueDetail } from './records';
 import { checkPluginUrl, formatEntries, loadPlugin } from './registry';
-import { searchSource } from './search';
+import { searchAll, searchSource } from './search';
 import { Session, serializeError } from './session';
 
 // The page's tsconfig has DOM types; the worker needs only these members of its scope.
@@ -92,9 +93,17 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
     case 'size':
       return (await session(request.sessionId).fileSource(request.file)).size;
     case 'search': {
-      const { file, pattern, from, backward } = request;
+      const { file, query, from, backward } = request;
       const source = await session(request.sessionId).fileSource(file);
-      return searchSource(source, pattern, from, backward, signal, progress);
+      return searchSource(source, query, from, backward, signal, progress);
+    }
+    case 'searchAll': {
+      const source = await session(request.sessionId).fileSource(request.file);
+      return searchAll(source, request.query, request.limit, signal, progress);
+    }
+    case 'hash': {
+      const source = await session(request.sessionId).fileSource(request.file);
+      return hashRange(source, request.offset, request.length, signal, progress);
     }
     case 'validate':
       return session(request.sessionId).validate(signal, progress);
