@@ -140,6 +140,24 @@ describe.skipIf(!ready)('selection hashes, all matches, regular expressions', ()
     await page.getByTestId('search-count').filter({ hasText: '1,000+ matches' }).waitFor();
     await page.getByTestId('search-more').waitFor();
     expect(await listed(page)).toEqual(braces.slice(0, 1000));
+    // Regular expressions over the worker's 1 MiB windows: `^` is the file's start only, and a
+    // match across a window boundary is found whole.
+    await listAll(page, 'text', '^[\\s\\S]', true);
+    await page.getByTestId('search-count').filter({ hasText: '1 match' }).waitFor();
+    expect(await listed(page)).toEqual([0]);
+    const across = [...bytes.subarray((1 << 20) - 8, (1 << 20) + 8)]
+      .map((b) => `\\x${b.toString(16).padStart(2, '0')}`)
+      .join('');
+    const acrossAt = [...bytes.toString('latin1').matchAll(new RegExp(across, 'g'))].map((m) => m.index);
+    expect(acrossAt).toContain((1 << 20) - 8);
+    await listAll(page, 'text', across, true);
+    await page
+      .getByTestId('search-count')
+      .filter({ hasText: `${acrossAt.length} match` })
+      .waitFor();
+    expect(await listed(page)).toEqual(acrossAt);
+    await listAll(page, 'text', '{', false);
+    await page.getByTestId('search-more').waitFor();
     const pick = braces[700];
     await page.locator(`[data-testid="search-results"] button[data-offset="${pick}"]`).click();
     await page.waitForFunction(

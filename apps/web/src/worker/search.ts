@@ -9,6 +9,11 @@ const WINDOW = 1 << 20;
  * the pattern (a longer match is cut at this length).
  */
 export const REGEX_OVERLAP = 4096;
+/**
+ * Bytes before a window a regular expression sees but cannot match in: lookbehinds and `\b`
+ * have their context, and `^` (without a multiline flag) means the file's start, not a window's.
+ */
+const REGEX_CONTEXT = 256;
 /** The most matches "list all" returns; the page says when there are more. */
 export const MATCH_LIMIT = 1000;
 
@@ -17,9 +22,12 @@ type Progress = (event: { done: number; total: number }) => void;
 /** Finds the matches starting in a window, in order; `maxLength` sets the windows' overlap. */
 interface Matcher {
   maxLength: number;
+  /** Bytes read before each window as context (matches start at or after them). */
+  context: number;
   /** Matches never overlap (a regular expression's); byte patterns report every offset. */
   disjoint: boolean;
-  matches(window: Uint8Array): Iterable<SearchMatch>;
+  /** The matches starting at or after `from` (window offsets). */
+  matches(window: Uint8Array, from: number): Iterable<SearchMatch>;
 }
 
 /** A query as a matcher; an invalid regular expression throws its SyntaxError here. */
@@ -27,12 +35,18 @@ export function matcherFor(query: SearchQuery): Matcher | null {
   if ('regex' in query) {
     if (query.regex === '') return null;
     const regex = new RegExp(query.regex, query.ignoreCase ? 'gi' : 'g');
-    return { maxLength: REGEX_OVERLAP, disjoint: true, matches: (window) => regexMatches(window, regex) };
+    return {
+      maxLength: REGEX_OVERLAP,
+      context: REGEX_CONTEXT,
+      disjoint: true,
+      matches: (window, from) => regexMatches(window, from, regex),
+    };
   }
   const pattern = query.pattern;
   if (pattern.byteLength === 0 || pattern.byteLength > WINDOW) return null;
   return {
     maxLength: pattern.byteLength,
+    context: 0,
     disjoint: false,
     matches: (window) => byteMatches(window, pattern),
   };
@@ -42,9 +56,9 @@ export function matcherFor(query: SearchQuery): Matcher | null {
  * The bytes decoded as Latin-1 (one character per byte), so a match's index and length are its
  * byte offset and byte length; empty matches are skipped (they select nothing).
  */
-function* regexMatches(window: Uint8Array, regex: RegExp): Iterable<SearchMatch> {
+function* regexMatches(window: Uint8Array, from: number, regex: RegExp): Iterable<SearchMatch> {
   const text = latin1.decode(window);
-  regex.lastIndex = 0;
+  regex.lastIndex = from;
   for (let m = regex.exec(text); m; m = regex.exec(text)) {
     if (m[0].length === 0) {
       regex.lastIndex++;
@@ -66,6 +80,26 @@ function* byteMatches(haystack: Uint8Array, needle: Uint8Array): Iterable<Search
 }
 
 /**
+ * The matches starting in `[start, end)` (file offsets), in order, read with the matcher's
+ * context before and `maxLength - 1` bytes after the span.
+ */
+async function* spanMatches(
+  source: ByteSource,
+  matcher: Matcher,
+  start: number,
+  end: number,
+  signal: AbortSignal,
+): AsyncIterable<SearchMatch> {
+  const from = start - Math.min(start, matcher.context);
+  const to = Math.min(source.size, end + matcher.maxLength - 1);
+  const window = await source.read(from, to - from, { signal });
+  for (const m of matcher.matches(window, start - from)) {
+    if (from + m.offset >= end) break;
+    yield { offset: from + m.offset, length: m.length };
+  }
+}
+
+/**
  * Every window `[start, start + WINDOW)` from `from` forward, read with `overlap` more bytes,
  * with the matches that start inside it (before the overlap), shifted to file offsets.
  */
@@ -83,13 +117,10 @@ async function* forward(
   let end = 0;
   for (let start = Math.max(0, from); start < size; start += WINDOW) {
     signal.throwIfAborted();
-    const length = Math.min(size - start, WINDOW + matcher.maxLength - 1);
-    const window = await source.read(start, length, { signal });
-    for (const m of matcher.matches(window)) {
-      if (m.offset >= WINDOW) break;
-      if (matcher.disjoint && start + m.offset < end) continue;
-      end = start + m.offset + m.length;
-      yield { offset: start + m.offset, length: m.length };
+    for await (const m of spanMatches(source, matcher, start, Math.min(size, start + WINDOW), signal)) {
+      if (matcher.disjoint && m.offset < end) continue;
+      end = m.offset + m.length;
+      yield m;
     }
     onProgress?.({ done: Math.min(total, start + WINDOW - from), total });
   }
@@ -113,20 +144,14 @@ export async function searchSource(
     for await (const m of forward(source, matcher, from, signal, onProgress)) return m;
     return null;
   }
-  // Backward: windows end `maxLength - 1` bytes past their last start, which is before `from`.
+  // Backward: the last match of each window, the window's last start being before `from`.
   const total = Math.max(0, from);
-  const size = source.size;
-  for (let stop = Math.min(from, size); stop > 0; stop -= WINDOW) {
+  for (let stop = Math.min(from, source.size); stop > 0; stop -= WINDOW) {
     signal.throwIfAborted();
     const start = Math.max(0, stop - WINDOW);
-    const end = Math.min(size, stop + matcher.maxLength - 1);
-    const window = await source.read(start, end - start, { signal });
     let last: SearchMatch | null = null;
-    for (const m of matcher.matches(window)) {
-      if (start + m.offset >= stop) break;
-      last = m;
-    }
-    if (last) return { offset: start + last.offset, length: last.length };
+    for await (const m of spanMatches(source, matcher, start, stop, signal)) last = m;
+    if (last) return last;
     onProgress?.({ done: Math.min(total, from - start), total });
   }
   return null;
