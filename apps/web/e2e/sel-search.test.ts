@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { violations } from './a11y-check';
 import { chromiumPresent, launchBrowser } from './browser';
 import { writeOffsetFile } from './generated';
 import { clickNode, distDir, pickFiles, treeNodes, vector, vectorsPresent } from './helpers';
@@ -193,6 +194,10 @@ describe.skipIf(!ready)('selection hashes, all matches, regular expressions', ()
       .filter({ hasText: `found at 0x${expected[0][0].toString(16)}` })
       .waitFor();
     expect(await page.getByTestId('hex-selection').textContent()).toContain(`(${expected[0][1]} B)`);
+    // The list of matches and the hashes shown: axe-core finds nothing wrong with them.
+    await page.getByRole('button', { name: 'hashes', exact: true }).click();
+    await page.getByTestId('hash-sha-256').waitFor();
+    expect(await violations(page)).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.screenshot({ path: '/tmp/sel-search-matches-1280.png' });
     await page.setViewportSize({ width: 400, height: 800 });
