@@ -123,6 +123,22 @@ describe.skipIf(!ready)('selection history and bookmarks', () => {
     await page.close();
   });
 
+  it('the history is bounded: after 55 selections, Back goes 49 steps and stops with the browser', async () => {
+    const page = await browser.context.newPage();
+    const [a, b] = await openByUrl(page);
+    const picks = Array.from({ length: 55 }, (_, i) => (i % 2 === 0 ? a : b));
+    for (const node of picks) await clickNode(page, node);
+    const back = page.getByRole('button', { name: 'Back to the previous selection' });
+    // 56 entries with the one the file opened on; the newest 50 are kept, as the browser keeps them.
+    for (let i = picks.length - 2; i >= picks.length - 50; i--) {
+      await back.click();
+      await waitForSelected(page, picks[i]);
+    }
+    expect(await back.isDisabled()).toBe(true);
+    expect(await page.evaluate(() => history.length)).toBeLessThanOrEqual(50);
+    await page.close();
+  });
+
   it('bookmarks are listed, kept in the shared link, restored from it, and select their bytes', async () => {
     const page = await browser.context.newPage();
     const [a, b] = await openByUrl(page);

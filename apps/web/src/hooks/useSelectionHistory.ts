@@ -2,8 +2,12 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SessionInfo } from '../protocol';
 import type { Navigation, Place } from './useNavigation';
 
-/** How many past selections a session keeps; older ones fall off the back. */
-export const HISTORY_LIMIT = 100;
+/**
+ * How many past selections a session keeps; older ones fall off the back. Chromium and Firefox
+ * keep 50 history entries a tab and drop the oldest: the list keeps as many, so its Back stops
+ * where the browser's does.
+ */
+export const HISTORY_LIMIT = 50;
 
 export interface SelectionHistory {
   canBack: boolean;
