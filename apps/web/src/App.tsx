@@ -9,9 +9,11 @@ import { Sidebar } from './components/Sidebar';
 import { StructureTab } from './components/StructureTab';
 import { ViewTabs } from './components/ViewTabs';
 import { inputFromDrop } from './files';
+import { type Bookmarks, useBookmarks } from './hooks/useBookmarks';
 import { type Formats, useFormats } from './hooks/useFormats';
 import { type Navigation, useNavigation } from './hooks/useNavigation';
 import { type SessionState, useSession } from './hooks/useSession';
+import { type SelectionHistory, useSelectionHistory } from './hooks/useSelectionHistory';
 import { useShareLink } from './hooks/useShareLink';
 import { useStats } from './hooks/useStats';
 import { type Validation, useValidation } from './hooks/useValidation';
@@ -27,7 +29,10 @@ export function App() {
   const nav = useNavigation(client, sessionState[0], setFailure);
   const validation = useValidation(client, setFailure);
   const state = useSession(client, sessionState, nav, validation, setFailure);
-  useShareLink(state.session, nav, formats.ready, state.open);
+  // Before the share link: a new history entry is pushed first, then the address bar rewritten in it.
+  const history = useSelectionHistory(nav, state.session);
+  const bookmarks = useBookmarks(state.session, nav);
+  useShareLink(state.session, nav, formats.ready, state.open, bookmarks, history.position);
 
   const onDrop = async (event: React.DragEvent) => {
     event.preventDefault();
@@ -74,6 +79,8 @@ export function App() {
           nav={nav}
           validation={validation}
           formats={formats}
+          history={history}
+          bookmarks={bookmarks}
         />
       )}
       {dragging && (
@@ -93,6 +100,8 @@ function Workspace({
   nav,
   validation,
   formats,
+  history,
+  bookmarks,
 }: {
   client: ParserClient;
   session: SessionInfo;
@@ -100,6 +109,8 @@ function Workspace({
   nav: Navigation;
   validation: Validation;
   formats: Formats;
+  history: SelectionHistory;
+  bookmarks: Bookmarks;
 }) {
   const { tab, setTab } = state;
   const mainRef = useRef<HTMLElement>(null);
@@ -128,6 +139,14 @@ function Workspace({
         session={session}
         nav={nav}
         validation={validation}
+        bookmarks={bookmarks}
+        onBookmark={(b) =>
+          showBytes({
+            file: b.file ?? session.mainFile ?? nav.hexFile,
+            offset: b.start,
+            length: b.end - b.start,
+          })
+        }
         onValidate={state.validate}
         onDefect={(defect) => {
           setTab('structure');
@@ -148,6 +167,7 @@ function Workspace({
             nav={nav}
             formats={formats.entries}
             treeVersion={state.treeVersion}
+            history={history}
           />
         )}
         {tab === 'data' && (

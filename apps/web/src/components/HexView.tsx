@@ -233,6 +233,8 @@ function keyTarget(
   page: number,
   size: number,
 ): number | 'pick' | undefined {
+  // Alt+Left / Alt+Right step through the selection history (useSelectionHistory), not the cursor.
+  if (event.altKey) return undefined;
   const rowStart = cursor - (cursor % bytesPerRow);
   const whole = event.ctrlKey || event.metaKey;
   switch (event.key) {

@@ -1,7 +1,10 @@
 import type { ParserClient } from '../client';
+import { type Bookmarks, currentSelection } from '../hooks/useBookmarks';
 import type { Navigation } from '../hooks/useNavigation';
 import type { Validation } from '../hooks/useValidation';
 import type { LocatedDefect, Problem, SessionInfo } from '../protocol';
+import type { Bookmark } from '../shareLink';
+import { BookmarksPanel } from './BookmarksPanel';
 import { DataInspector } from './DataInspector';
 import { DefectList } from './DefectList';
 import { FilesPanel, ProblemsPanel, SummaryPanel } from './Panels';
@@ -12,6 +15,8 @@ export function Sidebar({
   session,
   nav,
   validation,
+  bookmarks,
+  onBookmark,
   onValidate,
   onDefect,
   onProblem,
@@ -20,6 +25,8 @@ export function Sidebar({
   session: SessionInfo;
   nav: Navigation;
   validation: Validation;
+  bookmarks: Bookmarks;
+  onBookmark(bookmark: Bookmark): void;
   onValidate(): void;
   onDefect(defect: LocatedDefect): void;
   onProblem(problem: Problem): void;
@@ -46,6 +53,7 @@ export function Sidebar({
       {nav.hexFile !== undefined && (
         <DataInspector client={client} sessionId={session.sessionId} file={nav.hexFile} cursor={nav.cursor} />
       )}
+      <BookmarksPanel bookmarks={bookmarks} selection={currentSelection(nav)} onJump={onBookmark} />
       <FilesPanel session={session} current={nav.hexFile} onShow={(path) => nav.showFile(path)} />
     </aside>
   );

@@ -1,8 +1,10 @@
 import type { ParserClient } from '../client';
 import { useNodeFields } from '../hooks/useNodeFields';
 import type { Navigation } from '../hooks/useNavigation';
+import type { SelectionHistory } from '../hooks/useSelectionHistory';
 import type { FormatEntry, SessionInfo } from '../protocol';
 import { HexView } from './HexView';
+import { HistoryButtons } from './HistoryButtons';
 import { UnknownView } from './Panels';
 import { SearchBar } from './SearchBar';
 import { SelectionTools } from './SelectionTools';
@@ -15,12 +17,14 @@ export function StructureTab({
   nav,
   formats,
   treeVersion,
+  history,
 }: {
   client: ParserClient;
   session: SessionInfo;
   nav: Navigation;
   formats: FormatEntry[];
   treeVersion: number;
+  history: SelectionHistory;
 }) {
   const { selected, hexFile, range } = nav;
   const fields = useNodeFields(client, session.sessionId, selected);
@@ -63,6 +67,7 @@ export function StructureTab({
             onRange={nav.setRange}
             tools={
               <>
+                <HistoryButtons history={history} />
                 <SearchBar
                   client={client}
                   sessionId={sessionId}

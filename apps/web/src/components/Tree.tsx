@@ -74,7 +74,8 @@ export function Tree({ client, sessionId, root, selectedKey, onSelect, reveal }:
 
   const onKeyDown = (event: React.KeyboardEvent) => {
     const row = rows[activeIndex];
-    if (!row) return;
+    // Alt+Left / Alt+Right step through the selection history, not the tree.
+    if (!row || event.altKey) return;
     const hasChildren = row.type === 'node' && row.node.childCount > 0;
     const visible = Math.max(1, Math.floor(height / ROW_HEIGHT) - 1);
     let handled = true;

@@ -7,6 +7,16 @@ export interface Range {
   end: number;
 }
 
+/** A place in a session, as the history keeps it: enough to put the view back as it was. */
+export interface Place {
+  file: string | undefined;
+  cursor: number;
+  range: Range | null;
+  selected: Navigation['selected'];
+  /** The selected node's ancestors, when known, so the tree can be expanded down to it. */
+  nodes?: TreeNodeView[];
+}
+
 export interface Navigation {
   /** The selected tree node and its path. */
   selected: { path: number[]; node: TreeNodeView } | null;
@@ -33,6 +43,14 @@ export interface Navigation {
   showRange(location: LocationView): Promise<void>;
   /** Cursor to `offset`, scrolled into view. */
   scrollTo(offset: number): void;
+  /** Bumped when the user has made a selection (not on mere cursor moves): history records it. */
+  mark: number;
+  /** The ancestors of the last node selected by location (a defect, a byte), for the history. */
+  lastNodes: TreeNodeView[] | undefined;
+  /** A byte pick is still finding its node: its cursor move is part of that selection. */
+  picking(): boolean;
+  /** Puts a recorded place back: file, selection, cursor, scroll and the tree's expansion. */
+  restore(place: Place): void;
 }
 
 /** Where the user is in a session: the hex view's file, cursor and selection, the tree's node. */
@@ -47,56 +65,52 @@ export function useNavigation(
   const hexFileRef = useRef<string | undefined>(undefined);
   hexFileRef.current = hexFile;
   const [hexSize, setHexSize] = useState(0);
+  const loadFile = useLoadFile(client, onFailure, setHexFile, setHexSize);
   const [cursor, setCursor] = useState(0);
   const [scrollRequest, setScrollRequest] = useState({ offset: 0, token: 0 });
-  const [range, setRange] = useState<Range | null>(null);
   const token = useRef(0);
+  const { range, setRangeState, setRange, mark, commit, pending, picking } = useSelectionMark();
+  const lastNodes = useRef<TreeNodeView[] | undefined>(undefined);
 
   const scrollTo = useCallback((offset: number) => {
     setCursor(offset);
     setScrollRequest({ offset, token: ++token.current });
   }, []);
 
-  const loadFile = useCallback(
-    async (sessionId: number, file: string) => {
-      setHexFile(file);
-      try {
-        setHexSize(await client.request({ type: 'size', sessionId, file }));
-      } catch (e) {
-        onFailure((e as Error).message);
-      }
+  const reset = useCallback(
+    (info: SessionInfo) => {
+      setSelected(null);
+      setReveal(null);
+      setRangeState(null);
+      setCursor(0);
+      commit();
+      setHexFile(info.initialFile);
+      setHexSize(info.files.find((f) => f.path === info.initialFile)?.size ?? info.mainSize ?? 0);
+      setScrollRequest({ offset: 0, token: ++token.current });
     },
-    [client, onFailure],
+    [commit, setRangeState],
   );
-
-  const reset = useCallback((info: SessionInfo) => {
-    setSelected(null);
-    setReveal(null);
-    setRange(null);
-    setCursor(0);
-    setHexFile(info.initialFile);
-    setHexSize(info.files.find((f) => f.path === info.initialFile)?.size ?? info.mainSize ?? 0);
-    setScrollRequest({ offset: 0, token: ++token.current });
-  }, []);
 
   const showFile = useCallback(
     async (file: string | undefined) => {
       // A folder's own node has no bytes of its own: keep the file shown.
       if (!session || file === undefined) return;
-      setRange(null);
+      setRangeState(null);
       await loadFile(session.sessionId, file);
     },
-    [session, loadFile],
+    [session, loadFile, setRangeState],
   );
 
   const selectNode = useCallback(
     (path: number[], node: TreeNodeView) => {
       setSelected({ path, node });
-      setRange(null);
+      setRangeState(null);
+      lastNodes.current = undefined;
       if (node.file !== undefined && node.file !== hexFileRef.current) showFile(node.file);
       scrollTo(node.offset);
+      commit();
     },
-    [showFile, scrollTo],
+    [showFile, scrollTo, commit, setRangeState],
   );
 
   const showDefect = useCallback(
@@ -104,29 +118,39 @@ export function useNavigation(
       const node = defect.nodes[defect.nodes.length - 1];
       if (!node) return;
       setSelected({ path: defect.indexPath, node });
-      setRange(null);
+      setRangeState(null);
+      lastNodes.current = defect.nodes;
       setReveal({ location: { path: defect.indexPath, nodes: defect.nodes }, token: ++token.current });
       if (node.file !== undefined && node.file !== hexFileRef.current) loadFile(info.sessionId, node.file);
       scrollTo(node.offset);
+      commit();
     },
-    [loadFile, scrollTo],
+    [loadFile, scrollTo, commit, setRangeState],
   );
 
   const pick = useCallback(
     async (file: string | undefined, offset: number, scroll: boolean) => {
       if (!session) return;
-      if (file !== hexFileRef.current) await showFile(file);
-      setRange(null);
-      setCursor(offset);
-      if (scroll) setScrollRequest({ offset, token: ++token.current });
-      if (!session.root || session.root.childCount === 0) return;
-      const location = await client.request({ type: 'nodeAt', sessionId: session.sessionId, file, offset });
-      const node = location.nodes[location.nodes.length - 1];
-      if (!node) return;
-      setSelected({ path: location.path, node });
-      setReveal({ location, token: ++token.current });
+      pending.current++;
+      try {
+        if (file !== hexFileRef.current) await showFile(file);
+        setRangeState(null);
+        setCursor(offset);
+        if (scroll) setScrollRequest({ offset, token: ++token.current });
+        if (!session.root || session.root.childCount === 0) return commit();
+        const location = await client.request({ type: 'nodeAt', sessionId: session.sessionId, file, offset });
+        const node = location.nodes[location.nodes.length - 1];
+        if (node) {
+          setSelected({ path: location.path, node });
+          lastNodes.current = location.nodes;
+          setReveal({ location, token: ++token.current });
+        }
+        commit();
+      } finally {
+        pending.current--;
+      }
     },
-    [client, session, showFile],
+    [client, session, showFile, commit, setRangeState, pending],
   );
 
   const showRange = useCallback(
@@ -136,7 +160,23 @@ export function useNavigation(
       setRange({ start: location.offset, end: location.offset + Math.max(1, location.length) });
       scrollTo(location.offset);
     },
-    [showFile, scrollTo],
+    [showFile, scrollTo, setRange],
+  );
+
+  const restore = useCallback(
+    (place: Place) => {
+      setSelected(place.selected);
+      setRangeState(place.range);
+      if (place.selected)
+        setReveal({
+          location: { path: place.selected.path, nodes: place.nodes ?? [] },
+          token: ++token.current,
+        });
+      if (session && place.file !== undefined && place.file !== hexFileRef.current)
+        loadFile(session.sessionId, place.file);
+      scrollTo(place.cursor);
+    },
+    [session, loadFile, scrollTo, setRangeState],
   );
 
   return {
@@ -156,5 +196,48 @@ export function useNavigation(
     showDefect,
     showRange,
     scrollTo,
+    mark,
+    lastNodes: lastNodes.current,
+    picking,
+    restore,
   };
+}
+
+/** Shows a file in the hex view and reads its size from the worker. */
+function useLoadFile(
+  client: ParserClient,
+  onFailure: (message: string) => void,
+  setHexFile: (file: string) => void,
+  setHexSize: (size: number) => void,
+) {
+  return useCallback(
+    async (sessionId: number, file: string) => {
+      setHexFile(file);
+      try {
+        setHexSize(await client.request({ type: 'size', sessionId, file }));
+      } catch (e) {
+        onFailure((e as Error).message);
+      }
+    },
+    [client, onFailure, setHexFile, setHexSize],
+  );
+}
+
+/** The picked range, and the mark bumped on every selection the history should record. */
+function useSelectionMark() {
+  const [range, setRangeState] = useState<Range | null>(null);
+  const [mark, setMark] = useState(0);
+  const commit = useCallback(() => setMark((m) => m + 1), []);
+  /** A range the user picked (drag, search, data cell) is a selection of its own. */
+  const setRange = useCallback(
+    (next: Range | null) => {
+      setRangeState(next);
+      if (next) commit();
+    },
+    [commit],
+  );
+  // A byte pick still finding its node: its cursor move is part of that selection.
+  const pending = useRef(0);
+  const picking = useCallback(() => pending.current > 0, []);
+  return { range, setRangeState, setRange, mark, commit, pending, picking };
 }
