@@ -19,6 +19,15 @@ export {
   throwIfAborted,
 } from './bytes.js';
 export {
+  type ComparedFile,
+  type CompareOptions,
+  type Comparison,
+  compareContent,
+  type Difference,
+  type DifferenceLocation,
+  type DifferenceSide,
+} from './compare.js';
+export {
   ANY_FORMAT,
   chooseRecords,
   type Converter,

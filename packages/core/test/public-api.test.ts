@@ -34,6 +34,7 @@ it('exports exactly these names, entry by entry', async () => {
       'checkRange',
       'chooseRecords',
       'clampScore',
+      'compareContent',
       'compareValue',
       'copyInto',
       'createRegistry',
