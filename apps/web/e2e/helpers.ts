@@ -65,9 +65,10 @@ export async function pickFolder(page: Page, dir: string): Promise<void> {
 
 /**
  * Drops files onto the page: builds a DataTransfer in the page from the files' bytes and
- * dispatches dragenter/dragover/drop on the drop zone, as the browser does for a real drag.
+ * dispatches dragenter/dragover/drop on the drop zone (the page's, or the one named by its
+ * test id), as the browser does for a real drag.
  */
-export async function dropFiles(page: Page, files: string[]): Promise<void> {
+export async function dropFiles(page: Page, files: string[], testId = 'app'): Promise<void> {
   const payload = files.map((f) => ({ name: basename(f), base64: readFileSync(f).toString('base64') }));
   const dataTransfer = await page.evaluateHandle((items) => {
     const dt = new DataTransfer();
@@ -77,7 +78,7 @@ export async function dropFiles(page: Page, files: string[]): Promise<void> {
     }
     return dt;
   }, payload);
-  const target = page.getByTestId('app');
+  const target = page.getByTestId(testId);
   await target.dispatchEvent('dragenter', { dataTransfer });
   await target.dispatchEvent('dragover', { dataTransfer });
   await target.dispatchEvent('drop', { dataTransfer });

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ParserClient } from './client';
 import { ShowBytesContext } from './components/BytesLink';
+import { CompareView } from './components/compare/CompareView';
 import { ConvertView } from './components/convert/ConvertView';
 import { RecordsView } from './components/data/RecordsView';
 import { EmptyPage } from './components/EmptyPage';
@@ -35,8 +36,11 @@ export function App() {
   useShareLink(state.session, nav, formats.ready, state.open, bookmarks, history.position);
 
   const onDrop = async (event: React.DragEvent) => {
+    // A drop zone inside the page (the compare view's) took the drop for itself.
+    const claimed = event.defaultPrevented;
     event.preventDefault();
     setDragging(false);
+    if (claimed) return;
     const input = await inputFromDrop(event.dataTransfer);
     if (input) state.open(input);
   };
@@ -182,6 +186,16 @@ function Workspace({
             <ConvertView key={session.sessionId} client={client} session={session} onOpen={state.adopt} />
           </div>
         )}
+        {/* Kept while other tabs show, so a comparison outlives a look at the data. */}
+        <div
+          id="panel-compare"
+          role="tabpanel"
+          aria-labelledby="tab-compare"
+          className="compare-panel"
+          hidden={tab !== 'compare'}
+        >
+          <CompareView key={session.sessionId} client={client} session={session} />
+        </div>
       </main>
     </div>
   );

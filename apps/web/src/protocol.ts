@@ -301,11 +301,53 @@ export interface RangeHashes {
   sha256: string;
 }
 
+/** Where a difference is in one file of a comparison: a byte range of a session file, a record. */
+export interface DifferenceLocationView {
+  /** A session path of that file's session (SessionInfo.files). */
+  file?: string;
+  offset?: number;
+  length?: number;
+  record?: number;
+  /** The record field stored at this location. */
+  field?: string;
+}
+
+/** One side of a difference: the value as JSON text (clipped), or absent from that file. */
+export interface DifferenceSideView {
+  present: boolean;
+  text: string;
+  location: DifferenceLocationView | null;
+}
+
+export interface DifferenceView {
+  kind: 'format' | 'header' | 'structure' | 'count' | 'record' | 'layout';
+  /** What differs, as core's comparison names it ("header.version", "records[3].label"). */
+  path: string;
+  a: DifferenceSideView;
+  b: DifferenceSideView;
+}
+
+/** Two sessions compared by content (core's compareContent): what the compare view lists. */
+export interface ComparisonView {
+  equal: boolean;
+  /** The two files' formats (ids); a comparison of two formats has one 'format' difference. */
+  formats: [string, string];
+  differences: DifferenceView[];
+  recordsCompared: number;
+  /** Stopped after `maxRecords` differing records. */
+  truncated: boolean;
+  maxRecords: number;
+}
+
 export type Request =
   | { type: 'formats' }
   /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
   | { type: 'loadPlugin'; url?: string; file?: File }
   | { type: 'open'; input: OpenInput }
+  /** Opens a second file to compare with the open one, beside it (the next 'open' closes both). */
+  | { type: 'openCompare'; input: OpenInput }
+  /** Compares two open sessions by content; differences after `maxRecords` differing records are not listed. */
+  | { type: 'compare'; sessionId: number; otherId: number; maxRecords: number }
   | { type: 'close'; sessionId: number }
   | { type: 'children'; sessionId: number; path: number[]; start: number; end: number }
   | { type: 'nodeAt'; sessionId: number; file?: string; offset: number }
@@ -352,6 +394,8 @@ export interface ResponseMap {
   formats: FormatEntry[];
   loadPlugin: FormatEntry[];
   open: SessionInfo;
+  openCompare: SessionInfo;
+  compare: ComparisonView;
   close: null;
   children: TreeNodeView[];
   nodeAt: NodeLocation;

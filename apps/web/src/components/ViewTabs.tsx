@@ -14,6 +14,8 @@ export function tabsOf(session: SessionInfo): Array<{ id: Tab; label: string; di
       label: converters.length === 1 ? `Convert to ${converters[0].to.toUpperCase()}` : 'Convert',
       disabled: false,
     });
+  // Two files compare by what a reader finds in them: only when one reads this file.
+  tabs.push({ id: 'compare', label: 'Compare', disabled: !session.canValidate });
   return tabs;
 }
 

@@ -5,7 +5,7 @@ import { firstDefect } from '../components/DefectList';
 import type { Navigation } from './useNavigation';
 import type { Validation } from './useValidation';
 
-export type Tab = 'structure' | 'data' | 'convert';
+export type Tab = 'structure' | 'data' | 'convert' | 'compare';
 
 export interface SessionState {
   session: SessionInfo | null;

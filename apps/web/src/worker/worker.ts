@@ -4,6 +4,7 @@
  * stays responsive on any file size.
  */
 import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
+import { compareSessions } from './compare';
 import { convertSession } from './convert';
 import { exportSession, exportViews } from './export';
 import { hashRange } from './hash';
@@ -45,6 +46,20 @@ async function replaceSessions(next: Session): Promise<SessionInfoOf> {
 }
 type SessionInfoOf = ResponseMap['open'];
 
+/** The file opened to compare with the open one: kept beside it, one at a time. */
+let beside: number | undefined;
+
+async function openBeside(next: Session): Promise<SessionInfoOf> {
+  const old = beside === undefined ? undefined : sessions.get(beside);
+  if (old && beside !== undefined) {
+    sessions.delete(beside);
+    await old.close();
+  }
+  beside = next.id;
+  sessions.set(next.id, next);
+  return next.info();
+}
+
 async function pluginFrom(request: Extract<Request, { type: 'loadPlugin' }>) {
   if (request.file) {
     const url = URL.createObjectURL(request.file);
@@ -74,6 +89,16 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
       return pluginFrom(request);
     case 'open':
       return replaceSessions(await Session.open(nextSession++, request.input, signal));
+    case 'openCompare':
+      return openBeside(await Session.open(nextSession++, request.input, signal));
+    case 'compare':
+      return compareSessions(
+        session(request.sessionId),
+        session(request.otherId),
+        request.maxRecords,
+        signal,
+        progress,
+      );
     case 'close': {
       const s = sessions.get(request.sessionId);
       sessions.delete(request.sessionId);
