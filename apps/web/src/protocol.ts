@@ -301,6 +301,48 @@ export interface RangeHashes {
   sha256: string;
 }
 
+/** Histogram bins: bin i holds the values v with edges[i] <= v < edges[i + 1]. */
+export interface HistogramView {
+  edges: number[];
+  counts: number[];
+}
+
+export interface TopValue {
+  /** The value as text (a text longer than 120 characters is counted by its head, ending "…"). */
+  value: string;
+  count: number;
+}
+
+/** Statistics of one field over the records read (see worker/field-stats.ts). */
+export interface FieldStatsView {
+  name: string;
+  /** numeric: int, float, and lists or ndarrays of numbers (their elements); text: strings, bools. */
+  kind: 'numeric' | 'text' | 'other';
+  /** Records that had the field (null included). */
+  present: number;
+  nulls: number;
+  /** Non-null values: elements for lists and arrays. */
+  count: number;
+  numeric?: { min: number; max: number; mean: number; nonFinite: number; histogram: HistogramView };
+  distinct?: { count: number; exact: boolean };
+  top?: TopValue[];
+}
+
+/** Statistics of a table's fields, as far as they have been computed. */
+export interface TableStatsView {
+  table: string;
+  /** Records read so far. */
+  records: number;
+  /** Records in the table, when known (given by the reader or found by probing). */
+  total?: number;
+  /** Computed from records spread evenly over the table, not all of them. */
+  sampled: boolean;
+  done: boolean;
+  fields: FieldStatsView[];
+  /** Reading stopped at a record that could not be read: the statistics are of those before it. */
+  stopped?: SerializedError;
+}
+
 export type Request =
   | { type: 'formats' }
   /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
@@ -333,6 +375,11 @@ export type Request =
   /** One value of one record, previewed at detail size (a larger image, more of a byte string). */
   | { type: 'value'; sessionId: number; table: string; index: number; field: string }
   | { type: 'stats'; sessionId: number }
+  /**
+   * Statistics of a table's fields, partial results as progress (`partial`). Unless `exact`, a
+   * large table is estimated from records spread evenly over it.
+   */
+  | { type: 'tableStats'; sessionId: number; table: string; exact: boolean }
   /** Runs a declared converter on the session's input, into `directory` (File System Access) or memory. */
   | {
       type: 'convert';
@@ -366,6 +413,7 @@ export interface ResponseMap {
   tables: { tables: TableView[]; more: boolean };
   value: ViewValue;
   stats: ByteStats;
+  tableStats: TableStatsView;
   /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */
   convert: { result: ConvertResult; bytes?: Uint8Array };
   openConverted: SessionInfo;
@@ -378,6 +426,14 @@ export type Envelope = ({ id: number } & Request) | { id: number; type: 'cancel'
 export type Reply =
   | { id: number; ok: true; result: unknown; stats?: ByteStats }
   | { id: number; ok: false; error: SerializedError; stats?: ByteStats }
-  | { id: number; progress: { phase?: string; done: number; total?: number }; stats?: ByteStats };
+  | { id: number; progress: WorkProgress; stats?: ByteStats };
+
+export interface WorkProgress {
+  phase?: string;
+  done: number;
+  total?: number;
+  /** What a long computation has found so far (tableStats). */
+  partial?: TableStatsView;
+}
 
 export type { Problem, Schema, Summary, ValidationReport, JsonValue };
