@@ -70,7 +70,10 @@ function TopValues({ name, top, approximate }: { name: string; top: TopValue[]; 
           <tr key={t.value} data-testid="top-value" data-value={t.value} data-count={t.count}>
             <td className="wrap">{t.value === '' ? <span className="muted">(empty)</span> : t.value}</td>
             <td className="top-bar">
-              <span className="bar" style={{ width: `calc((100% - 70px) * ${Math.max(0.02, t.count / most)})` }} />
+              <span
+                className="bar"
+                style={{ width: `calc((100% - 70px) * ${Math.max(0.02, t.count / most)})` }}
+              />
               <span className="n">{count(t.count)}</span>
             </td>
           </tr>
