@@ -55,14 +55,12 @@ async function shown(page: Page, field: string): Promise<ShownField> {
         count: Number(r.getAttribute('data-count')),
       })),
     ),
-    top: await card
-      .locator('[data-testid="top-value"]')
-      .evaluateAll((rows) =>
-        rows.map((r) => ({
-          value: r.getAttribute('data-value') ?? '',
-          count: Number(r.getAttribute('data-count')),
-        })),
-      ),
+    top: await card.locator('[data-testid="top-value"]').evaluateAll((rows) =>
+      rows.map((r) => ({
+        value: r.getAttribute('data-value') ?? '',
+        count: Number(r.getAttribute('data-count')),
+      })),
+    ),
   };
 }
 
