@@ -142,6 +142,9 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     expectNumeric(label, values.get('label') ?? []);
     expectNumeric(await shown(page, 'score'), values.get('score') ?? []);
     expect(await violations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await violations(page), 'dark theme').toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('a large table is estimated from a spread sample first; Exact reads every record', async () => {

@@ -337,6 +337,8 @@ export interface TableStatsView {
   total?: number;
   /** Computed from records spread evenly over the table, not all of them. */
   sampled: boolean;
+  /** Records this pass reads in all, when known (for progress). */
+  planned?: number;
   done: boolean;
   fields: FieldStatsView[];
   /** Reading stopped at a record that could not be read: the statistics are of those before it. */
@@ -377,9 +379,10 @@ export type Request =
   | { type: 'stats'; sessionId: number }
   /**
    * Statistics of a table's fields, partial results as progress (`partial`). Unless `exact`, a
-   * large table is estimated from records spread evenly over it.
+   * large table is estimated from records spread evenly over it. `total`: its record count,
+   * when an earlier pass found it.
    */
-  | { type: 'tableStats'; sessionId: number; table: string; exact: boolean }
+  | { type: 'tableStats'; sessionId: number; table: string; exact: boolean; total?: number }
   /** Runs a declared converter on the session's input, into `directory` (File System Access) or memory. */
   | {
       type: 'convert';

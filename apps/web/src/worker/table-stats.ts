@@ -29,6 +29,7 @@ const viewOf = (p: Pass, done: boolean): TableStatsView => ({
   records: p.records,
   ...(p.total === undefined ? {} : { total: p.total }),
   sampled: p.sampled,
+  ...(p.total === undefined ? {} : { planned: p.sampled ? Math.min(p.total, CHUNKS * CHUNK) : p.total }),
   done,
   fields: p.stats.map((s) => s.view()),
   ...(p.stopped ? { stopped: p.stopped } : {}),
@@ -94,13 +95,13 @@ async function feed(p: Pass, o: RecordOptions, report: () => Promise<void>): Pro
  */
 export async function tableStats(
   session: Session,
-  request: { table: string; exact: boolean },
+  request: { table: string; exact: boolean; total?: number },
   signal: AbortSignal,
   progress: (event: WorkProgress) => void,
 ): Promise<TableStatsView> {
   const r = await reading(session, request.table, signal);
   const stats = r.schema.fields.map((f) => new FieldStats(f)).filter((s) => s.kind !== 'other');
-  const known = r.table ? r.reader.tables?.find((t) => t.name === r.table)?.count : undefined;
+  const known = r.table ? r.reader.tables?.find((t) => t.name === r.table)?.count : request.total;
   const p: Pass = {
     r,
     columns: stats.map((s) => s.field.name),

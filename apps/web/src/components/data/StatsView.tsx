@@ -7,6 +7,8 @@ import { FieldStatsCard } from './FieldStatsCard';
 
 interface Run {
   exact: boolean;
+  /** The record count an earlier pass found. */
+  total?: number;
   /** Bumped to run again after a cancel. */
   round: number;
 }
@@ -44,7 +46,7 @@ export function StatsView({
     setState((s) => ({ stats: s.stats, running: true, cancelled: false }));
     client
       .request(
-        { type: 'tableStats', sessionId, table: table.name, exact: run.exact },
+        { type: 'tableStats', sessionId, table: table.name, exact: run.exact, total: run.total },
         {
           signal: c.signal,
           onProgress: (event) => {
@@ -96,7 +98,10 @@ export function StatsView({
           </button>
         )}
         {!running && stats?.sampled && (
-          <button type="button" onClick={() => setRun((r) => ({ exact: true, round: r.round + 1 }))}>
+          <button
+            type="button"
+            onClick={() => setRun((r) => ({ exact: true, total: stats.total, round: r.round + 1 }))}
+          >
             Exact
           </button>
         )}
