@@ -80,6 +80,15 @@ function expectNumeric(view: ShownField, values: Value[]): void {
   expect(view.bins.reduce((a, b) => a + b.count, 0)).toBe(numbers.length);
 }
 
+/** Shannon entropy in bits per byte. */
+function entropyOf(bytes: Uint8Array): number {
+  const counts = new Map<number, number>();
+  for (const b of bytes) counts.set(b, (counts.get(b) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) h -= (c / bytes.length) * Math.log2(c / bytes.length);
+  return h;
+}
+
 /** The most frequent values, counted here, in the view's order (count, then value). */
 function topOf(values: Value[], n: number): Array<{ value: string; count: number }> {
   const counts = new Map<string, number>();
@@ -130,6 +139,29 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     expect(category.top).toEqual(topOf(values.get('category') ?? [], 12));
     await page.locator('[data-field="value"] .bins > summary').click();
     await screenshot(page, 'stats-scbf');
+    expect(await violations(page)).toEqual([]);
+
+    // The byte entropy strip beside the hex scrubber: each sampled block's entropy, computed here.
+    await page.getByRole('tab', { name: 'Structure' }).click();
+    await page.getByRole('button', { name: 'Byte entropy map' }).click();
+    await page.locator('[data-testid="entropy-strip"][data-done="true"]').waitFor();
+    const cells = await page.locator('[data-testid="entropy-cell"]').evaluateAll((els) =>
+      els.map((el) => ({
+        offset: Number(el.getAttribute('data-offset')),
+        length: Number(el.getAttribute('data-length')),
+        entropy: Number(el.getAttribute('data-entropy')),
+      })),
+    );
+    const bytes = readFileSync(LARGE);
+    expect(cells).toHaveLength(256);
+    expect(cells[0].offset).toBe(0);
+    expect(cells.at(-1)?.offset).toBeGreaterThan(bytes.length * 0.99);
+    for (const cell of cells)
+      expect(cell.entropy, `at ${cell.offset}`).toBeCloseTo(
+        entropyOf(bytes.subarray(cell.offset, cell.offset + cell.length)),
+        9,
+      );
+    await screenshot(page, 'stats-entropy');
     expect(await violations(page)).toEqual([]);
   });
 

@@ -345,6 +345,12 @@ export interface TableStatsView {
   stopped?: SerializedError;
 }
 
+/** Shannon entropy (bits per byte, 0–8) of blocks sampled evenly along a file. */
+export interface ByteProfileView {
+  size: number;
+  samples: Array<{ offset: number; length: number; entropy: number }>;
+}
+
 export type Request =
   | { type: 'formats' }
   /** Imports a format plugin module (same-origin URL, or a file the user picked) into the registry. */
@@ -383,6 +389,8 @@ export type Request =
    * when an earlier pass found it.
    */
   | { type: 'tableStats'; sessionId: number; table: string; exact: boolean; total?: number }
+  /** The entropy of `strips` blocks spread evenly along a file (read on request: it reads them all). */
+  | { type: 'byteProfile'; sessionId: number; file?: string; strips: number }
   /** Runs a declared converter on the session's input, into `directory` (File System Access) or memory. */
   | {
       type: 'convert';
@@ -417,6 +425,7 @@ export interface ResponseMap {
   value: ViewValue;
   stats: ByteStats;
   tableStats: TableStatsView;
+  byteProfile: ByteProfileView;
   /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */
   convert: { result: ConvertResult; bytes?: Uint8Array };
   openConverted: SessionInfo;

@@ -3,6 +3,7 @@ import type { ParserClient } from '../client';
 import { HexHead, HexToolbar } from './hex/HexToolbar';
 import { useHexScroll } from './hex/useHexScroll';
 import { type HexCell, HexRows } from './HexRows';
+import { EntropyStrip } from './EntropyStrip';
 import { HexScrubber } from './HexScrubber';
 import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
 import { useHexBytes } from './useHexBytes';
@@ -174,6 +175,7 @@ export function HexView(props: HexViewProps) {
             isSelected={isSelected}
           />
         </div>
+        <EntropyStrip client={client} sessionId={sessionId} file={file} size={size} />
         <HexScrubber
           controls={gridId}
           topRow={firstRow}

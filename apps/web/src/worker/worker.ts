@@ -4,6 +4,7 @@
  * stays responsive on any file size.
  */
 import type { Envelope, Reply, Request, ResponseMap, WorkProgress } from '../protocol';
+import { byteProfile } from './byte-profile';
 import { convertSession } from './convert';
 import { exportSession, exportViews } from './export';
 import { hashRange } from './hash';
@@ -121,6 +122,10 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
       return valueDetail(session(request.sessionId), request, signal);
     case 'stats':
       return session(request.sessionId).stats();
+    case 'byteProfile': {
+      const source = await session(request.sessionId).fileSource(request.file);
+      return byteProfile(source, request.strips, signal, progress);
+    }
     case 'tableStats':
       return tableStats(session(request.sessionId), request, signal, progress);
     case 'convert':
