@@ -141,10 +141,11 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     await screenshot(page, 'stats-scbf');
     expect(await violations(page)).toEqual([]);
 
-    // The byte entropy strip beside the hex scrubber: each sampled block's entropy, computed here.
+    // The byte entropy strip in the hex scrubber's track: each sampled block's entropy, computed here.
     await page.getByRole('tab', { name: 'Structure' }).click();
-    await page.getByRole('button', { name: 'Byte entropy map' }).click();
-    await page.locator('[data-testid="entropy-strip"][data-done="true"]').waitFor();
+    await page.getByRole('button', { name: 'entropy', exact: true }).click();
+    await page.getByTestId('entropy-strip').waitFor();
+    expect(await page.getByTestId('entropy-summary').textContent()).toContain('256 samples');
     const cells = await page.locator('[data-testid="entropy-cell"]').evaluateAll((els) =>
       els.map((el) => ({
         offset: Number(el.getAttribute('data-offset')),

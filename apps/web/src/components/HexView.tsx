@@ -3,7 +3,7 @@ import type { ParserClient } from '../client';
 import { HexHead, HexToolbar } from './hex/HexToolbar';
 import { useHexScroll } from './hex/useHexScroll';
 import { type HexCell, HexRows } from './HexRows';
-import { EntropyStrip } from './EntropyStrip';
+import { EntropyCells, EntropyToggle, useByteProfile } from './EntropyStrip';
 import { HexScrubber } from './HexScrubber';
 import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
 import { useHexBytes } from './useHexBytes';
@@ -101,6 +101,7 @@ export function HexView(props: HexViewProps) {
     return value === undefined ? undefined : Number(value);
   };
   const gridId = `hex-${sessionId}`;
+  const entropy = useByteProfile(client, sessionId, file, size);
 
   return (
     <section
@@ -123,6 +124,7 @@ export function HexView(props: HexViewProps) {
           ensureVisible(offset, true);
           onPick(Math.min(offset, Math.max(0, size - 1)));
         }}
+        extra={<EntropyToggle state={entropy} />}
       />
       {props.tools && <div className="hex-tools">{props.tools}</div>}
       <HexHead bytesPerRow={bytesPerRow} offsetWidth={offsetWidth} />
@@ -175,7 +177,6 @@ export function HexView(props: HexViewProps) {
             isSelected={isSelected}
           />
         </div>
-        <EntropyStrip client={client} sessionId={sessionId} file={file} size={size} />
         <HexScrubber
           controls={gridId}
           topRow={firstRow}
@@ -184,7 +185,9 @@ export function HexView(props: HexViewProps) {
           totalRows={totalRows}
           bytesPerRow={bytesPerRow}
           onRow={scroll.setFirstRow}
-        />
+        >
+          {entropy.on && <EntropyCells profile={entropy.profile} />}
+        </HexScrubber>
       </div>
     </section>
   );
