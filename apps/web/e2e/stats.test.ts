@@ -177,6 +177,7 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     expect(await violations(page)).toEqual([]);
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await violations(page), 'dark theme').toEqual([]);
+    await screenshot(page, 'stats-mldf-dark');
     await page.emulateMedia({ colorScheme: 'light' });
   });
 

@@ -8,7 +8,11 @@ const CATEGORICAL = 50;
 const count = (n: number) => n.toLocaleString('en-US');
 /** Short enough for a label; the exact number is in the element's data attribute. */
 const short = (n: number) =>
-  Number.isInteger(n) && Math.abs(n) < 1e15 ? count(n) : Number(n.toPrecision(6)).toString();
+  Math.abs(n) >= 1e15
+    ? n.toPrecision(6)
+    : Number.isInteger(n)
+      ? count(n)
+      : Number(n.toPrecision(6)).toString();
 
 function Stat({ term, value }: { term: string; value: string }) {
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { HistogramView } from '../../protocol';
@@ -18,6 +18,18 @@ function colours(): { ink: string; line: string; accent: string; soft: string } 
   };
 }
 
+/** The page's theme (`data-theme` on the root), followed as the toggle changes it. */
+function useThemeName(): string | undefined {
+  const [theme, setTheme] = useState(document.documentElement.dataset.theme);
+  useEffect(() => {
+    const root = document.documentElement;
+    const observer = new MutationObserver(() => setTheme(root.dataset.theme));
+    observer.observe(root, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => observer.disconnect();
+  }, []);
+  return theme;
+}
+
 /** Bars of a histogram over their bins' edges (x: each bin's left edge, the last edge closing it). */
 function chartData(h: HistogramView): uPlot.AlignedData {
   const x = h.edges.slice();
@@ -35,7 +47,10 @@ export function HistogramChart({ histogram, label }: { histogram: HistogramView;
   const chart = useRef<uPlot | null>(null);
   const latest = useRef(histogram);
   latest.current = histogram;
+  // Canvas colours are read once per chart: a theme change draws it again.
+  const theme = useThemeName();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `theme` changes the colours read from the page.
   useEffect(() => {
     const c = colours();
     const axis = { stroke: c.ink, grid: { stroke: c.line, width: 1 }, ticks: { stroke: c.line, width: 1 } };
@@ -68,7 +83,7 @@ export function HistogramChart({ histogram, label }: { histogram: HistogramView;
       chart.current?.destroy();
       chart.current = null;
     };
-  }, [label]);
+  }, [label, theme]);
 
   useEffect(() => {
     chart.current?.setData(chartData(histogram));
