@@ -96,10 +96,6 @@ export function HexView(props: HexViewProps) {
     (o: number) => classOf(o, selection, cursor, fields),
     [selection, cursor, fields],
   );
-  const cellFromEvent = (event: React.MouseEvent): number | undefined => {
-    const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
-    return value === undefined ? undefined : Number(value);
-  };
   const gridId = `hex-${sessionId}`;
   const entropy = useByteProfile(client, sessionId, file, size);
 
@@ -191,6 +187,12 @@ export function HexView(props: HexViewProps) {
       </div>
     </section>
   );
+}
+
+/** The byte offset of the hex cell an event is on. */
+function cellFromEvent(event: React.MouseEvent): number | undefined {
+  const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
+  return value === undefined ? undefined : Number(value);
 }
 
 /**
