@@ -1,4 +1,12 @@
-import type { ByteStats, Envelope, Reply, Request, ResponseMap, SerializedError } from './protocol';
+import type {
+  ByteStats,
+  Envelope,
+  WorkProgress,
+  Reply,
+  Request,
+  ResponseMap,
+  SerializedError,
+} from './protocol';
 
 export class WorkerError extends Error {
   readonly code?: string;
@@ -13,7 +21,7 @@ export class WorkerError extends Error {
   }
 }
 
-type Progress = { phase?: string; done: number; total?: number };
+type Progress = WorkProgress;
 
 interface Pending {
   resolve(value: unknown): void;

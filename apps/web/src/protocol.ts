@@ -301,6 +301,7 @@ export interface RangeHashes {
   sha256: string;
 }
 
+<<<<<<< HEAD
 /** Where a difference is in one file of a comparison: a byte range of a session file, a record. */
 export interface DifferenceLocationView {
   /** A session path of that file's session (SessionInfo.files). */
@@ -337,6 +338,56 @@ export interface ComparisonView {
   /** Stopped after `maxRecords` differing records. */
   truncated: boolean;
   maxRecords: number;
+=======
+/** Histogram bins: bin i holds the values v with edges[i] <= v < edges[i + 1]. */
+export interface HistogramView {
+  edges: number[];
+  counts: number[];
+}
+
+export interface TopValue {
+  /** The value as text (a text longer than 120 characters is counted by its head, ending "…"). */
+  value: string;
+  count: number;
+}
+
+/** Statistics of one field over the records read (see worker/field-stats.ts). */
+export interface FieldStatsView {
+  name: string;
+  /** numeric: int, float, and lists or ndarrays of numbers (their elements); text: strings, bools. */
+  kind: 'numeric' | 'text' | 'other';
+  /** Records that had the field (null included). */
+  present: number;
+  nulls: number;
+  /** Non-null values: elements for lists and arrays. */
+  count: number;
+  numeric?: { min: number; max: number; mean: number; nonFinite: number; histogram: HistogramView };
+  distinct?: { count: number; exact: boolean };
+  top?: TopValue[];
+}
+
+/** Statistics of a table's fields, as far as they have been computed. */
+export interface TableStatsView {
+  table: string;
+  /** Records read so far. */
+  records: number;
+  /** Records in the table, when known (given by the reader or found by probing). */
+  total?: number;
+  /** Computed from records spread evenly over the table, not all of them. */
+  sampled: boolean;
+  /** Records this pass reads in all, when known (for progress). */
+  planned?: number;
+  done: boolean;
+  fields: FieldStatsView[];
+  /** Reading stopped at a record that could not be read: the statistics are of those before it. */
+  stopped?: SerializedError;
+}
+
+/** Shannon entropy (bits per byte, 0–8) of blocks sampled evenly along a file. */
+export interface ByteProfileView {
+  size: number;
+  samples: Array<{ offset: number; length: number; entropy: number }>;
+>>>>>>> plots
 }
 
 export type Request =
@@ -375,6 +426,14 @@ export type Request =
   /** One value of one record, previewed at detail size (a larger image, more of a byte string). */
   | { type: 'value'; sessionId: number; table: string; index: number; field: string }
   | { type: 'stats'; sessionId: number }
+  /**
+   * Statistics of a table's fields, partial results as progress (`partial`). Unless `exact`, a
+   * large table is estimated from records spread evenly over it. `total`: its record count,
+   * when an earlier pass found it.
+   */
+  | { type: 'tableStats'; sessionId: number; table: string; exact: boolean; total?: number }
+  /** The entropy of `strips` blocks spread evenly along a file (read on request: it reads them all). */
+  | { type: 'byteProfile'; sessionId: number; file?: string; strips: number }
   /** Runs a declared converter on the session's input, into `directory` (File System Access) or memory. */
   | {
       type: 'convert';
@@ -410,6 +469,8 @@ export interface ResponseMap {
   tables: { tables: TableView[]; more: boolean };
   value: ViewValue;
   stats: ByteStats;
+  tableStats: TableStatsView;
+  byteProfile: ByteProfileView;
   /** `bytes`: a file output, or a directory output zipped, when it was built in memory. */
   convert: { result: ConvertResult; bytes?: Uint8Array };
   openConverted: SessionInfo;
@@ -422,6 +483,14 @@ export type Envelope = ({ id: number } & Request) | { id: number; type: 'cancel'
 export type Reply =
   | { id: number; ok: true; result: unknown; stats?: ByteStats }
   | { id: number; ok: false; error: SerializedError; stats?: ByteStats }
-  | { id: number; progress: { phase?: string; done: number; total?: number }; stats?: ByteStats };
+  | { id: number; progress: WorkProgress; stats?: ByteStats };
+
+export interface WorkProgress {
+  phase?: string;
+  done: number;
+  total?: number;
+  /** What a long computation has found so far (tableStats). */
+  partial?: TableStatsView;
+}
 
 export type { Problem, Schema, Summary, ValidationReport, JsonValue };

@@ -10,6 +10,8 @@ export interface HexScrubberProps {
   totalRows: number;
   bytesPerRow: number;
   onRow(row: number): void;
+  /** Drawn in the track, under the thumb (a map of the file at the track's scale). */
+  children?: React.ReactNode;
 }
 
 /**
@@ -76,6 +78,7 @@ export function HexScrubber(props: HexScrubberProps) {
         if (e.currentTarget.hasPointerCapture(e.pointerId)) onRow(rowAt(e.clientY));
       }}
     >
+      {props.children}
       <div
         className="hex-scrubber-thumb"
         style={{ height: thumbCss, top: `calc((100% - ${thumbCss}) * ${fraction.toFixed(6)})` }}

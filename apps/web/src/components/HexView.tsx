@@ -3,6 +3,7 @@ import type { ParserClient } from '../client';
 import { HexHead, HexToolbar } from './hex/HexToolbar';
 import { useHexScroll } from './hex/useHexScroll';
 import { type HexCell, HexRows } from './HexRows';
+import { EntropyCells, EntropyToggle, useByteProfile } from './EntropyStrip';
 import { HexScrubber } from './HexScrubber';
 import { bytesPerRowFor, rowWidthCh, useCharWidth } from './hexLayout';
 import { useHexBytes } from './useHexBytes';
@@ -95,11 +96,8 @@ export function HexView(props: HexViewProps) {
     (o: number) => classOf(o, selection, cursor, fields),
     [selection, cursor, fields],
   );
-  const cellFromEvent = (event: React.MouseEvent): number | undefined => {
-    const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
-    return value === undefined ? undefined : Number(value);
-  };
   const gridId = `hex-${sessionId}`;
+  const entropy = useByteProfile(client, sessionId, file, size);
 
   return (
     <section
@@ -122,6 +120,7 @@ export function HexView(props: HexViewProps) {
           ensureVisible(offset, true);
           onPick(Math.min(offset, Math.max(0, size - 1)));
         }}
+        extra={<EntropyToggle state={entropy} />}
       />
       {props.tools && <div className="hex-tools">{props.tools}</div>}
       <HexHead bytesPerRow={bytesPerRow} offsetWidth={offsetWidth} />
@@ -182,10 +181,18 @@ export function HexView(props: HexViewProps) {
           totalRows={totalRows}
           bytesPerRow={bytesPerRow}
           onRow={scroll.setFirstRow}
-        />
+        >
+          {entropy.on && <EntropyCells profile={entropy.profile} />}
+        </HexScrubber>
       </div>
     </section>
   );
+}
+
+/** The byte offset of the hex cell an event is on. */
+function cellFromEvent(event: React.MouseEvent): number | undefined {
+  const value = (event.target as HTMLElement).closest<HTMLElement>('[data-offset]')?.dataset.offset;
+  return value === undefined ? undefined : Number(value);
 }
 
 /**

@@ -3,7 +3,8 @@
  * Everything slow (header parsing, validation, inflating blocks) happens here, so the page
  * stays responsive on any file size.
  */
-import type { Envelope, Reply, Request, ResponseMap } from '../protocol';
+import type { Envelope, Reply, Request, ResponseMap, WorkProgress } from '../protocol';
+import { byteProfile } from './byte-profile';
 import { compareSessions } from './compare';
 import { convertSession } from './convert';
 import { exportSession, exportViews } from './export';
@@ -12,6 +13,7 @@ import { recordsPage, valueDetail } from './records';
 import { checkPluginUrl, formatEntries, loadPlugin } from './registry';
 import { searchAll, searchSource } from './search';
 import { Session, serializeError } from './session';
+import { tableStats } from './table-stats';
 
 // The page's tsconfig has DOM types; the worker needs only these members of its scope.
 const scope = self as unknown as {
@@ -76,7 +78,7 @@ async function pluginFrom(request: Extract<Request, { type: 'loadPlugin' }>) {
 async function handle(id: number, request: Request, signal: AbortSignal): Promise<unknown> {
   // With the byte counters, so the page's "fetched N of M" follows a long pass as it goes.
   const sessionId = 'sessionId' in request ? request.sessionId : undefined;
-  const progress = (event: { phase?: string; done: number; total?: number }) =>
+  const progress = (event: WorkProgress) =>
     post({
       id,
       progress: event,
@@ -145,6 +147,12 @@ async function handle(id: number, request: Request, signal: AbortSignal): Promis
       return valueDetail(session(request.sessionId), request, signal);
     case 'stats':
       return session(request.sessionId).stats();
+    case 'byteProfile': {
+      const source = await session(request.sessionId).fileSource(request.file);
+      return byteProfile(source, request.strips, signal, progress);
+    }
+    case 'tableStats':
+      return tableStats(session(request.sessionId), request, signal, progress);
     case 'convert':
       return convertSession(session(request.sessionId), request, signal, progress);
     case 'exports':

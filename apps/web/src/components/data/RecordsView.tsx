@@ -7,16 +7,17 @@ import { ExportControl } from './ExportControl';
 import { type Page, Pager } from './Pager';
 import { DataSourceContext, RecordCard } from './RecordCard';
 import { RecordTable } from './RecordTable';
+import { StatsView } from './StatsView';
 import { TablePicker, useTables } from './TablePicker';
 import { useRecords } from './useRecords';
 
-type Layout = 'table' | 'cards';
+type Layout = 'table' | 'cards' | 'statistics';
 
 /** Types whose values need more than a line: records holding them read best as cards. */
 const RICH = new Set<LogicalType['kind']>(['image', 'ndarray', 'bytes', 'json', 'list', 'struct']);
 const defaultLayout = (fields: readonly Field[]): Layout =>
   fields.some((f) => RICH.has(f.type.kind)) ? 'cards' : 'table';
-const PAGE_SIZE: Record<Layout, number> = { table: 50, cards: 12 };
+const PAGE_SIZE: Record<Layout, number> = { table: 50, cards: 12, statistics: 12 };
 
 /**
  * The data of any format: its record tables (the reader's records and `reader.tables`), a
@@ -102,23 +103,25 @@ function TableData({
           {picker}
           <fieldset className="layout-pick">
             <legend className="visually-hidden">layout</legend>
-            {(['table', 'cards'] as const).map((l) => (
+            {(['table', 'cards', 'statistics'] as const).map((l) => (
               <label key={l}>
                 <input type="radio" name="layout" checked={layout === l} onChange={() => switchLayout(l)} />{' '}
                 {l}
               </label>
             ))}
           </fieldset>
-          <Pager
-            page={page}
-            total={table.count}
-            shown={data?.records.length ?? 0}
-            more={!!data?.more}
-            onPage={(p) => {
-              setPage(p);
-              setCurrent(null);
-            }}
-          />
+          {layout !== 'statistics' && (
+            <Pager
+              page={page}
+              total={table.count}
+              shown={data?.records.length ?? 0}
+              more={!!data?.more}
+              onPage={(p) => {
+                setPage(p);
+                setCurrent(null);
+              }}
+            />
+          )}
           <ExportControl
             client={client}
             sessionId={sessionId}
@@ -159,7 +162,10 @@ function TableData({
             ))}
           </ul>
         )}
-        {data && data.records.length === 0 && <p className="muted">No records here.</p>}
+        {layout === 'statistics' && <StatsView client={client} sessionId={sessionId} table={table} />}
+        {data && layout !== 'statistics' && data.records.length === 0 && (
+          <p className="muted">No records here.</p>
+        )}
         {data && layout === 'table' && (
           <div className={`data-split${open ? ' with-detail' : ''}`}>
             <RecordTable

@@ -8,12 +8,15 @@ export function HexToolbar({
   selectionLabel,
   cursor,
   onGoto,
+  extra,
 }: {
   label: string;
   selection: { start: number; end: number } | null;
   selectionLabel?: string;
   cursor: number;
   onGoto(offset: number): void;
+  /** More controls, at the end of the bar. */
+  extra?: React.ReactNode;
 }) {
   const [goto, setGoto] = useState('');
   return (
@@ -46,6 +49,7 @@ export function HexToolbar({
           />
         </label>
       </form>
+      {extra}
     </div>
   );
 }
