@@ -301,7 +301,6 @@ export interface RangeHashes {
   sha256: string;
 }
 
-<<<<<<< HEAD
 /** Where a difference is in one file of a comparison: a byte range of a session file, a record. */
 export interface DifferenceLocationView {
   /** A session path of that file's session (SessionInfo.files). */
@@ -338,7 +337,8 @@ export interface ComparisonView {
   /** Stopped after `maxRecords` differing records. */
   truncated: boolean;
   maxRecords: number;
-=======
+}
+
 /** Histogram bins: bin i holds the values v with edges[i] <= v < edges[i + 1]. */
 export interface HistogramView {
   edges: number[];
@@ -387,7 +387,6 @@ export interface TableStatsView {
 export interface ByteProfileView {
   size: number;
   samples: Array<{ offset: number; length: number; entropy: number }>;
->>>>>>> plots
 }
 
 export type Request =
