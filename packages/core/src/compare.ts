@@ -87,6 +87,21 @@ function kindOf(path: string): Difference['kind'] {
   return 'structure';
 }
 
+/** A value's identity for comparison: JSON text, except that -0 stays apart from 0 (JSON writes both
+ * as 0, but they are different stored values and `cat` prints them apart). */
+function contentKey(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v) => (typeof v === 'number' && Object.is(v, -0) ? NEGATIVE_ZERO : v)) ?? ''
+  );
+}
+const NEGATIVE_ZERO = '\u0000-0';
+
+function sameKeys(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
 /** The paths where two JSON values differ (at most `limit`); a part only one side has is one path. */
 function jsonDifferences(
   a: JsonValue | undefined,
@@ -103,7 +118,7 @@ function jsonDifferences(
       // A list of plain values (a shape, a row's indices) differs as one value.
       const flat = (list: JsonValue[]) => list.every((v) => v === null || typeof v !== 'object');
       if (flat(a) && flat(b)) {
-        if (JSON.stringify(a) !== JSON.stringify(b)) out.push(prefix);
+        if (contentKey(a) !== contentKey(b)) out.push(prefix);
         return;
       }
       for (let i = 0; i < Math.max(a.length, b.length) && out.length < limit; i++)
@@ -118,7 +133,7 @@ function jsonDifferences(
     }
     return;
   }
-  if (JSON.stringify(a) !== JSON.stringify(b)) out.push(prefix);
+  if (contentKey(a) !== contentKey(b)) out.push(prefix);
 }
 
 function valueAt(value: JsonValue | undefined, segments: readonly Segment[]): JsonValue | undefined {
@@ -154,7 +169,7 @@ async function compareFields(
     const y = mapB.get(path);
     const isLayout = Boolean(x?.layout || y?.layout);
     if (isLayout && !layout) continue;
-    if (x && y && JSON.stringify(x.value) === JSON.stringify(y.value)) continue;
+    if (x && y && contentKey(x.value) === contentKey(y.value)) continue;
     differences.push({
       kind: isLayout ? 'layout' : kindOf(path),
       path,
@@ -250,13 +265,13 @@ async function compareRecords(
       const vb = rb.value;
       const [ca, pa] = splitLayout(va, layoutKeys);
       const [cb, pb] = splitLayout(vb, layoutKeys);
-      const contentDiffers = JSON.stringify(ca) !== JSON.stringify(cb);
-      if (contentDiffers || (run.layout && JSON.stringify(pa) !== JSON.stringify(pb))) {
+      const contentDiffers = contentKey(ca) !== contentKey(cb);
+      if (contentDiffers || (run.layout && contentKey(pa) !== contentKey(pb))) {
         const found: { kind: 'record' | 'layout'; path: Segment[] }[] = [];
         if (contentDiffers) {
           const paths: Segment[][] = [];
           // Records of different shape differ as wholes; records of one shape, field by field.
-          const sameShape = JSON.stringify(Object.keys(ca)) === JSON.stringify(Object.keys(cb));
+          const sameShape = sameKeys(ca, cb);
           if (sameShape) jsonDifferences(ca, cb, [], paths, 20);
           else paths.push([]);
           for (const path of paths) found.push({ kind: 'record', path });

@@ -53,3 +53,24 @@ describe('compareContent', () => {
     expect(seen).toBeLessThan(values.length);
   });
 });
+
+describe('compareContent on stored values JSON cannot tell apart', () => {
+  it('-0 and 0 are different values (cat prints them apart), found at their record', async () => {
+    const a = await opened([1, 0]);
+    const b = await opened([1, 0]);
+    // The toy stores unsigned integers: the second file hands out -0 where the first hands out 0.
+    const negative: AnyFormatPlugin = {
+      ...plugin,
+      async *records(reader, options) {
+        for await (const r of plugin.records(reader, options)) {
+          const record = r as { index: number; values: { v: number } };
+          yield record.values.v === 0 ? { ...record, values: { v: -0 } } : record;
+        }
+      },
+    };
+    const result = await compareContent(a, { plugin: negative, reader: b.reader });
+    expect(
+      result.differences.map((d) => [d.path, Object.is(d.a.value, 0), Object.is(d.b.value, -0)]),
+    ).toEqual([['records[1].v', true, true]]);
+  });
+});

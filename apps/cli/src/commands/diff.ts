@@ -96,7 +96,8 @@ function describeLocation(loc: DifferenceLocation | null): string {
 
 function show(side: DifferenceSide): string {
   if (!side.present) return '(absent)';
-  const text = JSON.stringify(side.value);
+  // JSON writes -0 as 0; a difference of sign must show.
+  const text = Object.is(side.value, -0) ? '-0' : JSON.stringify(side.value);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 

@@ -17,7 +17,8 @@ function reading(session: Session, side: 'A' | 'B') {
 }
 
 function sideView(session: Session, side: DifferenceSide): DifferenceSideView {
-  const json = side.present ? JSON.stringify(side.value) : '';
+  // JSON writes -0 as 0; a difference of sign must show.
+  const json = !side.present ? '' : Object.is(side.value, -0) ? '-0' : JSON.stringify(side.value);
   const text = json.length > TEXT_LIMIT ? `${json.slice(0, TEXT_LIMIT - 1)}…` : json;
   const loc = side.location;
   if (!loc) return { present: side.present, text, location: null };
