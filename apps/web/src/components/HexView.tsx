@@ -100,6 +100,8 @@ export function HexView(props: HexViewProps) {
     return value === undefined ? undefined : Number(value);
   };
   const gridId = `hex-${sessionId}`;
+  const cursorRow = Math.floor(cursor / bytesPerRow);
+  const cursorShown = cursor < size && cursorRow >= firstRow && cursorRow < firstRow + visibleRows;
 
   return (
     <section
@@ -142,7 +144,8 @@ export function HexView(props: HexViewProps) {
           aria-label={`Bytes of ${props.label}`}
           aria-rowcount={totalRows}
           aria-readonly="true"
-          aria-activedescendant={`${gridId}-${cursor}`}
+          // Only a rendered cell can be named: the cursor scrolled out of view names none.
+          aria-activedescendant={cursorShown ? `${gridId}-${cursor}` : undefined}
           tabIndex={0}
           onKeyDown={onKeyDown}
           onMouseDown={(e) => {
