@@ -168,7 +168,7 @@ function Workspace({
     const active = document.activeElement;
     if (active && active !== document.body) return;
     mainRef.current
-      ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], [role="tabpanel"] [tabindex="0"]')
+      ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], :scope [role="tabpanel"] [tabindex="0"]')
       ?.focus({ preventScroll: true });
   }, [session.sessionId]);
   /** A value's bytes: to the structure tab, its file in the hex view, the range selected. */

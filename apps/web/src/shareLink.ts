@@ -88,7 +88,7 @@ export function writeTabsLink(tabs: TabLink[], active: number): void {
   for (const plugin of readPluginParams()) params.append('plugin', plugin);
   const shown = tabs[active];
   if (shown && 'url' in shown) putView(params, shown);
-  for (const [i, tab] of tabs.entries())
+  for (const tab of tabs)
     if (tab !== shown || !('url' in tab)) params.append('tab', `${putView(new URLSearchParams(), tab)}`);
   if (active > 0) params.set('active', String(active));
   replaceSearch(params);
