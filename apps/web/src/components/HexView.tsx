@@ -100,8 +100,6 @@ export function HexView(props: HexViewProps) {
     return value === undefined ? undefined : Number(value);
   };
   const gridId = `hex-${sessionId}`;
-  const cursorRow = Math.floor(cursor / bytesPerRow);
-  const cursorShown = cursor < size && cursorRow >= firstRow && cursorRow < firstRow + visibleRows;
 
   return (
     <section
@@ -144,8 +142,7 @@ export function HexView(props: HexViewProps) {
           aria-label={`Bytes of ${props.label}`}
           aria-rowcount={totalRows}
           aria-readonly="true"
-          // Only a rendered cell can be named: the cursor scrolled out of view names none.
-          aria-activedescendant={cursorShown ? `${gridId}-${cursor}` : undefined}
+          aria-activedescendant={activeCell(gridId, cursor, size, bytesPerRow, firstRow, visibleRows)}
           tabIndex={0}
           onKeyDown={onKeyDown}
           onMouseDown={(e) => {
@@ -316,4 +313,17 @@ function fieldIndex(fields: Array<{ start: number; end: number }>, offset: numbe
     else return mid;
   }
   return -1;
+}
+
+/** The cursor's cell id, when it is rendered: the cursor scrolled out of view names none. */
+function activeCell(
+  gridId: string,
+  cursor: number,
+  size: number,
+  perRow: number,
+  first: number,
+  rows: number,
+) {
+  const row = Math.floor(cursor / perRow);
+  return cursor < size && row >= first && row < first + rows ? `${gridId}-${cursor}` : undefined;
 }

@@ -53,6 +53,29 @@ const shortName = (session: SessionInfo) =>
     ? (session.name.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? session.name)
     : (session.mainFile ?? session.name);
 
+/** A worker for a new tab, with the plugins the page has loaded. */
+async function clientWith(loaded: Array<{ url: string } | { file: File }>): Promise<ParserClient> {
+  const client = new ParserClient();
+  // A plugin that failed to load was reported when the page loaded it.
+  for (const plugin of [...readPluginParams().map((url) => ({ url })), ...loaded])
+    await client.request({ type: 'loadPlugin', ...plugin }).catch(() => {});
+  return client;
+}
+
+/** Ctrl/Cmd+W closes the shown tab, where the browser lets a page have that key (Chrome keeps it). */
+function useCloseKey(close: (key: number) => void, activeRef: React.RefObject<number | null>) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== 'w') return;
+      if (activeRef.current === null) return;
+      event.preventDefault();
+      close(activeRef.current);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [close, activeRef]);
+}
+
 let nextKey = 1;
 function newTab(fields: Omit<FileTab, 'key' | 'container'>): FileTab {
   const container = document.createElement('div');
@@ -91,15 +114,6 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
     setActiveKey(active);
   }, []);
 
-  /** A worker for a new tab, with the plugins the page has loaded. */
-  const newClient = useCallback(async () => {
-    const client = new ParserClient();
-    const sources = [...readPluginParams().map((url) => ({ url })), ...plugins.current];
-    // A plugin that failed to load was reported when the page loaded it.
-    for (const plugin of sources) await client.request({ type: 'loadPlugin', ...plugin }).catch(() => {});
-    return client;
-  }, []);
-
   const openInto = useCallback(
     async (input: OpenInput, replace: number | undefined, link: TabLink | undefined) => {
       if (replace === undefined && listRef.current.length >= MAX_TABS) {
@@ -108,7 +122,7 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
       }
       onFailure(null);
       setBusy(opening(input));
-      const client = await newClient();
+      const client = await clientWith(plugins.current);
       try {
         const info = await client.request({ type: 'open', input });
         const tab = newTab({ name: shortName(info), format: info.format, client, info, link });
@@ -123,7 +137,7 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
         setBusy(null);
       }
     },
-    [newClient, onFailure, update],
+    [onFailure, update],
   );
 
   const open = useCallback((input: OpenInput) => openInto(input, undefined, undefined), [openInto]);
@@ -194,23 +208,14 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
     writeLink();
   });
 
-  // The shown tab names the page and the link; Ctrl/Cmd+W closes it where the browser lets a page have that key.
+  // The shown tab names the page and the link.
   const active = list.find((t) => t.key === activeKey);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the list's order and the shown tab make the link.
   useEffect(() => {
     if (active) document.title = `${active.name} · binscope`;
     writeLink();
   }, [active, list.length, writeLink]);
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== 'w') return;
-      if (activeRef.current === null) return;
-      event.preventDefault();
-      close(activeRef.current);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [close]);
+  useCloseKey(close, activeRef);
 
   return useMemo(
     () => ({
