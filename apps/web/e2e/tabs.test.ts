@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { violations } from './a11y-check';
 import { chromiumPresent, launchBrowser } from './browser';
-import { distDir, vectorsDir, vectorsPresent } from './helpers';
+import { distDir, pickFiles, vector, vectorsDir, vectorsPresent } from './helpers';
 import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
@@ -121,8 +121,16 @@ describe.skipIf(!ready)('several files open at once (tabs)', () => {
     expect(other.get('url')).toBe(`${files.url}${UDF}`);
     expect(Number(other.get('at'))).toBe(Number(udf.cursor));
 
+    // A file from disk: after the reload its tab asks for it, then shows it at the byte it was at.
+    await pickFiles(page, [vector('scbf', 'basic', 'basic.scbf')]);
+    await page.locator('[data-testid="file-tab"][data-name="basic.scbf"][aria-selected="true"]').waitFor();
+    await page.locator('[data-testid="tree-node"]').nth(1).waitFor();
+    const local = await selectAndScroll(page);
+    await page.locator('[data-testid="file-tab"]').nth(1).click();
+    await waitForView(page, mldf);
+
     await page.reload();
-    await page.locator('[data-testid="file-tab"]').nth(1).waitFor();
+    await page.locator('[data-testid="file-tab"]').nth(2).waitFor();
     await page.waitForFunction(
       () =>
         document
@@ -144,14 +152,29 @@ describe.skipIf(!ready)('several files open at once (tabs)', () => {
     await owner(mldf);
     await page.locator('[data-testid="file-tab"]').first().click();
     await owner(udf);
+    await page.locator('[data-testid="file-tab"]').nth(2).click();
+    await page.getByTestId('reopen').waitFor();
+    expect(await strip(page)).toEqual(['nested_text_json.udf', 'basic_mixed.mldf', 'basic.scbf*']);
+    await page.getByTestId('reopen-input').setInputFiles(vector('scbf', 'basic', 'basic.scbf'));
+    await page.getByTestId('format').waitFor();
+    await owner(local);
+    expect(await strip(page)).toEqual(['nested_text_json.udf', 'basic_mixed.mldf', 'basic.scbf*']);
 
     // Closing a tab ends its worker (and its readers); the other tab is shown, the link forgets it.
+    await page.locator('[data-testid="file-tab"]').nth(1).click();
+    await owner(mldf);
     const workers = page.workers().length;
     await page.locator('[data-testid="file-tab-close"]').first().click();
     await expect.poll(() => page.workers().length, { timeout: 30_000 }).toBe(workers - 1);
-    expect(await strip(page)).toEqual(['basic_mixed.mldf*']);
+    expect(await strip(page)).toEqual(['basic_mixed.mldf*', 'basic.scbf']);
     await owner(mldf);
-    await page.waitForFunction(() => !new URLSearchParams(location.search).has('tab'));
+    await page.waitForFunction(
+      (udfUrl) =>
+        !new URLSearchParams(location.search)
+          .getAll('tab')
+          .some((t) => t.includes(encodeURIComponent(udfUrl))),
+      `${files.url}${UDF}`,
+    );
     await page.close();
   });
 });

@@ -8,7 +8,7 @@ export const FILE_PANEL_ID = 'filetab-panel';
 const tabId = (key: number) => `filetab-${key}`;
 
 /**
- * The open files, one tab each (WAI-ARIA tabs): the arrow keys, Home and End move between them,
+ * The open files, one tab each (WAI-ARIA tabs): ←, →, Home and End move between them,
  * Delete closes the focused one (as does its ×, or Ctrl/Cmd+W where the browser passes it on).
  */
 export function TabStrip({ tabs }: { tabs: Tabs }) {
@@ -29,7 +29,7 @@ export function TabStrip({ tabs }: { tabs: Tabs }) {
     <div className="filetabs" role="tablist" aria-label="Open files" data-testid="file-tabs">
       {list.map((tab, at) => {
         const selected = tab.key === active?.key;
-        const label = tab.client ? tab.name : `${tab.name} (reopen)`;
+        const label = tab.client ? tab.name : `${tab.name} (${tab.opening ? 'opening…' : 'reopen'})`;
         return (
           <div key={tab.key} className={`filetab${selected ? ' active' : ''}`}>
             <button
@@ -78,11 +78,12 @@ export function TabStrip({ tabs }: { tabs: Tabs }) {
 }
 
 /**
- * A local file a link named (the page was reloaded): a browser gives a page a file only when the
+ * A tab whose file is opening, or a local file a link named (the page was reloaded): a browser gives a page a file only when the
  * user picks it, so the tab asks for it, and shows it where the link left it once picked.
  */
 export function ReopenPanel({ tab, tabs }: { tab: FileTab; tabs: Tabs }) {
   const input = useRef<HTMLInputElement>(null);
+  if (tab.opening) return createPortal(<p className="reopen muted">opening {tab.name}…</p>, tab.container);
   const folder = !!(tab.link && 'local' in tab.link && tab.link.folder);
   return createPortal(
     <section className="reopen" data-testid="reopen">

@@ -21,6 +21,8 @@ export interface FileTab {
   client: ParserClient | null;
   /** The session the worker opened, shown when the tab mounts. */
   info: SessionInfo | null;
+  /** The worker is opening it (its panel says so). */
+  opening?: boolean;
   /** The view a link asked for, put back once the session shows (or the local file it names). */
   link?: TabLink;
   /**
@@ -76,6 +78,14 @@ function useCloseKey(close: (key: number) => void, activeRef: React.RefObject<nu
   }, [close, activeRef]);
 }
 
+/** What the strip calls a file before it is open. */
+const inputName = (input: OpenInput) =>
+  input.kind === 'url'
+    ? (input.url.split(/[?#]/)[0].split('/').filter(Boolean).pop() ?? input.url)
+    : (input.folder ?? input.files[0]?.path.split('/').pop() ?? 'files');
+
+const swap = (list: FileTab[], tab: FileTab) => list.map((t) => (t.key === tab.key ? tab : t));
+
 let nextKey = 1;
 function newTab(fields: Omit<FileTab, 'key' | 'container'>): FileTab {
   const container = document.createElement('div');
@@ -122,17 +132,29 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
       }
       onFailure(null);
       setBusy(opening(input));
+      // The tab shows at once, saying it is opening: what follows (a click on its views) is its own.
+      const before = activeRef.current;
+      const existing = listRef.current.find((t) => t.key === replace);
+      const fields = { name: inputName(input), format: null, client: null, info: null, link, opening: true };
+      const tab = existing ? { ...existing, ...fields } : newTab(fields);
+      update(existing ? swap(listRef.current, tab) : [...listRef.current, tab], tab.key);
       const client = await clientWith(plugins.current);
       try {
         const info = await client.request({ type: 'open', input });
-        const tab = newTab({ name: shortName(info), format: info.format, client, info, link });
-        const old = listRef.current;
-        const next = replace === undefined ? [...old, tab] : old.map((t) => (t.key === replace ? tab : t));
-        if (replace !== undefined) views.current.delete(replace);
-        update(next, tab.key);
+        // Closed while it opened: nothing keeps the worker.
+        if (!listRef.current.some((t) => t.key === tab.key)) return client.terminate();
+        const ready = { ...tab, name: shortName(info), format: info.format, client, info, opening: false };
+        views.current.delete(tab.key);
+        update(swap(listRef.current, ready), activeRef.current);
       } catch (e) {
         client.terminate();
         onFailure((e as Error).message);
+        if (existing) update(swap(listRef.current, existing), activeRef.current);
+        else if (listRef.current.some((t) => t.key === tab.key))
+          update(
+            listRef.current.filter((t) => t.key !== tab.key),
+            activeRef.current === tab.key ? before : activeRef.current,
+          );
       } finally {
         setBusy(null);
       }
