@@ -124,43 +124,7 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
     setActiveKey(active);
   }, []);
 
-  const openInto = useCallback(
-    async (input: OpenInput, replace: number | undefined, link: TabLink | undefined) => {
-      if (replace === undefined && listRef.current.length >= MAX_TABS) {
-        onFailure(`${MAX_TABS} files are open: close one to open another.`);
-        return;
-      }
-      onFailure(null);
-      setBusy(opening(input));
-      // The tab shows at once, saying it is opening: what follows (a click on its views) is its own.
-      const before = activeRef.current;
-      const existing = listRef.current.find((t) => t.key === replace);
-      const fields = { name: inputName(input), format: null, client: null, info: null, link, opening: true };
-      const tab = existing ? { ...existing, ...fields } : newTab(fields);
-      update(existing ? swap(listRef.current, tab) : [...listRef.current, tab], tab.key);
-      const client = await clientWith(plugins.current);
-      try {
-        const info = await client.request({ type: 'open', input });
-        // Closed while it opened: nothing keeps the worker.
-        if (!listRef.current.some((t) => t.key === tab.key)) return client.terminate();
-        const ready = { ...tab, name: shortName(info), format: info.format, client, info, opening: false };
-        views.current.delete(tab.key);
-        update(swap(listRef.current, ready), activeRef.current);
-      } catch (e) {
-        client.terminate();
-        onFailure((e as Error).message);
-        if (existing) update(swap(listRef.current, existing), activeRef.current);
-        else if (listRef.current.some((t) => t.key === tab.key))
-          update(
-            listRef.current.filter((t) => t.key !== tab.key),
-            activeRef.current === tab.key ? before : activeRef.current,
-          );
-      } finally {
-        setBusy(null);
-      }
-    },
-    [onFailure, update],
-  );
+  const openInto = useOpenInto({ listRef, activeRef, views, plugins, update, onFailure, setBusy });
 
   const open = useCallback((input: OpenInput) => openInto(input, undefined, undefined), [openInto]);
   const reopen = useCallback(
@@ -254,6 +218,57 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
       historyTab,
     }),
     [list, active, busy, open, reopen, activate, close, loadPlugin, share, describe, historyTab],
+  );
+}
+
+interface OpenDeps {
+  listRef: React.RefObject<FileTab[]>;
+  activeRef: React.RefObject<number | null>;
+  views: React.RefObject<Map<number, TabLink>>;
+  plugins: React.RefObject<Array<{ url: string } | { file: File }>>;
+  update(next: FileTab[], active: number | null): void;
+  onFailure(message: string | null): void;
+  setBusy(busy: string | null): void;
+}
+
+/** Opens a file in a new tab (or in the tab `replace`, a local file picked again), in a worker of its own. */
+function useOpenInto({ listRef, activeRef, views, plugins, update, onFailure, setBusy }: OpenDeps) {
+  return useCallback(
+    async (input: OpenInput, replace: number | undefined, link: TabLink | undefined) => {
+      if (replace === undefined && listRef.current.length >= MAX_TABS) {
+        onFailure(`${MAX_TABS} files are open: close one to open another.`);
+        return;
+      }
+      onFailure(null);
+      setBusy(opening(input));
+      // The tab shows at once, saying it is opening: what follows (a click on its views) is its own.
+      const before = activeRef.current;
+      const existing = listRef.current.find((t) => t.key === replace);
+      const fields = { name: inputName(input), format: null, client: null, info: null, link, opening: true };
+      const tab = existing ? { ...existing, ...fields } : newTab(fields);
+      update(existing ? swap(listRef.current, tab) : [...listRef.current, tab], tab.key);
+      const client = await clientWith(plugins.current);
+      try {
+        const info = await client.request({ type: 'open', input });
+        // Closed while it opened: nothing keeps the worker.
+        if (!listRef.current.some((t) => t.key === tab.key)) return client.terminate();
+        const ready = { ...tab, name: shortName(info), format: info.format, client, info, opening: false };
+        views.current.delete(tab.key);
+        update(swap(listRef.current, ready), activeRef.current);
+      } catch (e) {
+        client.terminate();
+        onFailure((e as Error).message);
+        if (existing) update(swap(listRef.current, existing), activeRef.current);
+        else if (listRef.current.some((t) => t.key === tab.key))
+          update(
+            listRef.current.filter((t) => t.key !== tab.key),
+            activeRef.current === tab.key ? before : activeRef.current,
+          );
+      } finally {
+        setBusy(null);
+      }
+    },
+    [listRef, activeRef, views, plugins, update, onFailure, setBusy],
   );
 }
 
