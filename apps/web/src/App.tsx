@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
 import { ParserClient } from './client';
 import { ShowBytesContext } from './components/BytesLink';
 import { CompareView } from './components/compare/CompareView';
@@ -8,6 +9,7 @@ import { EmptyPage } from './components/EmptyPage';
 import { OpenBar } from './components/OpenBar';
 import { Sidebar } from './components/Sidebar';
 import { StructureTab } from './components/StructureTab';
+import { FILE_PANEL_ID, ReopenPanel, TabStrip } from './components/TabStrip';
 import { ViewTabs } from './components/ViewTabs';
 import { inputFromDrop } from './files';
 import { type Bookmarks, useBookmarks } from './hooks/useBookmarks';
@@ -17,23 +19,19 @@ import { type SessionState, useSession } from './hooks/useSession';
 import { type SelectionHistory, useSelectionHistory } from './hooks/useSelectionHistory';
 import { useShareLink } from './hooks/useShareLink';
 import { useStats } from './hooks/useStats';
+import { type FileTab, type Tabs, useTabHost, useTabs } from './hooks/useTabs';
 import { type Validation, useValidation } from './hooks/useValidation';
 import type { LocationView, SessionInfo } from './protocol';
+import type { TabLink } from './shareLink';
 
 export function App() {
-  const client = useMemo(() => new ParserClient(), []);
-  const stats = useStats(client);
+  const catalog = useMemo(() => new ParserClient(), []);
   const [failure, setFailure] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
-  const formats = useFormats(client, setFailure);
-  const sessionState = useState<SessionInfo | null>(null);
-  const nav = useNavigation(client, sessionState[0], setFailure);
-  const validation = useValidation(client, setFailure);
-  const state = useSession(client, sessionState, nav, validation, setFailure);
-  // Before the share link: a new history entry is pushed first, then the address bar rewritten in it.
-  const history = useSelectionHistory(nav, state.session);
-  const bookmarks = useBookmarks(state.session, nav);
-  useShareLink(state.session, nav, formats.ready, state.open, bookmarks, history.position);
+  const formats = useFormats(catalog, setFailure);
+  const tabs = useTabs(formats, setFailure);
+  const stats = useStats(tabs.active?.client ?? undefined);
+  const host = useTabHost(tabs.active);
 
   const onDrop = async (event: React.DragEvent) => {
     // A drop zone inside the page (the compare view's) took the drop for itself.
@@ -42,7 +40,7 @@ export function App() {
     setDragging(false);
     if (claimed) return;
     const input = await inputFromDrop(event.dataTransfer);
-    if (input) state.open(input);
+    if (input) tabs.open(input);
   };
 
   return (
@@ -59,7 +57,7 @@ export function App() {
       onDrop={onDrop}
       data-testid="app"
     >
-      <OpenBar onOpen={state.open} stats={stats} busy={state.busy} compact={!!state.session} />
+      <OpenBar onOpen={tabs.open} stats={stats} busy={tabs.busy} compact={tabs.list.length > 0} />
       {failure && (
         <div className="failure" role="alert" data-testid="failure">
           {failure}
@@ -68,24 +66,29 @@ export function App() {
           </button>
         </div>
       )}
-      {!state.session ? (
+      <TabStrip tabs={tabs} />
+      {tabs.list.length === 0 ? (
         <EmptyPage
           formats={formats.entries}
-          onOpen={state.open}
-          onPlugin={formats.load}
+          onOpen={tabs.open}
+          onPlugin={tabs.loadPlugin}
           onFailure={setFailure}
         />
       ) : (
-        <Workspace
-          client={client}
-          session={state.session}
-          state={state}
-          nav={nav}
-          validation={validation}
-          formats={formats}
-          history={history}
-          bookmarks={bookmarks}
+        <div
+          ref={host}
+          id={FILE_PANEL_ID}
+          className="filetab-host"
+          role="tabpanel"
+          aria-labelledby={tabs.active && `filetab-${tabs.active.key}`}
         />
+      )}
+      {tabs.list.map((tab) =>
+        tab.client && tab.info ? (
+          <FileSession key={tab.key} tab={tab} tabs={tabs} formats={formats} onFailure={setFailure} />
+        ) : (
+          <ReopenPanel key={tab.key} tab={tab} tabs={tabs} />
+        ),
       )}
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
@@ -93,6 +96,50 @@ export function App() {
         </div>
       )}
     </div>
+  );
+}
+
+/** One open file (a tab): its worker's session and the user's place in it, shown in the tab's element. */
+function FileSession({
+  tab,
+  tabs,
+  formats,
+  onFailure,
+}: {
+  tab: FileTab;
+  tabs: Tabs;
+  formats: Formats;
+  onFailure: (message: string | null) => void;
+}) {
+  const client = tab.client!;
+  const sessionState = useState<SessionInfo | null>(null);
+  const nav = useNavigation(client, sessionState[0], onFailure);
+  const validation = useValidation(client, onFailure);
+  const state = useSession(client, sessionState, nav, validation, onFailure);
+  // Before the share link: a new history entry is pushed first, then the address bar rewritten in it.
+  const history = useSelectionHistory(nav, state.session, tabs.historyTab(tab.key));
+  const bookmarks = useBookmarks(state.session, nav);
+  const { share, describe } = tabs;
+  const report = useCallback((view: TabLink) => share(tab.key, view), [share, tab.key]);
+  useShareLink(state.session, nav, bookmarks, history.position, tab.link, report);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the worker opened it before the tab was made.
+  useEffect(() => state.adopt(tab.info!), []);
+  useEffect(() => {
+    if (state.session) describe(tab.key, state.session);
+  }, [state.session, describe, tab.key]);
+  if (!state.session) return null;
+  return createPortal(
+    <Workspace
+      client={client}
+      session={state.session}
+      state={state}
+      nav={nav}
+      validation={validation}
+      formats={formats}
+      history={history}
+      bookmarks={bookmarks}
+    />,
+    tab.container,
   );
 }
 
@@ -125,7 +172,7 @@ function Workspace({
     const active = document.activeElement;
     if (active && active !== document.body) return;
     mainRef.current
-      ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], [role="tabpanel"] [tabindex="0"]')
+      ?.querySelector<HTMLElement>('[role="tree"], [role="grid"], :scope [role="tabpanel"] [tabindex="0"]')
       ?.focus({ preventScroll: true });
   }, [session.sessionId]);
   /** A value's bytes: to the structure tab, its file in the hex view, the range selected. */

@@ -35,6 +35,8 @@ export class ParserClient {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   onStats?: (stats: ByteStats) => void;
+  /** The last counters the worker sent, so a view shown again starts from them. */
+  lastStats: ByteStats | null = null;
 
   constructor() {
     this.worker = new Worker(new URL('./worker/worker.ts', import.meta.url), {
@@ -49,16 +51,31 @@ export class ParserClient {
     };
   }
 
+  /** Ends the worker and everything it holds (a closed tab): pending requests are rejected. */
+  terminate(): void {
+    this.worker.terminate();
+    const error = new DOMException('the file was closed', 'AbortError');
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+    this.onStats = undefined;
+  }
+
+  private stats(stats: ByteStats | undefined): void {
+    if (!stats) return;
+    this.lastStats = stats;
+    this.onStats?.(stats);
+  }
+
   private receive(reply: Reply): void {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     if ('progress' in reply) {
-      if (reply.stats) this.onStats?.(reply.stats);
+      this.stats(reply.stats);
       waiting.onProgress?.(reply.progress);
       return;
     }
     this.pending.delete(reply.id);
-    if (reply.stats) this.onStats?.(reply.stats);
+    this.stats(reply.stats);
     if (reply.ok) waiting.resolve(reply.result);
     else waiting.reject(new WorkerError(reply.error));
   }

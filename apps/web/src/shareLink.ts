@@ -41,14 +41,57 @@ export function parseBookmark(text: string): Bookmark | undefined {
   return { start, end, file, name: m[4] || undefined };
 }
 
-/** The view the address bar asks for (?url=…&at=0x…&file=…), if any. */
-export function readShareLink(search = location.search): ShareState | undefined {
-  const params = new URLSearchParams(search);
+/**
+ * A tab's view in a link: a remote file's (its URL), or a local file's, which only its name can
+ * stand for (a page cannot reopen a file the user picked: after a reload it asks for it again).
+ */
+export type TabLink = ShareState | (Omit<ShareState, 'url'> & { local: string; folder?: boolean });
+
+function viewOf(params: URLSearchParams): TabLink | undefined {
   const url = params.get('url');
-  if (!url) return undefined;
+  const local = params.get('local');
+  if (!url && !local) return undefined;
   const at = parseOffset(params.get('at') ?? '');
   const bookmarks = params.getAll('bm').flatMap((text) => parseBookmark(text) ?? []);
-  return { url, at, file: params.get('file') ?? undefined, bookmarks };
+  const view = { at, file: params.get('file') ?? undefined, bookmarks };
+  return url ? { url, ...view } : { local: local!, folder: params.has('folder') || undefined, ...view };
+}
+
+function putView(params: URLSearchParams, view: TabLink): URLSearchParams {
+  if ('url' in view) params.set('url', view.url);
+  else params.set('local', view.local);
+  if ('local' in view && view.folder) params.set('folder', '1');
+  if (view.at !== undefined) params.set('at', `0x${hexOffset(view.at, 1)}`);
+  if (view.file) params.set('file', view.file);
+  for (const bookmark of view.bookmarks ?? []) params.append('bm', formatBookmark(bookmark));
+  return params;
+}
+
+/**
+ * The open tabs a link holds. The shown tab, when it is a remote file, is written as a single-file
+ * link always was (`url`, `at`, `file`, `bm`), so old links still open; every other tab is one
+ * `tab` parameter holding its own view the same way, in strip order, and `active` is the shown
+ * tab's place in the strip when it is not the first.
+ */
+export function readTabsLink(search = location.search): { tabs: TabLink[]; active: number } {
+  const params = new URLSearchParams(search);
+  const tabs = params.getAll('tab').flatMap((text) => viewOf(new URLSearchParams(text)) ?? []);
+  const active = Math.max(0, Number.parseInt(params.get('active') ?? '0', 10) || 0);
+  const shown = viewOf(params);
+  if (shown && 'url' in shown) tabs.splice(Math.min(active, tabs.length), 0, shown);
+  return { tabs, active: Math.min(active, Math.max(0, tabs.length - 1)) };
+}
+
+/** Puts the open tabs in the address bar of the current history entry (see `readTabsLink`). */
+export function writeTabsLink(tabs: TabLink[], active: number): void {
+  const params = new URLSearchParams();
+  for (const plugin of readPluginParams()) params.append('plugin', plugin);
+  const shown = tabs[active];
+  if (shown && 'url' in shown) putView(params, shown);
+  for (const tab of tabs)
+    if (tab !== shown || !('url' in tab)) params.append('tab', `${putView(new URLSearchParams(), tab)}`);
+  if (active > 0) params.set('active', String(active));
+  replaceSearch(params);
 }
 
 /** The format plugins the address bar asks for (?plugin=…, repeatable). */
@@ -56,19 +99,9 @@ export function readPluginParams(search = location.search): string[] {
   return new URLSearchParams(search).getAll('plugin');
 }
 
-/**
- * Puts the view in the address bar of the current history entry (the selection history adds the
- * entries, and its state is kept), so the link reopens it; the plugins it names stay, since the
- * file may need them.
- */
-export function writeShareLink(state: ShareState): void {
-  const params = new URLSearchParams();
-  for (const plugin of readPluginParams()) params.append('plugin', plugin);
-  params.set('url', state.url);
-  if (state.at !== undefined) params.set('at', `0x${hexOffset(state.at, 1)}`);
-  if (state.file) params.set('file', state.file);
-  for (const bookmark of state.bookmarks ?? []) params.append('bm', formatBookmark(bookmark));
-  const next = `?${params}`;
+function replaceSearch(params: URLSearchParams): void {
+  const query = `${params}`;
+  const next = query ? `?${query}` : '';
   if (next !== location.search)
     history.replaceState(history.state, '', `${location.pathname}${next}${location.hash}`);
 }

@@ -141,7 +141,7 @@ export function HexView(props: HexViewProps) {
           aria-label={`Bytes of ${props.label}`}
           aria-rowcount={totalRows}
           aria-readonly="true"
-          aria-activedescendant={`${gridId}-${cursor}`}
+          aria-activedescendant={activeCell(gridId, cursor, size, bytesPerRow, firstRow, visibleRows)}
           tabIndex={0}
           onKeyDown={onKeyDown}
           onMouseDown={(e) => {
@@ -320,4 +320,17 @@ function fieldIndex(fields: Array<{ start: number; end: number }>, offset: numbe
     else return mid;
   }
   return -1;
+}
+
+/** The cursor's cell id, when it is rendered: the cursor scrolled out of view names none. */
+function activeCell(
+  gridId: string,
+  cursor: number,
+  size: number,
+  perRow: number,
+  first: number,
+  rows: number,
+) {
+  const row = Math.floor(cursor / perRow);
+  return cursor < size && row >= first && row < first + rows ? `${gridId}-${cursor}` : undefined;
 }

@@ -29,7 +29,7 @@ export function useCharWidth(probe: RefObject<HTMLElement | null>): number {
   useLayoutEffect(() => {
     const el = probe.current;
     if (!el) return;
-    const update = () => setWidth(el.getBoundingClientRect().width / 10);
+    const update = () => el.isConnected && setWidth(el.getBoundingClientRect().width / 10);
     update();
     // Zoom and font loading change it.
     const observer = new ResizeObserver(update);

@@ -6,7 +6,8 @@ export function useViewportSize(ref: RefObject<HTMLElement | null>): { width: nu
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const update = () => setSize({ width: el.clientWidth, height: el.clientHeight });
+    // A background tab's view is out of the document: it keeps the size it had, so it comes back as it was.
+    const update = () => el.isConnected && setSize({ width: el.clientWidth, height: el.clientHeight });
     update();
     const observer = new ResizeObserver(update);
     observer.observe(el);

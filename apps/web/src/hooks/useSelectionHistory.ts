@@ -25,7 +25,14 @@ interface Entry {
 
 /** The marker our entries carry in `history.state`; another page load's entries never match. */
 const PAGE = Math.random().toString(36).slice(2);
-const ownerOf = (session: SessionInfo) => `${PAGE}:${session.sessionId}`;
+/** Each open file (tab) has its own worker, whose session ids start at 1: the owner names the tab too. */
+let tabsSeen = 0;
+
+/** The file tab a history belongs to: only the shown tab answers keys; an entry of a hidden one shows it. */
+export interface HistoryTab {
+  isActive(): boolean;
+  activate(): void;
+}
 
 const selectionKey = (p: Place) =>
   `${p.file ?? ''}|${p.selected?.path.join('/') ?? '-'}|${p.range ? `${p.range.start}-${p.range.end}` : '-'}`;
@@ -40,7 +47,15 @@ const samePlace = (a: Place, b: Place) =>
  * toolbar's buttons and Alt+Left / Alt+Right all walk the same list; a popped entry of this session
  * puts its selection, cursor and scroll back. Cursor moves alone update the current entry.
  */
-export function useSelectionHistory(nav: Navigation, session: SessionInfo | null): SelectionHistory {
+export function useSelectionHistory(
+  nav: Navigation,
+  session: SessionInfo | null,
+  tab?: HistoryTab,
+): SelectionHistory {
+  const [instance] = useState(() => `${PAGE}:${++tabsSeen}`);
+  const ownerOf = (s: SessionInfo) => `${instance}:${s.sessionId}`;
+  const tabRef = useRef(tab);
+  tabRef.current = tab;
   const entries = useRef<Entry[]>([]);
   const [index, setIndexState] = useState(-1);
   const indexRef = useRef(-1);
@@ -79,10 +94,15 @@ export function useSelectionHistory(nav: Navigation, session: SessionInfo | null
     const entry = { id: nextId.current++, place };
     const state = { binscope: { owner: ownerOf(session), id: entry.id } };
     if (fresh) {
-      // A newly opened file starts its own list in the entry the page is on.
+      // A newly opened file starts its own list in the entry the page is on, unless another tab's
+      // list has that entry: then in a new one, so Back returns to that tab's place.
+      const other: unknown = history.state?.binscope?.owner;
+      const shared =
+        typeof other === 'string' && other.startsWith(`${PAGE}:`) && !other.startsWith(`${instance}:`);
       owner.current = ownerOf(session);
       entries.current = [entry];
-      history.replaceState(state, '', location.href);
+      if (shared) history.pushState(state, '', location.href);
+      else history.replaceState(state, '', location.href);
       setIndex(0);
       return;
     }
@@ -100,11 +120,13 @@ export function useSelectionHistory(nav: Navigation, session: SessionInfo | null
       // An entry that fell off the bounded list is left as it is.
       if (at < 0) return setIndex(-1);
       setIndex(at);
+      if (tabRef.current && !tabRef.current.isActive()) tabRef.current.activate();
       navRef.current.restore(entries.current[at].place);
     };
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+      if (tabRef.current && !tabRef.current.isActive()) return;
       // The browser would do the same; doing it here keeps it to this page's own entries.
       event.preventDefault();
       const i = indexRef.current;

@@ -21,7 +21,8 @@ export interface SessionState {
   validate(): void;
 }
 
-const opening = (input: OpenInput) =>
+/** What the status line says while `input` opens. */
+export const opening = (input: OpenInput) =>
   input.kind === 'url'
     ? `opening ${input.url}…`
     : `opening ${input.folder ?? (input.files.length === 1 ? input.files[0].path : `${input.files.length} files`)}…`;

@@ -1,53 +1,50 @@
 import { useEffect, useRef } from 'react';
-import type { OpenInput, SessionInfo } from '../protocol';
-import { readShareLink, writeShareLink } from '../shareLink';
+import type { SessionInfo } from '../protocol';
+import type { TabLink } from '../shareLink';
 import type { Bookmarks } from './useBookmarks';
 import type { Navigation } from './useNavigation';
 
 /**
- * `?url=…&at=…&file=…&bm=…` reopens a remote file at a byte with its bookmarks (shareable links),
- * once the plugins the link names are loaded; from then on the address bar follows the view of a
- * remote file. `position` is the selection history's: a step back or forward rewrites the link of
- * the entry it lands on, so it carries today's bookmarks.
+ * A tab's part of the shareable link. `link` (what the address bar asked for when the page
+ * loaded, or a local file picked again) is put back once the session shows: its bookmarks and
+ * its byte. From then on `report` gets the tab's view whenever it changes; the tabs write the
+ * address bar from all of them. `position` is the selection history's: a step back or forward
+ * rewrites the link of the entry it lands on, so it carries today's bookmarks.
  */
 export function useShareLink(
   session: SessionInfo | null,
   nav: Navigation,
-  ready: boolean,
-  open: (input: OpenInput) => void,
   bookmarks: Bookmarks,
   position: number,
+  link: TabLink | undefined,
+  report: (view: TabLink) => void,
 ): void {
-  const linked = useRef(readShareLink());
-  const opened = useRef(false);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the plugins are in.
-  useEffect(() => {
-    if (!ready || opened.current || !linked.current) return;
-    opened.current = true;
-    open({ kind: 'url', url: linked.current.url });
-  }, [ready]);
-
+  const linked = useRef(link);
   const { cursor, hexFile, pick } = nav;
   const { list, replace } = bookmarks;
   // biome-ignore lint/correctness/useExhaustiveDependencies: a history step (position) rewrites the link.
   useEffect(() => {
-    if (session?.source !== 'url') return;
-    const link = linked.current;
-    if (link) {
+    if (!session) return;
+    const pending = linked.current;
+    if (pending) {
       linked.current = undefined;
-      if (link.bookmarks?.length) replace(link.bookmarks);
-      if (link.at !== undefined) {
-        pick(link.file ?? session.mainFile, link.at, true);
+      if (pending.bookmarks?.length) replace(pending.bookmarks);
+      if (pending.at !== undefined) {
+        pick(pending.file ?? session.mainFile, pending.at, true);
         return;
       }
       // The link's bookmarks come in with the next render; the address bar keeps them until then.
-      if (link.bookmarks?.length) return;
+      if (pending.bookmarks?.length) return;
     }
-    writeShareLink({
-      url: session.name,
+    const view = {
       at: cursor || undefined,
       file: hexFile === session.mainFile ? undefined : hexFile,
       bookmarks: list,
-    });
+    };
+    report(
+      session.source === 'url'
+        ? { url: session.name, ...view }
+        : { local: session.name, folder: session.source === 'directory' || undefined, ...view },
+    );
   }, [session, cursor, hexFile, pick, list, replace, position]);
 }
