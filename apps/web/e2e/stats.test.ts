@@ -128,7 +128,7 @@ describe.skipIf(!ready)('Statistics of a table', () => {
 
   it('SCBF: histograms, min, max, mean and nulls equal the values read here; text top values', async () => {
     await openStats(LARGE);
-    const values = await columnValues(LARGE, ['id', 'value', 'category']);
+    const values = await columnValues(LARGE, ['id', 'value', 'category', 'label']);
     expect(await page.getByTestId('stats-view').getAttribute('data-sampled')).toBe('false');
     expect(await page.getByTestId('stats-status').textContent()).toContain('All 100,000 records');
     // `id` runs 0..99999 in order: its bins start from the first values and grow to the last.
@@ -137,6 +137,12 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     const category = await shown(page, 'category');
     expect(category.nulls).toBe(0);
     expect(category.top).toEqual(topOf(values.get('category') ?? [], 12));
+    // `label` never repeats: no list of values seen once, just that statement.
+    const labels = values.get('label') ?? [];
+    expect(new Set(labels).size).toBe(labels.length);
+    const label = page.locator('[data-field="label"]');
+    expect(await label.getByTestId('top-value').count()).toBe(0);
+    expect(await label.getByTestId('no-repeats').textContent()).toContain('No value repeats');
     await page.locator('[data-field="value"] .bins > summary').click();
     await screenshot(page, 'stats-scbf');
     expect(await violations(page)).toEqual([]);

@@ -28,7 +28,9 @@ function BinsTable({ name, histogram }: { name: string; histogram: HistogramView
   const { edges, counts } = histogram;
   return (
     <details className="bins">
-      <summary>{counts.length} bins</summary>
+      <summary>
+        {counts.length} {counts.length === 1 ? 'bin' : 'bins'}
+      </summary>
       <table className="bins-table" data-testid="histogram-bins">
         <caption className="visually-hidden">
           Histogram of {name}: values from (inclusive) to (exclusive)
@@ -135,7 +137,16 @@ export function FieldStatsCard({ field, stats }: { field: Field; stats: FieldSta
           <BinsTable name={field.name} histogram={numeric.histogram} />
         </>
       )}
-      {showTop && <TopValues name={field.name} top={top ?? []} approximate={!distinct?.exact} />}
+      {showTop && !(top[0]!.count === 1 && !distinct?.exact) && (
+        <TopValues name={field.name} top={top} approximate={!distinct?.exact} />
+      )}
+      {showTop && top[0]!.count === 1 && !distinct?.exact && (
+        // A list of values seen once each, picked from too many to count, would only be noise.
+        <p className="muted" data-testid="no-repeats">
+          No value repeats among those counted (more than {count(distinct?.count ?? 0)} distinct: too many to
+          list the most frequent).
+        </p>
+      )}
     </section>
   );
 }
