@@ -205,8 +205,6 @@ export class TaridxBuilder {
   private readonly files: string[] = [];
   private readonly prevStem = new Uint8Array(100);
   private prevStemLength = -1;
-  /** Occurrences whose hash and rows' keyhash are filled in (see hashStems). */
-  private hashed = 0;
 
   private constructor(private readonly hasher: XXHashAPI) {}
 
@@ -321,17 +319,13 @@ export class TaridxBuilder {
   }
 
   /**
-   * Hashes the stems recorded since the last call and writes each one's keyhash into its rows.
-   * Done in one pass at the end rather than per new stem during the walk: the hash calls then
-   * run back to back over the stem arena instead of between the header reads, whose cost they
-   * raised (bench/NOTES.md, taridx).
+   * Each stem's hash, written into its rows' keyhash: in one pass at the end, not between the
+   * header reads, whose cost a call per new stem raised (bench/NOTES.md, 2026-11-27).
    */
   private hashStems(): void {
     const { hasher, stemText, occTextStart, occTextLength, occRow, occLo, occHi, view } = this;
-    // The last stem hashed may have gained rows since (a finish() before more names).
-    for (let k = Math.max(0, this.hashed - 1); k < this.occTotal; k++) {
-      const start = occTextStart[k];
-      const hash = hashBytes(hasher, stemText, start, start + occTextLength[k]);
+    for (let k = 0; k < this.occTotal; k++) {
+      const hash = hashBytes(hasher, stemText, occTextStart[k], occTextStart[k] + occTextLength[k]);
       const lo = hash[0];
       const hi = hash[1];
       occLo[k] = lo;
@@ -342,7 +336,6 @@ export class TaridxBuilder {
         view.setUint32(row * ROW_SIZE + R.keyhash + 4, hi, true);
       }
     }
-    this.hashed = this.occTotal;
   }
 
   /**
