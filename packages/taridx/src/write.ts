@@ -205,8 +205,6 @@ export class TaridxBuilder {
   private readonly files: string[] = [];
   private readonly prevStem = new Uint8Array(100);
   private prevStemLength = -1;
-  private prevLo = 0;
-  private prevHi = 0;
 
   private constructor(private readonly hasher: XXHashAPI) {}
 
@@ -273,14 +271,12 @@ export class TaridxBuilder {
     putU64(view, at + R.offset, offset);
     putU64(view, at + R.size, size);
     view.setUint16(at + R.extid, extid, true);
-    // Crash ids are settled in finish(); almost every row keeps 0.
+    // Crash ids are settled and keyhashes written in finish(); almost every row keeps crash id 0.
     view.setUint32(at + R.crashid, 0, true);
-    view.setUint32(at + R.keyhash, this.prevLo, true);
-    view.setUint32(at + R.keyhash + 4, this.prevHi, true);
     this.count++;
   }
 
-  /** Records a stem occurrence starting at the next row: its hash and its text. */
+  /** Records a stem occurrence starting at the next row: its text (hashed in finish). */
   private addOccurrence(block: Uint8Array, start: number, end: number): void {
     let ascii = true;
     for (let i = start; i < end; i++) {
@@ -299,7 +295,6 @@ export class TaridxBuilder {
       textStart = 0;
       textEnd = text.byteLength;
     }
-    const hash = hashBytes(this.hasher, text, textStart, textEnd);
     const length = textEnd - textStart;
     const index = this.occTotal++;
     if (index === this.occLo.length) {
@@ -318,13 +313,29 @@ export class TaridxBuilder {
     const at = this.stemTextUsed;
     for (let k = 0; k < length; k++) arena[at + k] = text[textStart + k];
     this.stemTextUsed += length;
-    this.occLo[index] = hash[0];
-    this.occHi[index] = hash[1];
     this.occRow[index] = this.count;
     this.occTextStart[index] = at;
     this.occTextLength[index] = length;
-    this.prevLo = hash[0];
-    this.prevHi = hash[1];
+  }
+
+  /**
+   * Each stem's hash, written into its rows' keyhash: in one pass at the end, not between the
+   * header reads, whose cost a call per new stem raised (bench/NOTES.md, 2026-11-27).
+   */
+  private hashStems(): void {
+    const { hasher, stemText, occTextStart, occTextLength, occRow, occLo, occHi, view } = this;
+    for (let k = 0; k < this.occTotal; k++) {
+      const hash = hashBytes(hasher, stemText, occTextStart[k], occTextStart[k] + occTextLength[k]);
+      const lo = hash[0];
+      const hi = hash[1];
+      occLo[k] = lo;
+      occHi[k] = hi;
+      const end = k + 1 < this.occTotal ? occRow[k + 1] : this.count;
+      for (let row = occRow[k]; row < end; row++) {
+        view.setUint32(row * ROW_SIZE + R.keyhash, lo, true);
+        view.setUint32(row * ROW_SIZE + R.keyhash + 4, hi, true);
+      }
+    }
   }
 
   /**
@@ -497,6 +508,7 @@ export class TaridxBuilder {
    * in the crash table, so a merge can tell a shared stem from a colliding one.
    */
   finish(partial?: PartialRange): Uint8Array {
+    this.hashStems();
     const { same, crashOf, crashStems, stems } = this.settleStems(partial !== undefined);
     const view = this.view;
     let runs = 0;
