@@ -26,4 +26,5 @@ export {
 } from './read.js';
 export { mediaTypeOf, SAMPLES_TABLE } from './schema.js';
 export { listShards, ShardSet } from './shards.js';
-export { encodeTaridx, type PackedRows, TaridxBuilder, type TaridxContent } from './write.js';
+export { encodeTaridx, type PackedRows, type TaridxContent } from './encode.js';
+export { TaridxBuilder } from './write.js';

@@ -4,7 +4,7 @@ import { NodeDirectory, openFile, writeFileAtomic } from '@binscope/core/node';
 import { type IndexOptions, indexShards } from './indexer.js';
 import { openTaridx } from './plugin.js';
 import type { OpenTaridxOptions, TaridxReader } from './read.js';
-import { encodeTaridx, type TaridxContent } from './write.js';
+import { encodeTaridx, type TaridxContent } from './encode.js';
 
 export interface IndexFoldOptions extends IndexOptions {
   /** Output path; default `<dir>/<fold>.taridx`. */

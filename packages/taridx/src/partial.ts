@@ -4,7 +4,8 @@ import { FORMAT, fail, H, R, ROW_SIZE } from './layout.js';
 import type { ParsedIndex } from './parse.js';
 import { taridxPlugin } from './plugin.js';
 import { type PartialRange, partialRange } from './partial-layout.js';
-import { headBytes, TaridxBuilder, textBlock } from './write.js';
+import { headBytes, textBlock } from './encode.js';
+import { TaridxBuilder } from './write.js';
 
 export type { PartialRange } from './partial-layout.js';
 
