@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
 import { MldfFileWriter, openMldfFile } from '@binscope/mldf/node';
 import { type Bench, RUNS_NEAR_GOAL } from './harness.js';
 
@@ -153,6 +154,43 @@ export default async function run(b: Bench): Promise<void> {
     rawRead,
   );
 
+  // The fresh-values pass against a floor that pays what it must: every 4 MiB window read into
+  // a freshly allocated buffer (new memory first-touched by the read), as batches() without reuse does.
+  const freshRead = {
+    name: 'fs.readSync, a fresh 4 MiB Buffer per window',
+    run: () => {
+      for (let pos = 0; pos < size; ) {
+        const got = fs.readSync(fd, Buffer.allocUnsafe(WINDOW), 0, WINDOW, pos);
+        if (got === 0) break;
+        pos += got;
+      }
+    },
+  };
+  const freshPass = async () => {
+    let n = 0;
+    for await (const batch of reader.batches()) n += batch.length;
+    if (n !== samples) throw new Error(`read ${n} of ${samples} samples`);
+  };
+  const alloc = await allocatedBytes(freshPass);
+  const reuseAlloc = await allocatedBytes(async () => {
+    for await (const _ of reader.batches({ reuse: true })) {
+    }
+  });
+  process.stderr.write(
+    `  mldf JS heap allocated per sample: fresh values ${Math.round(alloc.heap / samples)} B (${alloc.gcs} GCs per pass), reuse ${Math.round(reuseAlloc.heap / samples)} B (${reuseAlloc.gcs} GCs)\n`,
+  );
+  await b.compare(
+    {
+      format: 'mldf',
+      operation: `sequential read, all ${samples} samples decoded into fresh values, fresh-buffer floor`,
+      bytes: size,
+      runs: RUNS_NEAR_GOAL,
+      note: `batches() vs fs.readSync into a fresh 4 MiB Buffer per window; JS heap allocated ${Math.round(alloc.heap / samples)} B/sample, ${alloc.gcs} GCs per pass (v8.GCProfiler)`,
+    },
+    freshPass,
+    freshRead,
+  );
+
   await b.compare(
     {
       format: 'mldf',
@@ -193,4 +231,24 @@ export default async function run(b: Bench): Promise<void> {
   });
   fs.closeSync(fd);
   await reader.close();
+}
+
+/**
+ * JS heap bytes a pass allocates: what each GC freed plus the growth from start to end
+ * (v8.GCProfiler reports the heap before and after every GC). Buffers' backing stores are
+ * outside the JS heap and not counted.
+ */
+async function allocatedBytes(pass: () => Promise<void>): Promise<{ heap: number; gcs: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = v8.getHeapStatistics().used_heap_size;
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  await pass();
+  const after = v8.getHeapStatistics().used_heap_size;
+  const stats = profiler.stop();
+  let freed = 0;
+  for (const s of stats?.statistics ?? []) {
+    freed += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
+  }
+  return { heap: after - before + freed, gcs: stats?.statistics.length ?? 0 };
 }

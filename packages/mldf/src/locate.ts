@@ -43,16 +43,18 @@ export function locate(
   lazy = false,
   into?: Located,
 ): Located {
-  const slots =
-    scratch && scratch.length >= sel.length * 2
-      ? scratch.fill(0, 0, sel.length * 2)
-      : new Float64Array(sel.length * 2);
+  const slots = scratch && scratch.length >= sel.length * 2 ? scratch : new Float64Array(sel.length * 2);
   let lo = Number.POSITIVE_INFINITY;
   let hi = 0;
   let total = 0;
   for (let k = 0; k < sel.length; k++) {
     const f = sel[k];
-    if (f.type === 'INT' || f.type === 'FLOAT') continue;
+    if (f.type === 'INT' || f.type === 'FLOAT') {
+      // checkValue fills every other slot; these carry no bytes (a reused array may hold old ones).
+      slots[k * 2] = 0;
+      slots[k * 2 + 1] = 0;
+      continue;
+    }
     checkValue(bounds, view, pos, f, index, slots, k * 2);
     const size = slots[k * 2 + 1];
     if (size === 0) continue;

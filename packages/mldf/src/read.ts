@@ -89,8 +89,12 @@ export class MldfReader implements FormatReader {
     total: 0,
     lazy: false,
   };
+  /** The row a synchronous sample() looks up (used before the next lookup). */
+  private readonly rowScratch: RowRef = { view: new DataView(new ArrayBuffer(0)), pos: 0 };
   /** The last view `readReused` made of a shorter target. */
   private reusedView: Uint8Array | undefined;
+  /** The target `reusedView` is a view of. */
+  private reusedOf: Uint8Array | undefined;
   /** The request of `reuse` reads: synchronous sources only, so one object serves every call. */
   private readonly reuseRead: ReadExactOptions & { into: Uint8Array } = {
     into: new Uint8Array(0),
@@ -144,7 +148,8 @@ export class MldfReader implements FormatReader {
     try {
       options.signal?.throwIfAborted();
       const sel = this.selection(options.fields);
-      const row = this.rows.rowOf(index, options);
+      // A synchronous source uses the row before anything else can ask for one: one object serves.
+      const row = this.rows.rowOf(index, options, this.sync ? this.rowScratch : undefined);
       const out =
         row instanceof Promise
           ? row.then((r) => this.sampleAt(index, sel, r, options))
@@ -176,7 +181,7 @@ export class MldfReader implements FormatReader {
       ? undefined
       : shared && options.reuse
         ? this.readReused(loc.lo, length, this.reusable(length))
-        : readExact(this.source, loc.lo, length, dataRead(options));
+        : this.readData(loc.lo, length, dataRead(options));
     if (read instanceof Uint8Array) return this.decode(loc, sel, read, loc.lo);
     return this.decodeLocated(shared ? { ...loc, slots: loc.slots.slice() } : loc, sel, options, read);
   }
@@ -441,18 +446,31 @@ export class MldfReader implements FormatReader {
     let into = target;
     if (target.byteLength !== length) {
       // Same-sized samples in a row (the usual case) share one view of the reuse buffer.
+      // Keyed by the target itself: typed arrays' `buffer` getter costs about as much as a view.
       const last = this.reusedView;
-      into =
-        last !== undefined &&
-        last.buffer === target.buffer &&
-        last.byteOffset === target.byteOffset &&
-        last.byteLength === length
-          ? last
-          : target.subarray(0, length);
-      this.reusedView = into;
+      if (last !== undefined && this.reusedOf === target && last.byteLength === length) into = last;
+      else {
+        into = target.subarray(0, length);
+        this.reusedView = into;
+        this.reusedOf = target;
+      }
     }
     this.reuseRead.into = into;
-    return readExact(this.source, offset, length, this.reuseRead);
+    return this.readData(offset, length, this.reuseRead);
+  }
+
+  /**
+   * readExact for a value range locate() has checked against the data region: when it also lies
+   * inside the source, readExact's range check (and the error location it builds per call) is
+   * redundant on the per-sample path, so the source is asked directly.
+   */
+  private readData(offset: number, length: number, request: ReadExactOptions): Awaitable<Uint8Array> {
+    if (this.sync && length > 0 && offset + length <= this.source.size) {
+      const got = this.source.read(offset, length, request);
+      if (got instanceof Uint8Array && got.byteLength === length) return got;
+      // Anything else (a short read: the file shrank): readExact reads again and reports it.
+    }
+    return readExact(this.source, offset, length, request);
   }
 
   private selection(names: readonly string[] | undefined): readonly MldfField[] {

@@ -31,15 +31,24 @@ export class RowCache {
     this.maxPages = Math.max(1, Math.ceil(cacheBytes / METADATA_PAGE_BYTES));
   }
 
-  /** The metadata row of a sample: a view of its cached page and the row's position in it. */
-  rowOf(index: number, options: ReadOptions): Awaitable<RowRef> {
+  /**
+   * The metadata row of a sample: a view of its cached page and the row's position in it.
+   * `into`: a cached row is written there instead of a new object (a caller that uses it before
+   * asking again).
+   */
+  rowOf(index: number, options: ReadOptions, into?: RowRef): Awaitable<RowRef> {
     if (!Number.isInteger(index) || index < 0 || index >= this.numSamples) {
       throw new RangeError(`sample index ${index} is out of range (0..${this.numSamples - 1})`);
     }
     const pageIndex = Math.floor(index / this.pageRows);
     const pos = (index - pageIndex * this.pageRows) * this.rowSize;
     const page = this.pages.get(pageIndex);
-    if (page) return { view: page.view, pos };
+    if (page) {
+      if (into === undefined) return { view: page.view, pos };
+      into.view = page.view;
+      into.pos = pos;
+      return into;
+    }
     const first = pageIndex * this.pageRows;
     const rows = Math.min(this.pageRows, this.numSamples - first);
     // Samples without fields have empty rows, and the (empty) table may start past the end of the file.

@@ -358,3 +358,41 @@ describe('validation: one defect per file, the right class first (A2), reading f
     expect(report.warnings.map((w) => w.code)).toEqual(['NewerMinorVersion']);
   });
 });
+
+describe('a source that returns fewer bytes than asked (the file shrank after open)', () => {
+  /** Synchronous, like a local file; once `shrunk`, every read stops `cut` bytes short. */
+  function shrinking(bytes: Uint8Array, cut: number) {
+    const inner = new MemorySource(bytes, 'shrinking');
+    const state = { shrunk: false };
+    const source: ByteSource = {
+      size: inner.size,
+      name: 'shrinking',
+      read: (o, l, request) => {
+        const got = inner.read(o, state.shrunk ? Math.max(0, l - cut) : l);
+        if (!request?.into) return got;
+        request.into.set(got);
+        return request.into.subarray(0, got.byteLength);
+      },
+    };
+    return { source, state };
+  }
+
+  for (const [mode, options] of [
+    ['fresh buffers', {}],
+    ['reuse', { reuse: true }],
+    ['reuse, lazy', { reuse: true, decode: 'lazy' }],
+  ] as const) {
+    it(`sample(i) with ${mode} rejects with Truncated, not a short value`, async () => {
+      const bytes = await mixedFile(50);
+      const { source, state } = shrinking(bytes, 7);
+      const reader = await openMldf(source);
+      await reader.sample(3, options); // rows cached before the file shrinks
+      state.shrunk = true;
+      const error = await reader.sample(4, options).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isBinscopeError(error, 'FormatError') ? error.code : error).toBe('Truncated');
+    });
+  }
+});
