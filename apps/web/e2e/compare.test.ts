@@ -115,6 +115,18 @@ describe.skipIf(!ready)('compare two files', () => {
     expect(await violations(page), 'compare view').toEqual([]);
     await page.emulateMedia({ colorScheme: 'dark' });
     expect(await violations(page), 'compare view, dark').toEqual([]);
+    // At 400 px the files stack, each as wide as the page, and nothing scrolls sideways.
+    await page.setViewportSize({ width: 400, height: 800 });
+    await page.waitForFunction(() => {
+      const [a, b] = [...document.querySelectorAll('.compare-side')].map((e) => e.getBoundingClientRect());
+      return !!a && !!b && b.top >= a.bottom - 1;
+    });
+    const boxes = await page
+      .locator('.compare-side')
+      .evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+    for (const width of boxes) expect(width).toBeGreaterThan(300);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+    await screenshot(page, 'compare-400');
     await page.close();
   });
 
