@@ -21,7 +21,7 @@ function specifiers(code: string): string[] {
 }
 
 const ALLOWED =
-  /^(\.|@binscope\/core(\/(binary|http))?$|@binscope\/formats$|react$|react-dom(\/client)?$|fflate$|@noble\/hashes\/sha2\.js$)/;
+  /^(\.|@binscope\/core(\/(binary|http))?$|@binscope\/formats$|react$|react-dom(\/client)?$|fflate$|@noble\/hashes\/sha2\.js$|uplot(\/dist\/uPlot\.min\.css)?$)/;
 
 /** Where a source names a format of the list (its id as a word, any case). */
 function mentions(code: string, ids: readonly string[]): string[] {
