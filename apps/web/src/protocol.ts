@@ -361,9 +361,34 @@ export interface FieldStatsView {
   nulls: number;
   /** Non-null values: elements for lists and arrays. */
   count: number;
-  numeric?: { min: number; max: number; mean: number; nonFinite: number; histogram: HistogramView };
+  numeric?: NumericView;
   distinct?: { count: number; exact: boolean };
   top?: TopValue[];
+  /** A list or array field: each record's sum and count of its elements (see worker/record-totals.ts). */
+  perRecord?: {
+    sum: NumericView;
+    count: NumericView;
+    /** Mean of 1 − count / columns, when the field's metadata gives `columns` (the dense width). */
+    sparsity?: number;
+  };
+  /** A field whose metadata names its `indices` field and `columns`: each column's total. */
+  columnTotals?: {
+    columns: number;
+    /** Histogram (and min, max, mean) of the columns' totals, every column counted. */
+    numeric: NumericView;
+    /** The columns with the largest totals, largest first (ties by column number). */
+    top: Array<{ column: number; total: number }>;
+    /** Values whose column position was outside 0..columns − 1 (left out of the totals). */
+    outside: number;
+  };
+}
+
+export interface NumericView {
+  min: number;
+  max: number;
+  mean: number;
+  nonFinite: number;
+  histogram: HistogramView;
 }
 
 /** Statistics of a table's fields, as far as they have been computed. */
