@@ -7,6 +7,7 @@ import { encodeScbf, openScbf, scbfPlugin, splitNulls } from '@binscope/scbf';
 import { openScdlArchive, scdlPlugin } from '@binscope/scdl/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRID_MAX, ndGrid } from '../src/worker/ndarray-grid';
 import { violations } from './a11y-check';
 import { chromiumPresent, launchBrowser } from './browser';
 import { distDir, pickFiles, pickFolder, screenshot, vector, vectorsPresent } from './helpers';
@@ -16,6 +17,7 @@ const ready = chromiumPresent && vectorsPresent;
 const LARGE = vector('scbf', 'large_100k', 'large_100k.scbf');
 const MIXED = vector('mldf', 'basic_mixed', 'basic_mixed.mldf');
 const COUNTS = vector('scdl', 'uint16_counts_from_X', 'archive');
+const IMAGES = vector('mldf', 'ndarray_image', 'ndarray_image.mldf');
 
 /** Every value of some fields, read in Node through the format package's own reader. */
 async function columnValues(file: string, fields: string[]): Promise<Map<string, Value[]>> {
@@ -260,14 +262,12 @@ describe.skipIf(!ready)('Statistics of a table', () => {
       1 - meanCount / genes,
       12,
     );
-    const top = await card
-      .locator('[data-testid="top-column"]')
-      .evaluateAll((rows) =>
-        rows.map((r) => ({
-          column: Number(r.getAttribute('data-column')),
-          total: Number(r.getAttribute('data-total')),
-        })),
-      );
+    const top = await card.locator('[data-testid="top-column"]').evaluateAll((rows) =>
+      rows.map((r) => ({
+        column: Number(r.getAttribute('data-column')),
+        total: Number(r.getAttribute('data-total')),
+      })),
+    );
     const expected = Array.from(geneTotals, (total, column) => ({ column, total }))
       .sort((a, b) => b.total - a.total || a.column - b.column)
       .slice(0, 10);
@@ -277,5 +277,61 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     await screenshot(page, 'stats-scdl');
     await page.setViewportSize({ width: 1440, height: 900 });
     expect(await violations(page)).toEqual([]);
+  });
+
+  it('a 2-D array is drawn as a heatmap of its shape, min black and max white', async () => {
+    const [first] = (await columnValues(IMAGES, ['features'])).get('features') ?? [];
+    const array = first as unknown as { shape: number[]; data: ArrayLike<number> };
+    const data = Array.from(array.data, Number);
+    const [rows, cols] = array.shape;
+    await page.goto(site.url);
+    await page.getByTestId('drop-zone').waitFor();
+    await pickFiles(page, [IMAGES]);
+    await page.getByRole('tab', { name: 'Data' }).click();
+    const heatmap = page.getByTestId('record-card').first().getByTestId('heatmap');
+    await heatmap.waitFor();
+    expect(Number(await heatmap.getAttribute('data-rows'))).toBe(rows);
+    expect(Number(await heatmap.getAttribute('data-cols'))).toBe(cols);
+    const min = Math.min(...data);
+    const max = Math.max(...data);
+    expect(Number(await heatmap.getAttribute('data-min'))).toBe(min);
+    expect(Number(await heatmap.getAttribute('data-max'))).toBe(max);
+    // The canvas holds one pixel per cell: the min cell drawn black, the max cell white.
+    const drawn = await heatmap.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+      return {
+        width: canvas.width,
+        height: canvas.height,
+        gray: Array.from({ length: pixels.length / 4 }, (_, p) => pixels[p * 4]),
+      };
+    });
+    expect([drawn.height, drawn.width]).toEqual([rows, cols]);
+    expect(drawn.gray[data.indexOf(min)]).toBe(0);
+    expect(drawn.gray[data.indexOf(max)]).toBe(255);
+    expect(await heatmap.locator('canvas').getAttribute('aria-label')).toContain(`${rows} × ${cols}`);
+  });
+
+  it('a large 2-D array crosses to the page strided to at most GRID_MAX cells a side', () => {
+    const [rows, cols] = [1000, 1300];
+    const data = Float32Array.from({ length: rows * cols }, (_, i) => (i * 7) % 1009);
+    const grid = ndGrid({ dtype: 'float32', shape: [rows, cols], data });
+    expect(grid).toMatchObject({
+      rows,
+      cols,
+      rowStep: 2,
+      colStep: 3,
+      shownRows: 500,
+      shownCols: 434,
+      min: 0,
+    });
+    expect(grid?.max).toBe(1008);
+    expect(Math.max(grid?.shownRows ?? 0, grid?.shownCols ?? 0)).toBeLessThanOrEqual(GRID_MAX);
+    for (const [r, c] of [
+      [0, 0],
+      [499, 433],
+      [123, 321],
+    ])
+      expect(grid?.cells[r * 434 + c], `${r},${c}`).toBe(data[r * 2 * cols + c * 3]);
+    expect(ndGrid({ dtype: 'float32', shape: [2, 3, 4], data: new Float32Array(24) })).toBeUndefined();
   });
 });

@@ -204,10 +204,26 @@ export type ViewValue =
       /** Absent when the image is too large for a page (the detail view asks for it). */
       pixels?: Uint8Array;
     }
-  | { kind: 'ndarray'; dtype: string; shape: number[]; count: number; values: string[] }
+  | { kind: 'ndarray'; dtype: string; shape: number[]; count: number; values: string[]; grid?: NdGridView }
   | { kind: 'json'; text: string; length: number }
   | { kind: 'list'; items: ViewValue[]; count: number }
   | { kind: 'struct'; fields: Array<[string, ViewValue]> };
+
+/** A 2-D array's cells for a heatmap (worker/ndarray-grid.ts). */
+export interface NdGridView {
+  rows: number;
+  cols: number;
+  /** Every rowStep-th row and colStep-th column is in `cells` (1 unless the array is large). */
+  rowStep: number;
+  colStep: number;
+  shownRows: number;
+  shownCols: number;
+  /** shownRows × shownCols values, row-major. */
+  cells: Float64Array;
+  /** Over every finite element (±Infinity when none). */
+  min: number;
+  max: number;
+}
 
 export interface RecordView {
   /** Position in its table. */

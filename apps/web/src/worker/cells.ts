@@ -1,3 +1,4 @@
+import { ndGrid } from './ndarray-grid';
 import {
   type Field,
   type ImageValue,
@@ -111,7 +112,15 @@ export function viewValue(type: LogicalType | undefined, value: Value, limits: L
       for (let i = 0; i < Math.min(limits.items, array.data.length); i++)
         values.push(numberText(array.data[i]));
       const dtype = array.dtypeName ?? array.dtype;
-      return { kind: 'ndarray', dtype, shape: [...array.shape], count: array.data.length, values };
+      const grid = ndGrid(array);
+      return {
+        kind: 'ndarray',
+        dtype,
+        shape: [...array.shape],
+        count: array.data.length,
+        values,
+        ...(grid ? { grid } : {}),
+      };
     }
     case 'list': {
       const items = value as readonly Value[];
