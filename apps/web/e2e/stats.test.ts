@@ -314,7 +314,7 @@ describe.skipIf(!ready)('Statistics of a table', () => {
   it('a large 2-D array crosses to the page strided to at most GRID_MAX cells a side', () => {
     const [rows, cols] = [1000, 1300];
     const data = Float32Array.from({ length: rows * cols }, (_, i) => (i * 7) % 1009);
-    const grid = ndGrid({ dtype: 'float32', shape: [rows, cols], data });
+    const grid = ndGrid({ dtype: 'f32', shape: [rows, cols], data });
     expect(grid).toMatchObject({
       rows,
       cols,
@@ -332,6 +332,6 @@ describe.skipIf(!ready)('Statistics of a table', () => {
       [123, 321],
     ])
       expect(grid?.cells[r * 434 + c], `${r},${c}`).toBe(data[r * 2 * cols + c * 3]);
-    expect(ndGrid({ dtype: 'float32', shape: [2, 3, 4], data: new Float32Array(24) })).toBeUndefined();
+    expect(ndGrid({ dtype: 'f32', shape: [2, 3, 4], data: new Float32Array(24) })).toBeUndefined();
   });
 });
