@@ -309,6 +309,8 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     expect(drawn.gray[data.indexOf(min)]).toBe(0);
     expect(drawn.gray[data.indexOf(max)]).toBe(255);
     expect(await heatmap.locator('canvas').getAttribute('aria-label')).toContain(`${rows} × ${cols}`);
+    await heatmap.scrollIntoViewIfNeeded();
+    await screenshot(page, 'heatmap-mldf');
   });
 
   it('a large 2-D array crosses to the page strided to at most GRID_MAX cells a side', () => {

@@ -1,15 +1,15 @@
 import type { NdArrayValue } from '@binscope/core';
 import type { NdGridView } from '../protocol';
 
-/** Cells drawn along each side at most: a larger array is sampled every `step` rows/columns. */
+/** Cells drawn along each side at most (a record's detail; a page of records asks for fewer). */
 export const GRID_MAX = 512;
 
 /**
  * A 2-D array's cells for a heatmap: min and max over every finite element, and the elements
- * of every `rowStep`-th row and `colStep`-th column (row-major), so at most GRID_MAX² cells
+ * of every `rowStep`-th row and `colStep`-th column (row-major), so at most `side`² cells
  * cross to the page whatever the array's size. Undefined for any other shape.
  */
-export function ndGrid(array: NdArrayValue): NdGridView | undefined {
+export function ndGrid(array: NdArrayValue, side = GRID_MAX): NdGridView | undefined {
   if (array.shape.length !== 2) return undefined;
   const [rows, cols] = array.shape;
   const data = array.data;
@@ -21,8 +21,8 @@ export function ndGrid(array: NdArrayValue): NdGridView | undefined {
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  const rowStep = Math.ceil(rows / GRID_MAX);
-  const colStep = Math.ceil(cols / GRID_MAX);
+  const rowStep = Math.ceil(rows / side);
+  const colStep = Math.ceil(cols / side);
   const shownRows = Math.ceil(rows / rowStep);
   const shownCols = Math.ceil(cols / colStep);
   const cells = new Float64Array(shownRows * shownCols);
