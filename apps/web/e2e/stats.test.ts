@@ -4,16 +4,20 @@ import { join } from 'node:path';
 import { MemorySource, type Value } from '@binscope/core';
 import { mldfPlugin, openMldf } from '@binscope/mldf';
 import { encodeScbf, openScbf, scbfPlugin, splitNulls } from '@binscope/scbf';
+import { openScdlArchive, scdlPlugin } from '@binscope/scdl/node';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRID_MAX, ndGrid } from '../src/worker/ndarray-grid';
 import { violations } from './a11y-check';
 import { chromiumPresent, launchBrowser } from './browser';
-import { distDir, pickFiles, screenshot, vector, vectorsPresent } from './helpers';
+import { distDir, pickFiles, pickFolder, screenshot, vector, vectorsPresent } from './helpers';
 import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent;
 const LARGE = vector('scbf', 'large_100k', 'large_100k.scbf');
 const MIXED = vector('mldf', 'basic_mixed', 'basic_mixed.mldf');
+const COUNTS = vector('scdl', 'uint16_counts_from_X', 'archive');
+const IMAGES = vector('mldf', 'ndarray_image', 'ndarray_image.mldf');
 
 /** Every value of some fields, read in Node through the format package's own reader. */
 async function columnValues(file: string, fields: string[]): Promise<Map<string, Value[]>> {
@@ -117,10 +121,10 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function openStats(file: string): Promise<void> {
+  async function openStats(file: string, folder = false): Promise<void> {
     await page.goto(site.url);
     await page.getByTestId('drop-zone').waitFor();
-    await pickFiles(page, [file]);
+    await (folder ? pickFolder(page, file) : pickFiles(page, [file]));
     await page.getByRole('tab', { name: 'Data' }).click();
     await page.getByRole('radio', { name: 'statistics' }).check();
     await page.locator('[data-testid="stats-view"][data-done="true"]').waitFor();
@@ -206,5 +210,130 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     await page.locator('[data-testid="stats-view"][data-done="true"][data-sampled="false"]').waitFor();
     expect(await view.getAttribute('data-records')).toBe(String(total));
     expectNumeric(await shown(page, 'n'), n);
+  });
+
+  it('SCDL: per-cell totals, counts and sparsity, and per-gene totals, from the schema metadata', async () => {
+    const reader = await openScdlArchive(COUNTS);
+    const genes = Number(reader.schema.fields.find((f) => f.name === 'values')?.metadata?.columns);
+    const cellTotals: number[] = [];
+    const cellCounts: number[] = [];
+    const geneTotals = new Float64Array(genes);
+    for await (const record of scdlPlugin.records(reader, { columns: ['indices', 'values'] })) {
+      const indices = record.values.indices as number[];
+      const values = record.values.values as number[];
+      cellTotals.push(values.reduce((a, b) => a + Number(b), 0));
+      cellCounts.push(values.length);
+      values.forEach((v, k) => {
+        geneTotals[Number(indices[k])] += Number(v);
+      });
+    }
+    await reader.close();
+    expect(genes).toBe(300);
+    await openStats(COUNTS, true);
+    const card = page.locator('[data-testid="field-stats"][data-field="values"]');
+    const derived = async (kind: string) => {
+      const block = card.locator(`[data-testid="derived-stats"][data-derived="${kind}"]`);
+      return {
+        min: Number(await block.getAttribute('data-min')),
+        max: Number(await block.getAttribute('data-max')),
+        bins: await block.locator('[data-testid="bin"]').evaluateAll((rows) =>
+          rows.map((r) => ({
+            lo: Number(r.getAttribute('data-lo')),
+            hi: Number(r.getAttribute('data-hi')),
+            count: Number(r.getAttribute('data-count')),
+          })),
+        ),
+      };
+    };
+    const expectBins = (view: Awaited<ReturnType<typeof derived>>, numbers: number[]) => {
+      expect(view.min).toBe(Math.min(...numbers));
+      expect(view.max).toBe(Math.max(...numbers));
+      for (const bin of view.bins)
+        expect(bin.count, `[${bin.lo}, ${bin.hi})`).toBe(
+          numbers.filter((v) => v >= bin.lo && v < bin.hi).length,
+        );
+      expect(view.bins.reduce((a, b) => a + b.count, 0)).toBe(numbers.length);
+    };
+    expectBins(await derived('sum'), cellTotals);
+    expectBins(await derived('count'), cellCounts);
+    expectBins(await derived('columns'), Array.from(geneTotals));
+    const meanCount = cellCounts.reduce((a, b) => a + b, 0) / cellCounts.length;
+    expect(Number(await card.getByTestId('sparsity').getAttribute('data-value'))).toBeCloseTo(
+      1 - meanCount / genes,
+      12,
+    );
+    const top = await card.locator('[data-testid="top-column"]').evaluateAll((rows) =>
+      rows.map((r) => ({
+        column: Number(r.getAttribute('data-column')),
+        total: Number(r.getAttribute('data-total')),
+      })),
+    );
+    const expected = Array.from(geneTotals, (total, column) => ({ column, total }))
+      .sort((a, b) => b.total - a.total || a.column - b.column)
+      .slice(0, 10);
+    expect(top).toEqual(expected);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await card.locator('[data-derived="sum"]').scrollIntoViewIfNeeded();
+    await screenshot(page, 'stats-scdl');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    expect(await violations(page)).toEqual([]);
+  });
+
+  it('a 2-D array is drawn as a heatmap of its shape, min black and max white', async () => {
+    const [first] = (await columnValues(IMAGES, ['features'])).get('features') ?? [];
+    const array = first as unknown as { shape: number[]; data: ArrayLike<number> };
+    const data = Array.from(array.data, Number);
+    const [rows, cols] = array.shape;
+    await page.goto(site.url);
+    await page.getByTestId('drop-zone').waitFor();
+    await pickFiles(page, [IMAGES]);
+    await page.getByRole('tab', { name: 'Data' }).click();
+    const heatmap = page.getByTestId('record-card').first().getByTestId('heatmap');
+    await heatmap.waitFor();
+    expect(Number(await heatmap.getAttribute('data-rows'))).toBe(rows);
+    expect(Number(await heatmap.getAttribute('data-cols'))).toBe(cols);
+    const min = Math.min(...data);
+    const max = Math.max(...data);
+    expect(Number(await heatmap.getAttribute('data-min'))).toBe(min);
+    expect(Number(await heatmap.getAttribute('data-max'))).toBe(max);
+    // The canvas holds one pixel per cell: the min cell drawn black, the max cell white.
+    const drawn = await heatmap.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+      const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+      return {
+        width: canvas.width,
+        height: canvas.height,
+        gray: Array.from({ length: pixels.length / 4 }, (_, p) => pixels[p * 4]),
+      };
+    });
+    expect([drawn.height, drawn.width]).toEqual([rows, cols]);
+    expect(drawn.gray[data.indexOf(min)]).toBe(0);
+    expect(drawn.gray[data.indexOf(max)]).toBe(255);
+    expect(await heatmap.locator('canvas').getAttribute('aria-label')).toContain(`${rows} × ${cols}`);
+    await heatmap.scrollIntoViewIfNeeded();
+    await screenshot(page, 'heatmap-mldf');
+  });
+
+  it('a large 2-D array crosses to the page strided to at most GRID_MAX cells a side', () => {
+    const [rows, cols] = [1000, 1300];
+    const data = Float32Array.from({ length: rows * cols }, (_, i) => (i * 7) % 1009);
+    const grid = ndGrid({ dtype: 'f32', shape: [rows, cols], data });
+    expect(grid).toMatchObject({
+      rows,
+      cols,
+      rowStep: 2,
+      colStep: 3,
+      shownRows: 500,
+      shownCols: 434,
+      min: 0,
+    });
+    expect(grid?.max).toBe(1008);
+    expect(Math.max(grid?.shownRows ?? 0, grid?.shownCols ?? 0)).toBeLessThanOrEqual(GRID_MAX);
+    for (const [r, c] of [
+      [0, 0],
+      [499, 433],
+      [123, 321],
+    ])
+      expect(grid?.cells[r * 434 + c], `${r},${c}`).toBe(data[r * 2 * cols + c * 3]);
+    expect(ndGrid({ dtype: 'f32', shape: [2, 3, 4], data: new Float32Array(24) })).toBeUndefined();
   });
 });

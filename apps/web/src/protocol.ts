@@ -204,10 +204,26 @@ export type ViewValue =
       /** Absent when the image is too large for a page (the detail view asks for it). */
       pixels?: Uint8Array;
     }
-  | { kind: 'ndarray'; dtype: string; shape: number[]; count: number; values: string[] }
+  | { kind: 'ndarray'; dtype: string; shape: number[]; count: number; values: string[]; grid?: NdGridView }
   | { kind: 'json'; text: string; length: number }
   | { kind: 'list'; items: ViewValue[]; count: number }
   | { kind: 'struct'; fields: Array<[string, ViewValue]> };
+
+/** A 2-D array's cells for a heatmap (worker/ndarray-grid.ts). */
+export interface NdGridView {
+  rows: number;
+  cols: number;
+  /** Every rowStep-th row and colStep-th column is in `cells` (1 unless the array is large). */
+  rowStep: number;
+  colStep: number;
+  shownRows: number;
+  shownCols: number;
+  /** shownRows × shownCols values, row-major. */
+  cells: Float64Array;
+  /** Over every finite element (±Infinity when none). */
+  min: number;
+  max: number;
+}
 
 export interface RecordView {
   /** Position in its table. */
@@ -361,9 +377,34 @@ export interface FieldStatsView {
   nulls: number;
   /** Non-null values: elements for lists and arrays. */
   count: number;
-  numeric?: { min: number; max: number; mean: number; nonFinite: number; histogram: HistogramView };
+  numeric?: NumericView;
   distinct?: { count: number; exact: boolean };
   top?: TopValue[];
+  /** A list or array field: each record's sum and count of its elements (see worker/record-totals.ts). */
+  perRecord?: {
+    sum: NumericView;
+    count: NumericView;
+    /** Mean of 1 − count / columns, when the field's metadata gives `columns` (the dense width). */
+    sparsity?: number;
+  };
+  /** A field whose metadata names its `indices` field and `columns`: each column's total. */
+  columnTotals?: {
+    columns: number;
+    /** Histogram (and min, max, mean) of the columns' totals, every column counted. */
+    numeric: NumericView;
+    /** The columns with the largest totals, largest first (ties by column number). */
+    top: Array<{ column: number; total: number }>;
+    /** Values whose column position was outside 0..columns − 1 (left out of the totals). */
+    outside: number;
+  };
+}
+
+export interface NumericView {
+  min: number;
+  max: number;
+  mean: number;
+  nonFinite: number;
+  histogram: HistogramView;
 }
 
 /** Statistics of a table's fields, as far as they have been computed. */

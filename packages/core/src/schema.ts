@@ -32,6 +32,9 @@ export interface Field {
    * The format's own words about the field. Keys core reads: `type`, the format's name for
    * the field's type ("int32", "utf8", "dictionary-encoded text"), used in messages such as
    * `--where`'s type errors and in summaries; without it the logical type names itself.
+   * On a list of values stored sparsely: `indices`, the name of the field holding each
+   * value's column position (same length, same order), and `columns`, the dense width (a
+   * decimal integer) when known; statistics use them for per-column totals and sparsity.
    */
   readonly metadata?: Readonly<Record<string, string>>;
 }

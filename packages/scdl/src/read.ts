@@ -126,7 +126,12 @@ export const MATRIX_FIELDS = ['row', 'indices', 'values'] as const;
  * block, C6) and the values as lists of the arrays' element types, so JSON shows plain
  * arrays; then the obs feature columns (`obs`), when the archive has obs features.
  */
-export function scdlSchema(data: RawArray, colPtr: RawArray, obs: readonly ObsField[] = []): Schema {
+export function scdlSchema(
+  data: RawArray,
+  colPtr: RawArray,
+  obs: readonly ObsField[] = [],
+  columns?: number,
+): Schema {
   return {
     fields: [
       {
@@ -145,7 +150,12 @@ export function scdlSchema(data: RawArray, colPtr: RawArray, obs: readonly ObsFi
         name: 'values',
         type: { kind: 'list', items: elementType(data.dtype) },
         description: 'stored values (an explicitly stored zero is one of them)',
-        metadata: { type: `${data.dtype} list` },
+        // Core-read keys: `indices` pairs each value with its column; `columns` is the dense width.
+        metadata: {
+          type: `${data.dtype} list`,
+          indices: 'indices',
+          ...(columns === undefined ? {} : { columns: String(columns) }),
+        },
       },
       ...obs.map((o) => o.field),
     ],
@@ -188,9 +198,11 @@ export class ScdlReader implements FormatReader {
     private readonly options: ScdlOpenOptions,
     /** The obs feature columns the records carry after the matrix fields. */
     readonly obsFields: readonly ObsField[] = [],
+    /** Genes per row, when every row has the same var block (one var table). */
+    columns?: number,
   ) {
     this.warnings = warnings;
-    this.schema = scdlSchema(data, colPtr, obsFields);
+    this.schema = scdlSchema(data, colPtr, obsFields, columns);
   }
 
   /** Rows: len(row_ptr) − 1 (C7), never metadata.json. */
@@ -217,6 +229,7 @@ export class ScdlReader implements FormatReader {
     parsed: ArchiveParse,
     options: ScdlOpenOptions = {},
     obs: readonly ObsField[] = [],
+    columns?: number,
   ): ScdlReader {
     const { DATA: data, ROWPTR: rowPtr, COLPTR: colPtr } = parsed.arrays;
     if (!parsed.header || !data || !rowPtr || !colPtr || !parsed.matrixValid) {
@@ -236,12 +249,17 @@ export class ScdlReader implements FormatReader {
       parsed.warnings.map(plainProblem),
       options,
       obs,
+      columns,
     );
   }
 
   /** The reader of read mode: fromParse with the obs feature columns as record fields. @internal */
   static async withObsFields(parsed: ArchiveParse, options: ScdlOpenOptions = {}): Promise<ScdlReader> {
-    return ScdlReader.fromParse(parsed, options, await obsFields(parsed.obsIndex, MATRIX_FIELDS, options));
+    const obs = await obsFields(parsed.obsIndex, MATRIX_FIELDS, options);
+    // One var table: every row's column indices count its genes, so the dense width is known.
+    // With several blocks an index is relative to its own block, so no single width applies.
+    const columns = parsed.varIndex?.blockCount === 1 ? await parsed.varIndex.tableRows(0) : undefined;
+    return ScdlReader.fromParse(parsed, options, obs, columns);
   }
 
   /** row_ptr[i], row_ptr[i+1] of row i, from the cache or two on-demand entries. */

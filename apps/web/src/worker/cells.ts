@@ -1,3 +1,4 @@
+import { GRID_MAX, ndGrid } from './ndarray-grid';
 import {
   type Field,
   type ImageValue,
@@ -20,15 +21,25 @@ export interface Limits {
   whole: number;
   /** Image pixel bytes. */
   pixels: number;
+  /** Cells a side of a 2-D array's heatmap (more rows or columns are strided). */
+  grid: number;
 }
 
-export const PAGE_LIMITS: Limits = { text: 2000, items: 24, head: 256, whole: 1 << 20, pixels: 4 << 20 };
+export const PAGE_LIMITS: Limits = {
+  text: 2000,
+  items: 24,
+  head: 256,
+  whole: 1 << 20,
+  pixels: 4 << 20,
+  grid: 64,
+};
 export const DETAIL_LIMITS: Limits = {
   text: 1 << 20,
   items: 4096,
   head: 64 << 10,
   whole: 32 << 20,
   pixels: 64 << 20,
+  grid: GRID_MAX,
 };
 
 /** A number as people read it: -0 keeps its sign, bigints are exact. */
@@ -111,7 +122,15 @@ export function viewValue(type: LogicalType | undefined, value: Value, limits: L
       for (let i = 0; i < Math.min(limits.items, array.data.length); i++)
         values.push(numberText(array.data[i]));
       const dtype = array.dtypeName ?? array.dtype;
-      return { kind: 'ndarray', dtype, shape: [...array.shape], count: array.data.length, values };
+      const grid = ndGrid(array, limits.grid);
+      return {
+        kind: 'ndarray',
+        dtype,
+        shape: [...array.shape],
+        count: array.data.length,
+        values,
+        ...(grid ? { grid } : {}),
+      };
     }
     case 'list': {
       const items = value as readonly Value[];

@@ -13,6 +13,7 @@
  */
 import type { Field, LogicalType } from '@binscope/core';
 import type { FieldStatsView, HistogramView, TopValue } from '../protocol';
+import { RecordTotals } from './record-totals';
 
 /** Bins kept (the view trims empty bins at both ends). */
 export const BINS = 64;
@@ -191,6 +192,8 @@ export class FieldStats {
   private readonly histogram?: Histogram;
   /** Numbers of an integer field double as categories (labels, classes); text always. */
   private readonly values?: ValueCounts;
+  /** A list or array field: per-record sums and counts, and per-column totals (metadata-driven). */
+  readonly totals?: RecordTotals;
 
   constructor(readonly field: Field) {
     this.kind = statsKind(field.type);
@@ -201,18 +204,22 @@ export class FieldStats {
         element.kind === 'int' || (element.kind === 'ndarray' && !element.dtype.startsWith('f'));
       this.histogram = new Histogram(integer);
       if (element.kind === 'int') this.values = new ValueCounts();
+      if (type.kind === 'list' || type.kind === 'ndarray') this.totals = new RecordTotals(field, integer);
     } else if (this.kind === 'text') this.values = new ValueCounts();
   }
 
-  add(value: unknown): void {
+  /** One record's value; `record` (all its values read) lets a field find its `indices` field. */
+  add(value: unknown, record: Readonly<Record<string, unknown>> = {}): void {
     if (value === undefined) return;
     this.present++;
     if (value === null) {
       this.nulls++;
       return;
     }
-    if (this.kind === 'numeric') this.addNumeric(value);
-    else if (this.kind === 'text') {
+    if (this.kind === 'numeric') {
+      this.addNumeric(value);
+      this.totals?.add(value, record);
+    } else if (this.kind === 'text') {
       this.count++;
       this.values?.add(typeof value === 'string' ? textKey(value) : String(value));
     } else this.count++;
@@ -268,6 +275,7 @@ export class FieldStats {
       view.distinct = this.values.distinct;
       view.top = this.values.top();
     }
+    if (this.totals) Object.assign(view, this.totals.view());
     return view;
   }
 }

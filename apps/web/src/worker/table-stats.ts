@@ -78,7 +78,7 @@ async function countFrom(p: Pass, from: number): Promise<number | undefined> {
 async function feed(p: Pass, o: RecordOptions, report: () => Promise<void>): Promise<void> {
   let last = Date.now();
   for await (const record of p.r.plugin.records(p.r.reader, o)) {
-    for (const s of p.stats) s.add(record.values[s.field.name]);
+    for (const s of p.stats) s.add(record.values[s.field.name], record.values);
     p.records++;
     if (Date.now() - last >= REPORT_MS) {
       await report();
@@ -101,13 +101,18 @@ export async function tableStats(
 ): Promise<TableStatsView> {
   const r = await reading(session, request.table, signal);
   const stats = r.schema.fields.map((f) => new FieldStats(f)).filter((s) => s.kind !== 'other');
-  const known = r.table ? r.reader.tables?.find((t) => t.name === r.table)?.count : request.total;
+  const counted = r.table ? r.reader.tables?.find((t) => t.name === r.table)?.count : request.total;
+  // A field's `indices` field is read with it, even when it has no statistics of its own.
+  const known = new Set(r.schema.fields.map((f) => f.name));
+  const extra = (s: FieldStats) =>
+    s.totals?.indices && known.has(s.totals.indices) ? [s.totals.indices] : [];
+  const names = new Set(stats.flatMap((s) => [s.field.name, ...extra(s)]));
   const p: Pass = {
     r,
-    columns: stats.map((s) => s.field.name),
+    columns: [...names],
     stats,
     records: 0,
-    total: known,
+    total: counted,
     sampled: false,
   };
   if (stats.length === 0) return viewOf(p, true);

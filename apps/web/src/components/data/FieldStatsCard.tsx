@@ -1,5 +1,6 @@
+import type { ReactNode } from 'react';
 import { type Field, fieldTypeName } from '@binscope/core';
-import type { FieldStatsView, HistogramView, TopValue } from '../../protocol';
+import type { FieldStatsView, HistogramView, NumericView, TopValue } from '../../protocol';
 import { HistogramChart } from './HistogramChart';
 
 /** An integer field with this few distinct values reads as categories (labels, classes). */
@@ -89,6 +90,109 @@ function TopValues({ name, top, approximate }: { name: string; top: TopValue[]; 
   );
 }
 
+/** A derived number's min, max, mean, histogram and bins (per-record sums, column totals). */
+function Derived({
+  kind,
+  title,
+  numeric,
+  extra,
+  children,
+}: {
+  kind: string;
+  title: string;
+  numeric: NumericView;
+  extra?: ReactNode;
+  children?: ReactNode;
+}) {
+  return (
+    <section
+      className="stat-derived"
+      data-testid="derived-stats"
+      data-derived={kind}
+      data-min={numeric.min}
+      data-max={numeric.max}
+      data-mean={numeric.mean}
+      aria-label={title}
+    >
+      <h4>{title}</h4>
+      <dl className="stat-numbers">
+        <Stat term="min" value={short(numeric.min)} />
+        <Stat term="max" value={short(numeric.max)} />
+        <Stat term="mean" value={short(numeric.mean)} />
+        {extra}
+      </dl>
+      {numeric.histogram.counts.length > 0 && (
+        <>
+          <HistogramChart histogram={numeric.histogram} label={title} />
+          <BinsTable name={title} histogram={numeric.histogram} />
+        </>
+      )}
+      {children}
+    </section>
+  );
+}
+
+/** Per-record sums and counts of a list field, then its per-column totals (from its metadata). */
+function DerivedStats({ name, stats }: { name: string; stats: FieldStatsView }) {
+  const { perRecord, columnTotals } = stats;
+  if (!perRecord) return null;
+  const most = columnTotals?.top[0]?.total || 1;
+  return (
+    <>
+      <Derived kind="sum" title={`${name} per record: sum`} numeric={perRecord.sum} />
+      <Derived
+        kind="count"
+        title={`${name} per record: count`}
+        numeric={perRecord.count}
+        extra={
+          perRecord.sparsity !== undefined && (
+            <div data-testid="sparsity" data-value={perRecord.sparsity}>
+              <dt>sparsity (mean)</dt>
+              <dd>{(perRecord.sparsity * 100).toFixed(2)}%</dd>
+            </div>
+          )
+        }
+      />
+      {columnTotals && (
+        <Derived
+          kind="columns"
+          title={`${name} per column: total (${count(columnTotals.columns)} columns)`}
+          numeric={columnTotals.numeric}
+          extra={
+            columnTotals.outside > 0 && (
+              <Stat term="outside the columns" value={count(columnTotals.outside)} />
+            )
+          }
+        >
+          <table className="top-values" data-testid="top-columns">
+            <caption>columns with the largest totals</caption>
+            <thead>
+              <tr>
+                <th scope="col">column</th>
+                <th scope="col">total</th>
+              </tr>
+            </thead>
+            <tbody>
+              {columnTotals.top.map((t) => (
+                <tr key={t.column} data-testid="top-column" data-column={t.column} data-total={t.total}>
+                  <td>{t.column}</td>
+                  <td className="top-bar">
+                    <span
+                      className="bar"
+                      style={{ width: `calc((100% - 70px) * ${Math.max(0.02, t.total / most)})` }}
+                    />
+                    <span className="n">{short(t.total)}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Derived>
+      )}
+    </>
+  );
+}
+
 /** One field's statistics: counts, then a histogram (numbers) and/or its most frequent values. */
 export function FieldStatsCard({ field, stats }: { field: Field; stats: FieldStatsView }) {
   const { numeric, distinct, top } = stats;
@@ -147,6 +251,7 @@ export function FieldStatsCard({ field, stats }: { field: Field; stats: FieldSta
           list the most frequent).
         </p>
       )}
+      <DerivedStats name={field.name} stats={stats} />
     </section>
   );
 }

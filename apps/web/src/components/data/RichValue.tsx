@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { formatBytes } from '../../format';
 import type { ViewValue } from '../../protocol';
 import { valueText } from './CompactValue';
+import { HeatmapCanvas } from './HeatmapCanvas';
 import { ImageCanvas } from './ImageCanvas';
 
 /** Whether the page has only part of a value (the detail request brings more of it). */
@@ -198,6 +199,7 @@ export function RichValue({ value, label }: { value: ViewValue; label: string })
             {value.values.join(', ')}
             {value.count > value.values.length ? `, … (${value.count.toLocaleString('en-US')} values)` : ''}
           </span>
+          {value.grid && <HeatmapCanvas grid={value.grid} label={label} />}
         </span>
       );
     case 'list':
