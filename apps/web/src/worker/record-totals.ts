@@ -6,7 +6,7 @@
  */
 import type { Field } from '@binscope/core';
 import type { FieldStatsView, NumericView } from '../protocol';
-import { Histogram } from './field-stats';
+import { Histogram } from './histogram';
 
 /** Widest column space totalled (32 MB of totals). */
 export const MAX_COLUMNS = 4_000_000;
