@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { NodeDirectory } from '@binscope/core/node';
+import { bareHeaderWalk } from '../src/taridx.js';
 const dir = '/tmp/perf34/shards';
 const variants = (process.env.VARIANTS ?? 'main,cksum,defer').split(',');
 const mods = await Promise.all(variants.map((v) => import(`../../packages/taridx/dist-${v}/index.js`)));
@@ -11,24 +12,7 @@ const files = fs
   .filter((f) => f.endsWith('.tar'))
   .sort()
   .map((f) => path.join(dir, f));
-function walk(): number {
-  const block = Buffer.alloc(512);
-  let headers = 0;
-  for (const file of files) {
-    const fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    let offset = 0;
-    while (offset + 512 <= size) {
-      if (fs.readSync(fd, block, 0, 512, offset) < 512 || block[0] === 0) break;
-      let m = 0;
-      for (let i = 124; i < 135 && block[i] >= 0x30; i++) m = m * 8 + block[i] - 0x30;
-      headers++;
-      offset += 512 + Math.ceil(m / 512) * 512;
-    }
-    fs.closeSync(fd);
-  }
-  return headers;
-}
+const walk = () => bareHeaderWalk(files);
 const time = async (f: () => unknown) => {
   const t = performance.now();
   await f();

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { NodeDirectory } from '@binscope/core/node';
 const { indexShards } = await import(process.env.TARIDX_DIST ?? '@binscope/taridx');
 import { Bench } from '../src/harness.js';
-import { generate } from '../src/taridx.js';
+import { bareHeaderWalk, generate } from '../src/taridx.js';
 
 const dir = process.env.SHARDS ?? '/tmp/perf34/shards';
 const samples = Number(process.env.SAMPLES ?? 30000);
@@ -21,24 +21,6 @@ const files = fs
   .filter((f) => f.endsWith('.tar'))
   .sort()
   .map((f) => path.join(dir, f));
-function bareHeaderWalk(): number {
-  const block = Buffer.alloc(512);
-  let headers = 0;
-  for (const file of files) {
-    const fd = fs.openSync(file, 'r');
-    const size = fs.fstatSync(fd).size;
-    let offset = 0;
-    while (offset + 512 <= size) {
-      if (fs.readSync(fd, block, 0, 512, offset) < 512 || block[0] === 0) break;
-      let memberSize = 0;
-      for (let i = 124; i < 135 && block[i] >= 0x30; i++) memberSize = memberSize * 8 + block[i] - 0x30;
-      headers++;
-      offset += 512 + Math.ceil(memberSize / 512) * 512;
-    }
-    fs.closeSync(fd);
-  }
-  return headers;
-}
 const index = async () => {
   const directory = new NodeDirectory(dir);
   const r = await indexShards({ directory, fold: 'train' });
@@ -60,7 +42,7 @@ if (which.includes('tar'))
 if (which.includes('walk'))
   await b.compare({ format: 'taridx', operation: 'index vs walk', items: built.rows, runs: 11 }, index, {
     name: 'walk',
-    run: () => bareHeaderWalk(),
+    run: () => bareHeaderWalk(files),
   });
 for (const r of b.rows)
   console.log(

@@ -78,7 +78,7 @@ export function generate(dir: string, samples: number): number {
 }
 
 /** The floor for indexing: 512-byte readSync at each header, octal size, seek on; no names, no hashing. */
-function bareHeaderWalk(files: string[]): number {
+export function bareHeaderWalk(files: string[]): number {
   const block = Buffer.alloc(512);
   let headers = 0;
   for (const file of files) {
