@@ -177,4 +177,28 @@ describe.skipIf(!ready)('several files open at once (tabs)', () => {
     );
     await page.close();
   });
+
+  it('a file opened while the link’s tabs are still coming back stays the shown tab', async () => {
+    // The link names a remote file (held by the server, so the restore waits on it) and a local one.
+    const link = new URLSearchParams();
+    link.append('tab', `${new URLSearchParams({ url: `${files.url}${UDF}` })}`);
+    link.append('tab', `${new URLSearchParams({ local: 'basic_mixed.mldf' })}`);
+    link.set('active', '1');
+    const page = await browser.context.newPage();
+    files.pause();
+    try {
+      await page.goto(`${site.url}/?${link}`);
+      await page.locator('[data-testid="file-tab"][data-name="nested_text_json.udf"]').waitFor();
+      await pickFiles(page, [vector('scbf', 'basic', 'basic.scbf')]);
+      await page.locator('[data-testid="file-tab"][data-name="basic.scbf"][aria-selected="true"]').waitFor();
+    } finally {
+      files.resume();
+    }
+    // The restore ends by adding the local tab (the link's shown one): the picked file stays shown.
+    await page.locator('[data-testid="file-tab"][data-name="basic_mixed.mldf"]').waitFor();
+    expect(await strip(page)).toEqual(['nested_text_json.udf', 'basic.scbf*', 'basic_mixed.mldf']);
+    await page.getByRole('tab', { name: 'Data' }).click();
+    await page.getByTestId('data-view').waitFor();
+    await page.close();
+  });
 });

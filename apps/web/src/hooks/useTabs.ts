@@ -126,9 +126,23 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
 
   const openInto = useOpenInto({ listRef, activeRef, views, plugins, update, onFailure, setBusy });
 
-  const open = useCallback((input: OpenInput) => openInto(input, undefined, undefined), [openInto]);
+  // The tab the user last opened: tabs the link restores after it (the plugins load first, so a
+  // quick pick can come before them) are added behind it, never shown in its place.
+  const userTab = useRef<number | null>(null);
+  const open = useCallback(
+    (input: OpenInput) => {
+      const opening = openInto(input, undefined, undefined);
+      // openInto shows the new tab before its first await.
+      userTab.current = activeRef.current;
+      return opening;
+    },
+    [openInto],
+  );
   const reopen = useCallback(
-    (key: number, input: OpenInput) => openInto(input, key, listRef.current.find((t) => t.key === key)?.link),
+    (key: number, input: OpenInput) => {
+      userTab.current = key;
+      return openInto(input, key, listRef.current.find((t) => t.key === key)?.link);
+    },
     [openInto],
   );
 
@@ -189,7 +203,7 @@ export function useTabs(formats: Formats, onFailure: (message: string | null) =>
     [activate],
   );
 
-  useRestoreTabs(formats.ready, openInto, views, update, listRef, () => {
+  useRestoreTabs(formats.ready, openInto, views, update, listRef, userTab, () => {
     restored.current = true;
     writeLink();
   });
@@ -282,9 +296,15 @@ function useRestoreTabs(
   views: React.RefObject<Map<number, TabLink>>,
   update: (next: FileTab[], active: number | null) => void,
   listRef: React.RefObject<FileTab[]>,
+  userTab: React.RefObject<number | null>,
   done: () => void,
 ) {
   const started = useRef(false);
+  // A tab the user opened meanwhile stays the shown one.
+  const picked = () => {
+    const key = userTab.current;
+    return key !== null && listRef.current.some((t) => t.key === key) ? key : null;
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the plugins are in.
   useEffect(() => {
     if (!ready || started.current) return;
@@ -294,17 +314,20 @@ function useRestoreTabs(
       const keys: number[] = [];
       for (const link of tabs) {
         const before = listRef.current.length;
-        if ('url' in link) await openInto({ kind: 'url', url: link.url }, undefined, link);
-        else {
+        if ('url' in link) {
+          await openInto({ kind: 'url', url: link.url }, undefined, link);
+          const user = picked();
+          if (user !== null) update(listRef.current, user);
+        } else {
           const tab = newTab({ name: link.local, format: null, client: null, info: null, link });
           views.current.set(tab.key, link);
-          update([...listRef.current, tab], tab.key);
+          update([...listRef.current, tab], picked() ?? tab.key);
         }
         if (listRef.current.length > before) keys.push(listRef.current[listRef.current.length - 1].key);
         else keys.push(-1);
       }
       const shown = keys[active] ?? -1;
-      if (shown >= 0) update(listRef.current, shown);
+      if (shown >= 0 && picked() === null) update(listRef.current, shown);
     })().finally(done);
   }, [ready]);
 }
