@@ -5,7 +5,7 @@
  */
 import type { Field, LogicalType } from '@binscope/core';
 import type { FieldStatsView, TopValue } from '../protocol';
-import { Histogram } from './histogram';
+import { NumberStats } from './histogram';
 import { RecordTotals } from './record-totals';
 
 /** Distinct values counted exactly per field; beyond it the table is pruned (see ValueCounts). */
@@ -84,11 +84,7 @@ export class FieldStats {
   private present = 0;
   private nulls = 0;
   private count = 0;
-  private nonFinite = 0;
-  private min = Number.POSITIVE_INFINITY;
-  private max = Number.NEGATIVE_INFINITY;
-  private sum = 0;
-  private readonly histogram?: Histogram;
+  private readonly numbers?: NumberStats;
   /** Numbers of an integer field double as categories (labels, classes); text always. */
   private readonly values?: ValueCounts;
   /** A list or array field: per-record sums and counts, and per-column totals (metadata-driven). */
@@ -101,7 +97,7 @@ export class FieldStats {
     if (this.kind === 'numeric') {
       const integer =
         element.kind === 'int' || (element.kind === 'ndarray' && !element.dtype.startsWith('f'));
-      this.histogram = new Histogram(integer);
+      this.numbers = new NumberStats(integer);
       if (element.kind === 'int') this.values = new ValueCounts();
       if (type.kind === 'list' || type.kind === 'ndarray') this.totals = new RecordTotals(field, integer);
     } else if (this.kind === 'text') this.values = new ValueCounts();
@@ -141,15 +137,7 @@ export class FieldStats {
   private addNumber(value: number | bigint): void {
     this.count++;
     this.values?.add(String(value));
-    const v = Number(value);
-    if (!Number.isFinite(v)) {
-      this.nonFinite++;
-      return;
-    }
-    if (v < this.min) this.min = v;
-    if (v > this.max) this.max = v;
-    this.sum += v;
-    this.histogram?.add(v);
+    this.numbers?.add(Number(value));
   }
 
   view(): FieldStatsView {
@@ -161,15 +149,8 @@ export class FieldStats {
       nulls: this.nulls,
       count: this.count,
     };
-    const finite = this.count - this.nonFinite;
-    if (this.histogram && finite > 0)
-      view.numeric = {
-        min: this.min,
-        max: this.max,
-        mean: this.sum / finite,
-        nonFinite: this.nonFinite,
-        histogram: this.histogram.view(),
-      };
+    const numeric = this.numbers?.view();
+    if (numeric) view.numeric = numeric;
     if (this.values) {
       view.distinct = this.values.distinct;
       view.top = this.values.top();

@@ -8,7 +8,7 @@
  * new bin, and each count is exact for the edges shown: a value v is in bin i when
  * edge(i) <= v < edge(i + 1). Integers never get bins narrower than 1.
  */
-import type { HistogramView } from '../protocol';
+import type { HistogramView, NumericView } from '../protocol';
 
 /** Bins kept (the view trims empty bins at both ends). */
 export const BINS = 64;
@@ -102,5 +102,38 @@ export class Histogram {
     const edges = counts.map((_, i) => this.edge(first + i));
     edges.push(this.edge(last + 1));
     return { edges, counts };
+  }
+}
+
+/** Min, max, mean and a histogram of a stream of numbers. */
+export class NumberStats {
+  private count = 0;
+  private nonFinite = 0;
+  private min = Number.POSITIVE_INFINITY;
+  private max = Number.NEGATIVE_INFINITY;
+  private sum = 0;
+  private readonly histogram: Histogram;
+
+  constructor(integer: boolean) {
+    this.histogram = new Histogram(integer);
+  }
+
+  add(v: number): void {
+    this.count++;
+    if (!Number.isFinite(v)) {
+      this.nonFinite++;
+      return;
+    }
+    if (v < this.min) this.min = v;
+    if (v > this.max) this.max = v;
+    this.sum += v;
+    this.histogram.add(v);
+  }
+
+  view(): NumericView | undefined {
+    const finite = this.count - this.nonFinite;
+    if (finite === 0) return undefined;
+    const { min, max, nonFinite } = this;
+    return { min, max, mean: this.sum / finite, nonFinite, histogram: this.histogram.view() };
   }
 }

@@ -5,46 +5,13 @@
  * kept in one Float64Array of that width (only up to MAX_COLUMNS, so memory stays bounded).
  */
 import type { Field } from '@binscope/core';
-import type { FieldStatsView, NumericView } from '../protocol';
-import { Histogram } from './histogram';
+import type { FieldStatsView } from '../protocol';
+import { NumberStats } from './histogram';
 
 /** Widest column space totalled (32 MB of totals). */
 export const MAX_COLUMNS = 4_000_000;
 /** Columns listed by total. */
 export const TOP_COLUMNS = 10;
-
-/** Min, max, mean and a histogram of a stream of numbers. */
-export class NumberStats {
-  private count = 0;
-  private nonFinite = 0;
-  private min = Number.POSITIVE_INFINITY;
-  private max = Number.NEGATIVE_INFINITY;
-  private sum = 0;
-  private readonly histogram: Histogram;
-
-  constructor(integer: boolean) {
-    this.histogram = new Histogram(integer);
-  }
-
-  add(v: number): void {
-    this.count++;
-    if (!Number.isFinite(v)) {
-      this.nonFinite++;
-      return;
-    }
-    if (v < this.min) this.min = v;
-    if (v > this.max) this.max = v;
-    this.sum += v;
-    this.histogram.add(v);
-  }
-
-  view(): NumericView | undefined {
-    const finite = this.count - this.nonFinite;
-    if (finite === 0) return undefined;
-    const { min, max, nonFinite } = this;
-    return { min, max, mean: this.sum / finite, nonFinite, histogram: this.histogram.view() };
-  }
-}
 
 type Items = ArrayLike<unknown>;
 
