@@ -51,16 +51,19 @@ function convertPeakRss(dir: string): { peak: number; samples: number } {
 }
 
 describe('tar shards → MLDF memory', () => {
-  it('peak memory does not grow with the fold: 120 MB of members add less than 60 MB', () => {
+  it('peak memory does not grow with the fold: 360 MB of members add less than 180 MB', () => {
     const small = path.join(scratch.dir, 'small');
     const big = path.join(scratch.dir, 'big');
     writeFold(small, 1, 8);
-    const bigBytes = writeFold(big, 3, 160);
-    expect(bigBytes).toBe(120 << 20);
+    const bigBytes = writeFold(big, 3, 480);
+    expect(bigBytes).toBe(360 << 20);
     const base = convertPeakRss(small);
     const { peak, samples } = convertPeakRss(big);
-    expect([base.samples, samples]).toEqual([8, 480]);
-    // Holding the fold's values would add at least bigBytes; streaming adds buffers of a few samples.
+    expect([base.samples, samples]).toEqual([8, 1440]);
+    // Holding the fold's values would add at least bigBytes; streaming adds buffers of a few samples,
+    // plus read buffers freed but not yet collected: V8 collects them after some tens of MB of
+    // external allocation (measured ~40 MB on Node 20, ~65 MB on Node 22, whatever the fold's size),
+    // so the fold is big enough for that slack to sit far below the bound.
     expect(peak - base.peak).toBeLessThan(bigBytes / 2);
   });
 });

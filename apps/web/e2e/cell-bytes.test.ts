@@ -71,7 +71,8 @@ describe.skipIf(!ready)('data cells link back to their bytes', () => {
     await openSample(page, site.url, 'udf');
     // A table the plugin lists by reading the file; its rows are the table's elements.
     const picker = page.getByTestId('table-picker');
-    await picker.waitFor();
+    // The picker shows before the listed tables arrive: wait for the one this test reads.
+    await picker.locator('option', { hasText: /^frame_times/ }).waitFor({ state: 'attached' });
     const label = (await picker.locator('option').allTextContents()).find((t) => t.startsWith('frame_times'));
     expect(label).toBeDefined();
     await picker.selectOption({ label: label! });

@@ -174,7 +174,8 @@ describe.skipIf(!ready)('the built site in chromium', () => {
         .find((t: { key_name: string }) => t.key_name === 'poly_ids')
         .values.map(String);
       const picker = page.getByTestId('table-picker');
-      await picker.waitFor();
+      // The picker shows before the listed tables arrive: wait for the one this test reads.
+      await picker.locator('option', { hasText: '/poly_ids' }).waitFor({ state: 'attached' });
       const label = (await picker.locator('option').allTextContents()).find((t) => t.includes('/poly_ids'));
       expect(label).toBe(`children[1]/poly_ids (${ids.length})`);
       await picker.selectOption({ label: label! });
