@@ -237,7 +237,7 @@ export default async function run(b: Bench): Promise<void> {
   process.stderr.write(
     `  scdl-h5ad convert: ${medianMs.toFixed(1)} ms (${(bytes / 1e6 / (medianMs / 1000)).toFixed(0)} MB/s) | floor ${floorMs.toFixed(1)} ms | ratio ${(medianMs / floorMs).toFixed(2)} | peak RSS ${row.peakRssMb} MB | ${row.note}\n`,
   );
-  for (const dataDtype of ['float32', 'uint32'])
+  for (const dataDtype of ['float32', 'uint32', 'float16'])
     guardRow(b, bytes, nnz, dataDtype, (options) =>
       spawnChild([scripts.convert, input, out, JSON.stringify(options)]),
     );
@@ -247,7 +247,8 @@ export default async function run(b: Bench): Promise<void> {
  * What the value-range guard (C10) costs: the same conversion with it (the default) and
  * without (`lossyCast: true`, the unguarded copy), paired and alternating, in fresh children.
  * float32 → float32 is the default conversion (the guard has nothing to scan: every float32
- * fits); uint32 makes it scan every value.
+ * fits); uint32 makes it scan every value before the cast, float16 find overflows in the pass
+ * that counts the values the cast changed.
  */
 function guardRow(
   b: Bench,

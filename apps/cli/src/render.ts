@@ -163,8 +163,28 @@ function tableWriter(out: Output): RecordWriter {
 
 /** A JSON document on stdout: the `--json` contract. */
 export async function printJson(out: Output, value: unknown): Promise<void> {
-  await out.write(`${printableJson(JSON.stringify(value, null, 2))}\n`);
+  await out.write(`${printableJson(prettyJson(value))}\n`);
   await out.flush();
+}
+
+/**
+ * JSON.stringify's indented text, except that a float -0 is written `-0.0`, as core's jsonLine
+ * writes it (A5): JSON would print 0, and `diff --json` would show a change of sign as 0 against 0.
+ */
+export function prettyJson(value: unknown): string {
+  // A mark no value can hold: a fresh random token, written in place of each -0, then swapped.
+  const mark = `binscope-negative-zero-${Math.random().toString(36).slice(2)}`;
+  let marked = false;
+  const text = JSON.stringify(
+    value,
+    (_key, v) => {
+      if (typeof v !== 'number' || !Object.is(v, -0)) return v;
+      marked = true;
+      return mark;
+    },
+    2,
+  );
+  return marked ? text.replaceAll(JSON.stringify(mark), '-0.0') : text;
 }
 
 export function formatBytes(n: number): string {

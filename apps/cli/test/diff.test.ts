@@ -56,6 +56,24 @@ function copyShards(from: string, to: string): void {
 
 const FORMATS = ['scbf', 'udf', 'mldf', 'taridx', 'scdl'] as const;
 
+describe('diff --json and the sign of zero', () => {
+  it('a float that changed from 0 to -0 is a difference whose values read back as 0 and -0', async () => {
+    const dir = fresh('negative-zero');
+    const file = (name: string, x: number) => {
+      const out = path.join(dir, name);
+      return encodeScbf([{ name: 'x', type: 'float64', values: [1.5, x] }]).then((bytes) => {
+        fs.writeFileSync(out, bytes);
+        return out;
+      });
+    };
+    const { code, report } = diff(await file('zero.scbf', 0), await file('minus-zero.scbf', -0));
+    expect(code).toBe(1);
+    const d = only(report, 'records[1].x');
+    expect(Object.is(d.a.value, 0)).toBe(true);
+    expect(Object.is(d.b.value, -0)).toBe(true);
+  });
+});
+
 describeWith(VECTORS_NEEDED, `diff on the vectors in ${VECTORS}`, () => {
   describe('each vector equals itself in content, exit 0', () => {
     for (const format of FORMATS) {

@@ -1,5 +1,12 @@
 import { FormatError } from '@binscope/core';
-import { asNumbers, type DataDtype, OUTPUT_TYPE, type OutputType } from './cast.js';
+import {
+  asNumbers,
+  castElements,
+  countChanged,
+  type DataDtype,
+  OUTPUT_TYPE,
+  type OutputType,
+} from './cast.js';
 import { ELEMENT_SIZE, type ElementType } from './h5.js';
 
 /** An element the target dtype cannot hold: where it is in its chunk, its value and why. */
@@ -89,13 +96,23 @@ function firstOverflow(bytes: Uint8Array, from: ElementType, to: OutputType): Un
     const x = Math.abs(values[i]);
     const overflows = to === 'f16' ? x >= FLOAT16_OVERFLOW : x > FLOAT32_MAX && Math.fround(x) === Infinity;
     if (!overflows || x === Infinity) continue;
-    return {
-      index: i,
-      value: from === 'i64' || from === 'u64' ? exactWide(alignedTo(bytes, 8), from, i) : values[i],
-      reason: `too large for ${to === 'f16' ? 'float16' : 'float32'} (it would become infinite)`,
-    };
+    return overflowAt(bytes, from, to, i, values[i]);
   }
   return undefined;
+}
+
+function overflowAt(
+  bytes: Uint8Array,
+  from: ElementType,
+  to: OutputType,
+  i: number,
+  value: number,
+): UnfitValue {
+  return {
+    index: i,
+    value: from === 'i64' || from === 'u64' ? exactWide(alignedTo(bytes, 8), from, i) : value,
+    reason: `too large for ${to === 'f16' ? 'float16' : 'float32'} (it would become infinite)`,
+  };
 }
 
 function numbers(bytes: Uint8Array, from: ElementType): ArrayLike<number> {
@@ -126,9 +143,36 @@ export class CastGuard {
     private readonly dtype: DataDtype,
   ) {}
 
-  inspect(data: Uint8Array, from: ElementType, firstRow: number): void {
+  private inspect(data: Uint8Array, from: ElementType, firstRow: number): void {
     const unfit = firstUnfitValue(data, from, OUTPUT_TYPE[this.dtype]);
     this.pending = unfit && { ...unfit, firstRow };
+  }
+
+  /**
+   * `inspect`, the cast (castElements) and the count of values it changed (countChanged) with
+   * one pass over the values fewer: an unsigned target's scan proves a chunk that passes cast
+   * exactly (nothing to count), and a float target overflows where the count finds a finite
+   * value made infinite. So the guard costs next to nothing beside the unguarded cast and count.
+   */
+  castChunk(
+    data: Uint8Array,
+    from: ElementType,
+    firstRow: number,
+    tolerance: number,
+    into?: ArrayBuffer,
+  ): { cast: Uint8Array; changed: number } {
+    const to = OUTPUT_TYPE[this.dtype];
+    if (UNSIGNED_BITS[to] !== undefined) {
+      // A chunk that fails is refused (check), so its count would never be reported.
+      this.inspect(data, from, firstRow);
+      return { cast: castElements(data, from, to, into), changed: 0 };
+    }
+    const cast = castElements(data, from, to, into);
+    const found = { firstOverflow: -1 };
+    const changed = from === to ? 0 : countChanged(data, from, cast, to, tolerance, found);
+    const i = found.firstOverflow;
+    this.pending = i < 0 ? undefined : { ...overflowAt(data, from, to, i, numbers(data, from)[i]), firstRow };
+    return { cast, changed };
   }
 
   /** `indptr`: the chunk's row pointers (its first entry is the chunk's first element). */

@@ -226,7 +226,10 @@ export function countChanged(
   cast: Uint8Array,
   to: OutputType,
   tolerance: number,
+  /** When given, its `firstOverflow` is set to the first finite value the cast made infinite (else -1). */
+  found?: { firstOverflow: number },
 ): number {
+  if (found) found.firstOverflow = -1;
   if (losslessCast(from, to)) return 0;
   const count = Math.floor(cast.byteLength / OUTPUT_SIZE[to]);
   const before = asNumbers(aligned(source, from === 'bool' ? 1 : sizeOf(from)), from, count);
@@ -236,7 +239,12 @@ export function countChanged(
     const a = before[i];
     const b = after[i];
     if (a === b || (Number.isNaN(a) && Number.isNaN(b))) continue;
-    if (!(Math.abs(a - b) <= tolerance)) changed++;
+    if (!(Math.abs(a - b) <= tolerance)) {
+      changed++;
+      // Only values the cast moved can have overflowed, so looking here costs the guard nothing.
+      if (found && found.firstOverflow < 0 && !Number.isFinite(b) && Number.isFinite(a))
+        found.firstOverflow = i;
+    }
   }
   return changed;
 }

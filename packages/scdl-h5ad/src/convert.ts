@@ -356,10 +356,18 @@ async function writeInput(
         raw.firstRow,
         scratch?.take(0, n * INDEX_SIZE[colType]),
       );
-      guard?.inspect(raw.data, raw.dataType, raw.firstRow);
-      const cast = castElements(raw.data, raw.dataType, outType, scratch?.take(1, n * OUTPUT_SIZE[outType]));
-      if (raw.dataType !== outType)
-        changed += countChanged(raw.data, raw.dataType, cast, outType, options.tolerance ?? 1e-8);
+      const into = scratch?.take(1, n * OUTPUT_SIZE[outType]);
+      const tolerance = options.tolerance ?? 1e-8;
+      let cast: Uint8Array;
+      if (guard) {
+        const guarded = guard.castChunk(raw.data, raw.dataType, raw.firstRow, tolerance, into);
+        cast = guarded.cast;
+        changed += guarded.changed;
+      } else {
+        cast = castElements(raw.data, raw.dataType, outType, into);
+        if (raw.dataType !== outType)
+          changed += countChanged(raw.data, raw.dataType, cast, outType, tolerance);
+      }
       return { indices, maxIndex, data: dataView(cast, outType) };
     },
     write: async (indptr, chunk) => {
