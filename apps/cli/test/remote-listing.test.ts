@@ -18,7 +18,6 @@ const objects = new Map<string, Buffer>();
 const requests = new Map<string, number>();
 let server: http.Server;
 let endpoint: string;
-let closedEndpoint: string;
 let env: NodeJS.ProcessEnv;
 
 function s3Error(res: http.ServerResponse, status: number, code: string, message: string): void {
@@ -148,11 +147,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // A port nothing listens on: bound, then closed.
-  const closed = http.createServer();
-  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  closedEndpoint = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
   env = {
     AWS_ACCESS_KEY_ID: 'TEST',
     AWS_SECRET_ACCESS_KEY: 'TEST',
@@ -168,6 +162,18 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   scratch.remove();
 });
+
+/**
+ * An endpoint nothing listens on: a port bound, then closed. Taken just before its use: a server
+ * of a test file running beside this one could get the same port from the kernel later on.
+ */
+async function closedEndpoint(): Promise<string> {
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  return url;
+}
 
 /** A run that failed with exit 2 and one line on stderr naming `url`; returns that line. */
 function oneLine(run: { code: number | null; stdout: string; stderr: string }, url: string): string {
@@ -209,7 +215,7 @@ describe('an SCDL archive on an S3 prefix', { timeout: 120_000 }, () => {
   it('an unreachable endpoint', async () => {
     const url = 's3://data/archive/';
     const line = oneLine(
-      await cliAsync(['info', url], { env: { ...env, AWS_ENDPOINT_URL: closedEndpoint } }),
+      await cliAsync(['info', url], { env: { ...env, AWS_ENDPOINT_URL: await closedEndpoint() } }),
       url,
     );
     expect(line).toMatch(/connection failed/);

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPresent, launchBrowser } from './browser';
-import { distDir, highlightedOffsets, type NodeInfo, treeNodes, vectorsDir, vectorsPresent } from './helpers';
+import {
+  distDir,
+  highlightedOffsets,
+  type NodeInfo,
+  POLL,
+  treeNodes,
+  vectorsDir,
+  vectorsPresent,
+} from './helpers';
 import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent && existsSync(join(distDir, 'index.html'));
@@ -148,7 +156,7 @@ describe.skipIf(!ready)('selection history and bookmarks', () => {
     await clickNode(page, b);
     await page.getByRole('button', { name: 'Bookmark selection' }).click();
     const panel = page.getByTestId('bookmarks');
-    await expect.poll(() => panel.getByTestId('bookmark').count()).toBe(2);
+    await expect.poll(() => panel.getByTestId('bookmark').count(), POLL).toBe(2);
     await page.waitForFunction(() => new URLSearchParams(location.search).getAll('bm').length === 2);
     const link = page.url();
     await page.close();
@@ -156,7 +164,7 @@ describe.skipIf(!ready)('selection history and bookmarks', () => {
     const again = await browser.context.newPage();
     await again.goto(link);
     const listed = again.getByTestId('bookmark');
-    await expect.poll(() => listed.count()).toBe(2);
+    await expect.poll(() => listed.count(), POLL).toBe(2);
     const ranges = await listed.evaluateAll((els) =>
       els.map((el) => ({
         start: Number(el.getAttribute('data-start')),
@@ -186,7 +194,7 @@ describe.skipIf(!ready)('selection history and bookmarks', () => {
 
     // Removing one takes it out of the list and out of the link.
     await again.getByRole('button', { name: 'Remove bookmark first field' }).click();
-    await expect.poll(() => listed.count()).toBe(1);
+    await expect.poll(() => listed.count(), POLL).toBe(1);
     await again.waitForFunction(() => new URLSearchParams(location.search).getAll('bm').length === 1);
     await again.close();
   });

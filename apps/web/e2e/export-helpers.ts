@@ -41,6 +41,24 @@ export async function openData(page: Page, file: string): Promise<void> {
   );
 }
 
+/**
+ * Goes to the next page of records and waits until the table shows it. The range the pager
+ * names changes at once, the records only when the worker has read them; until then the last
+ * page's records are shown, and they are what "the records shown" exports.
+ */
+export async function nextPage(page: Page, range: string, first: number): Promise<void> {
+  await page.getByRole('button', { name: 'next ▶' }).click();
+  await page.waitForFunction(
+    (r) => document.querySelector('[data-testid="page-range"]')?.textContent?.includes(r),
+    range,
+  );
+  await page.waitForFunction((n) => {
+    const view = document.querySelector('[data-testid="data-view"]');
+    const row = view?.querySelector('[data-testid="records-table"] tbody tr th button');
+    return view?.getAttribute('aria-busy') === 'false' && row?.textContent === String(n);
+  }, first);
+}
+
 /** Opens the Export control (if closed) and picks the export by its label and the records. */
 export async function choose(page: Page, as: string, scope: RegExp): Promise<void> {
   const control = page.getByTestId('export');

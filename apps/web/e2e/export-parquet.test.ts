@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useSiteAndBrowser } from './browser';
-import { cat, download, LARGE, OPFS_PICKER, openData, ready, SAMPLE, SHOWN, WHOLE } from './export-helpers';
+import {
+  cat,
+  download,
+  LARGE,
+  nextPage,
+  OPFS_PICKER,
+  openData,
+  ready,
+  SAMPLE,
+  SHOWN,
+  WHOLE,
+} from './export-helpers';
 
 const PYTHON = process.env.BINSCOPE_PYTHON ?? 'python3';
 const pyarrow = spawnSync(PYTHON, ['-c', 'import pyarrow'], { stdio: 'ignore' }).status === 0;
@@ -61,10 +72,7 @@ describe.skipIf(!ready || !pyarrow)('Export to Parquet, read by pyarrow', () => 
     expect(whole.types).toEqual(['int32', 'string', 'double', 'int32', 'string']);
     expect(whole.sample).toEqual(cliRows(LARGE, [0, 12_345, 99_999]));
 
-    await p.getByRole('button', { name: 'next ▶' }).click();
-    await p.waitForFunction(() =>
-      document.querySelector('[data-testid="page-range"]')?.textContent?.includes('50–99'),
-    );
+    await nextPage(p, '50–99', 50);
     await p
       .getByTestId('column-picker')
       .getByRole('checkbox', { name: /^flag\b/ })

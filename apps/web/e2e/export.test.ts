@@ -11,6 +11,7 @@ import {
   choose,
   download,
   LARGE,
+  nextPage,
   OPFS_PICKER,
   openData,
   ready,
@@ -70,10 +71,7 @@ describe.skipIf(!ready)('Export on the data view', () => {
   it('SCBF: the records shown, as CSV and JSON Lines, are byte for byte what `cat` prints', async () => {
     const p = await page();
     await openData(p, LARGE);
-    await p.getByRole('button', { name: 'next ▶' }).click();
-    await p.waitForFunction(() =>
-      document.querySelector('[data-testid="page-range"]')?.textContent?.includes('50–99'),
-    );
+    await nextPage(p, '50–99', 50);
     const csv = await download(p, 'CSV (.csv)', SHOWN);
     expect(csv.equals(cat(LARGE, '--format', 'csv', '--offset', '50', '-n', '50'))).toBe(true);
     const jsonl = await download(p, 'JSON Lines (.jsonl)', SHOWN);
@@ -171,10 +169,7 @@ describe.skipIf(!ready)('Export on the data view', () => {
   it("a converter from any format that a plugin registers is offered and gets exactly the export's records", async () => {
     const p = await page('?plugin=/plugins/toy-export.js');
     await openData(p, LARGE);
-    await p.getByRole('button', { name: 'next ▶' }).click();
-    await p.waitForFunction(() =>
-      document.querySelector('[data-testid="page-range"]')?.textContent?.includes('50–99'),
-    );
+    await nextPage(p, '50–99', 50);
     const tsv = (await download(p, 'Toy TSV (.toytsv)', SHOWN)).toString();
     const rows = cat(LARGE, '--format', 'jsonl', '--offset', '50', '-n', '50')
       .toString()

@@ -11,6 +11,12 @@ export const resultsDir = join(appDir, 'test-results');
 
 export const vector = (...parts: string[]) => join(vectorsDir, ...parts);
 
+/**
+ * Options for `expect.poll`: its own default gives up after 1 s, which a busy machine's page
+ * (a worker's answer, a page load) can take. This bounds a hang only.
+ */
+export const POLL = { timeout: 60_000 } as const;
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(resultsDir, { recursive: true });
   const path = join(resultsDir, `${name}.png`);

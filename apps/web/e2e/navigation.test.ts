@@ -15,15 +15,20 @@ const firstRow = async (page: Page) => Number(await page.locator('.hex').getAttr
 const bytesPerRow = async (page: Page) =>
   Number(await page.locator('.hex').getAttribute('data-bytes-per-row'));
 
-/** The shown bytes, as [offset, value] pairs, once none is still loading. */
+/**
+ * The shown bytes, as [offset, value] pairs, once none is still loading: read in the same look
+ * that found them loaded, so a later render (more rows, a scroll) cannot slip in between.
+ */
 async function shownBytes(page: Page): Promise<Array<[number, number]>> {
-  await page.waitForFunction(() => {
+  const shown = await page.waitForFunction(() => {
     const cells = [...document.querySelectorAll('.hexcols .b[data-offset]')];
-    return cells.length > 0 && cells.every((c) => c.textContent !== '··');
+    if (cells.length === 0 || cells.some((c) => c.textContent === '··')) return null;
+    return cells.map((e) => [
+      Number(e.getAttribute('data-offset')),
+      Number.parseInt(e.textContent ?? '', 16),
+    ]);
   });
-  return page.$$eval('.hexcols .b[data-offset]', (els) =>
-    els.map((e) => [Number(e.getAttribute('data-offset')), Number.parseInt(e.textContent ?? '', 16)]),
-  );
+  return (await shown.jsonValue()) as Array<[number, number]>;
 }
 
 async function expectTrueBytes(page: Page): Promise<void> {
@@ -65,10 +70,13 @@ describe.skipIf(!ready)('hex navigation in a big file', () => {
     const box = (await page.locator('.hex-scroll').boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     for (let notch = 1; notch <= 3; notch++) {
+      // Each notch is waited for on its own (a notch moves the view by rows, so the first alone
+      // would pass a wait for "row ≥ 3"): the view read below is the one all three made.
+      const before = await firstRow(page);
       await page.mouse.wheel(0, 100);
       await page.waitForFunction(
-        (n) => Number(document.querySelector('.hex')?.getAttribute('data-first-row')) >= n,
-        notch,
+        (b) => Number(document.querySelector('.hex')?.getAttribute('data-first-row')) > b,
+        before,
       );
     }
     await page.waitForTimeout(100);

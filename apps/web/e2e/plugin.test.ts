@@ -117,7 +117,11 @@ describe.skipIf(!ready)('a third-party format plugin, loaded into the page', () 
     const score = p.locator('[data-testid="records-table"] tbody tr').nth(1).getByTestId('bytes-cell').nth(1);
     expect(Number(await score.getAttribute('data-offset'))).toBe(8 + 16 + 4);
     await score.click();
-    await p.waitForFunction(() => document.querySelectorAll('.hexcols .b.sel').length === 4);
+    // The structure tab's hex view starts anew: its cells read '··' until their bytes arrive.
+    await p.waitForFunction(() => {
+      const cells = [...document.querySelectorAll('.hexcols .b.sel')];
+      return cells.length === 4 && cells.every((c) => c.textContent !== '··');
+    });
     const bytes = await p.$$eval('.hexcols .b.sel', (els) =>
       els.map((e) => Number.parseInt(e.textContent ?? '', 16)),
     );

@@ -11,6 +11,7 @@ import {
   highlightedOffsets,
   pickFiles,
   pickFolder,
+  POLL,
   vector,
   vectorsPresent,
   waitForHighlight,
@@ -208,7 +209,7 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     // innerText, not textContent: it is the text as rendered, after CSS text-transform.
     // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what is tested.
     const shown = () => page.locator('#inspector-h').evaluate((h) => (h as HTMLElement).innerText);
-    await expect.poll(shown).toMatch(/0x80$/);
+    await expect.poll(shown, POLL).toMatch(/0x80$/);
     expect(await shown()).not.toContain('0X');
     await shot(page, 'inspector-1280');
     await page.close();
@@ -230,14 +231,14 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     const previous = page.getByRole('button', { name: 'Previous match' });
     const selectedStart = async () => Math.min(...(await waitForHighlight(page)));
     await next.click();
-    await expect.poll(() => status.textContent()).toBe('found at 0x64');
+    await expect.poll(() => status.textContent(), POLL).toBe('found at 0x64');
     await next.click();
-    await expect.poll(() => status.textContent()).toBe('found at 0x1388');
+    await expect.poll(() => status.textContent(), POLL).toBe('found at 0x1388');
     await next.click();
-    await expect.poll(() => status.textContent()).toMatch(/found at 0x64.*wrapped/);
+    await expect.poll(() => status.textContent(), POLL).toMatch(/found at 0x64.*wrapped/);
     expect(await selectedStart()).toBe(100);
     await previous.click();
-    await expect.poll(() => status.textContent()).toMatch(/found at 0x1388.*wrapped/);
+    await expect.poll(() => status.textContent(), POLL).toMatch(/found at 0x1388.*wrapped/);
     expect(await selectedStart()).toBe(5000);
     await shot(page, 'search-1280');
     await page.close();
@@ -250,8 +251,12 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.keyboard.press('Enter');
     await page.locator('[data-testid="tree-node"]').first().waitFor();
     await expect
-      .poll(() =>
-        page.evaluate(() => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName),
+      .poll(
+        () =>
+          page.evaluate(
+            () => document.activeElement?.getAttribute('role') ?? document.activeElement?.tagName,
+          ),
+        POLL,
       )
       .toMatch(/^(tree|grid)$/);
     await page.close();
@@ -303,7 +308,7 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     await page.getByTestId('unknown-view').waitFor();
     await page.locator('.hexcols .b[data-offset="40"]').click();
     for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowRight');
-    await expect.poll(() => highlightedOffsets(page)).toEqual([40, 41, 42, 43]);
+    await expect.poll(() => highlightedOffsets(page), POLL).toEqual([40, 41, 42, 43]);
     const perRow = Number(await page.locator('.hex').getAttribute('data-bytes-per-row'));
     await page.keyboard.press('Shift+ArrowDown');
     const wide = await highlightedOffsets(page);
@@ -315,7 +320,7 @@ describe.skipIf(!ready)('third-round polish of the page', () => {
     // A plain cursor key ends the extension: the next Shift starts from the new cursor.
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Shift+ArrowRight');
-    await expect.poll(() => highlightedOffsets(page)).toEqual([43 + perRow, 44 + perRow]);
+    await expect.poll(() => highlightedOffsets(page), POLL).toEqual([43 + perRow, 44 + perRow]);
     await page.close();
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRID_MAX, ndGrid } from '../src/worker/ndarray-grid';
 import { violations } from './a11y-check';
 import { chromiumPresent, launchBrowser } from './browser';
-import { distDir, pickFiles, pickFolder, screenshot, vector, vectorsPresent } from './helpers';
+import { distDir, POLL, pickFiles, pickFolder, screenshot, vector, vectorsPresent } from './helpers';
 import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && vectorsPresent;
@@ -297,14 +297,18 @@ describe.skipIf(!ready)('Statistics of a table', () => {
     expect(Number(await heatmap.getAttribute('data-min'))).toBe(min);
     expect(Number(await heatmap.getAttribute('data-max'))).toBe(max);
     // The canvas holds one pixel per cell: the min cell drawn black, the max cell white.
-    const drawn = await heatmap.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
-      const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
-      return {
-        width: canvas.width,
-        height: canvas.height,
-        gray: Array.from({ length: pixels.length / 4 }, (_, p) => pixels[p * 4]),
-      };
-    });
+    const painted = () =>
+      heatmap.locator('canvas').evaluate((canvas: HTMLCanvasElement) => {
+        const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+        return {
+          width: canvas.width,
+          height: canvas.height,
+          gray: Array.from({ length: pixels.length / 4 }, (_, p) => pixels[p * 4]),
+        };
+      });
+    // An effect paints the canvas after it shows (until then it is all transparent black).
+    await expect.poll(async () => (await painted()).gray[data.indexOf(max)], POLL).toBe(255);
+    const drawn = await painted();
     expect([drawn.height, drawn.width]).toEqual([rows, cols]);
     expect(drawn.gray[data.indexOf(min)]).toBe(0);
     expect(drawn.gray[data.indexOf(max)]).toBe(255);

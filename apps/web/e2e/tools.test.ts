@@ -5,7 +5,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPresent, launchBrowser } from './browser';
 import { writeOffsetFile } from './generated';
-import { clickNode, distDir, pickFiles, resultsDir, screenshot, vector, vectorsPresent } from './helpers';
+import {
+  clickNode,
+  distDir,
+  POLL,
+  pickFiles,
+  resultsDir,
+  screenshot,
+  vector,
+  vectorsPresent,
+} from './helpers';
 import { type StaticServer, startStaticServer } from './server';
 
 const ready = chromiumPresent && existsSync(join(distDir, 'index.html'));
@@ -90,8 +99,12 @@ describe.skipIf(!ready)('data inspector, search, selection tools, field colours'
         (o) => document.querySelector('#inspector-h')?.textContent === `Bytes at 0x${o.toString(16)}`,
         at,
       );
+      // The heading follows the cursor at once; the values come when the worker has read the
+      // bytes there, and until then are the last cursor's: wait for this cursor's values.
+      const expected = expectedNumbers(data.subarray(at, at + 8));
+      await expect.poll(() => inspectorRows(page), POLL).toMatchObject(expected);
       const rows = await inspectorRows(page);
-      for (const [type, values] of Object.entries(expectedNumbers(data.subarray(at, at + 8)))) {
+      for (const [type, values] of Object.entries(expected)) {
         expect(rows[type], `${type} at ${at}`).toEqual(values);
       }
     }
@@ -184,7 +197,8 @@ describe.skipIf(!ready)('data inspector, search, selection tools, field colours'
     await page.mouse.down();
     await to.hover();
     await page.mouse.up();
-    expect(await page.getByTestId('hex-selection').textContent()).toContain('(34 B)');
+    // A mouse move is not a discrete event: the page draws the range it makes a moment later.
+    await expect.poll(() => page.getByTestId('hex-selection').textContent(), POLL).toContain('(34 B)');
     const expected = data.subarray(4, 38);
     await page.getByRole('button', { name: 'copy hex' }).click();
     await page.getByTestId('selection-status').filter({ hasText: 'copied 34 B as hex' }).waitFor();
