@@ -48,7 +48,10 @@ export class Utf8Column implements Iterable<string> {
     });
   }
 
-  /** Every value. An all-ASCII block is decoded once and sliced, which is much faster. */
+  /**
+   * Every value. An all-ASCII block is decoded once and sliced, which is much faster; its short
+   * values are interned (see sliceAscii).
+   */
   toArray(): string[] {
     const n = this.length;
     const out = new Array<string>(n);
@@ -56,11 +59,7 @@ export class Utf8Column implements Iterable<string> {
     const first = this.offsets[0];
     const last = this.offsets[n];
     const region = this.bytes.subarray(first, last);
-    if (isAscii(region)) {
-      const text = latin1.decode(region);
-      for (let i = 0; i < n; i++) out[i] = text.slice(this.offsets[i] - first, this.offsets[i + 1] - first);
-      return out;
-    }
+    if (isAscii(region)) return sliceAscii(latin1.decode(region), this.bytes, this.offsets, out);
     for (let i = 0; i < n; i++) out[i] = this.decode(this.offsets[i], this.offsets[i + 1], i);
     return out;
   }
@@ -109,6 +108,48 @@ export class Utf8Column implements Iterable<string> {
       );
     }
   }
+}
+
+/** V8 copies a slice shorter than this (a longer one is a view of the decoded text). */
+const SHORT = 13;
+const INTERNED_MAX = 1024;
+/** Values looked at before interning stops when under half of them were repeats. */
+const INTERN_TRIAL = 4096;
+
+/**
+ * The values of an ASCII block (`text`, decoded from bytes[offsets[0], offsets[n])). A short
+ * value would be a fresh copy each time, so a repeated one (a category, a label) is handed out
+ * as one shared string: a 1,000,000-row column of 8 labels costs 8 strings, not a million, and
+ * less time (a hash of its bytes and a compare instead of an allocation the GC then tracks).
+ * A column of mostly distinct short values stops interning after its first INTERN_TRIAL rows.
+ */
+function sliceAscii(text: string, bytes: Uint8Array, offsets: Uint32Array, out: string[]): string[] {
+  const first = offsets[0];
+  const interned = new Map<number, string>();
+  let shorts = 0;
+  let repeats = 0;
+  let interning = true;
+  for (let i = 0; i < out.length; i++) {
+    const start = offsets[i];
+    const end = offsets[i + 1];
+    if (!interning || end - start >= SHORT) {
+      out[i] = text.slice(start - first, end - first);
+      continue;
+    }
+    let hash = end - start;
+    for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k], 0x01000193);
+    const known = interned.get(hash);
+    if (known !== undefined && known.length === end - start && text.startsWith(known, start - first)) {
+      out[i] = known;
+      repeats++;
+    } else {
+      const value = text.slice(start - first, end - first);
+      out[i] = value;
+      if (known === undefined && interned.size < INTERNED_MAX) interned.set(hash, value);
+    }
+    if (++shorts === INTERN_TRIAL && repeats < INTERN_TRIAL / 2) interning = false;
+  }
+  return out;
 }
 
 function isAscii(bytes: Uint8Array): boolean {
