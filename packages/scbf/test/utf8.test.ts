@@ -7,7 +7,7 @@ function column(values: string[]): Utf8Column {
   const offsets = new Uint32Array(values.length + 1);
   for (let i = 0; i < encoded.length; i++) offsets[i + 1] = offsets[i] + encoded[i].length;
   const bytes = new Uint8Array(offsets[values.length]);
-  encoded.forEach((e, i) => bytes.set(e, offsets[i]));
+  for (let i = 0; i < encoded.length; i++) bytes.set(encoded[i], offsets[i]);
   return new Utf8Column(offsets, bytes);
 }
 
