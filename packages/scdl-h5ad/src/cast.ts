@@ -239,12 +239,11 @@ export function countChanged(
     const a = before[i];
     const b = after[i];
     if (a === b || (Number.isNaN(a) && Number.isNaN(b))) continue;
-    if (!(Math.abs(a - b) <= tolerance)) {
-      changed++;
-      // Only values the cast moved can have overflowed, so looking here costs the guard nothing.
-      if (found && found.firstOverflow < 0 && !Number.isFinite(b) && Number.isFinite(a))
-        found.firstOverflow = i;
-    }
+    // Only values the cast moved can have overflowed (whatever the tolerance), so looking here
+    // costs the guard next to nothing.
+    if (found && found.firstOverflow < 0 && !Number.isFinite(b) && Number.isFinite(a))
+      found.firstOverflow = i;
+    if (!(Math.abs(a - b) <= tolerance)) changed++;
   }
   return changed;
 }

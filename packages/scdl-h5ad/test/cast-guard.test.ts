@@ -49,12 +49,14 @@ describe('CastGuard.castChunk: one pass fewer, the same answers (C10)', () => {
         fc.constantFrom(...(Object.keys(SOURCES) as ElementType[])),
         fc.constantFrom(...DATA_DTYPES),
         fc.array(value, { minLength: 1, maxLength: 40 }),
-        (from, dtype, values) => {
+        // The warning's tolerance must not change what is refused, however large.
+        fc.constantFrom(1e-8, 0.5, Number.POSITIVE_INFINITY),
+        (from, dtype, values, tolerance) => {
           const typed = SOURCES[from]!(values);
           const bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
           const to = OUTPUT_TYPE[dtype];
           const guard = new CastGuard('in.h5ad', 'X', dtype);
-          const { cast, changed } = guard.castChunk(bytes, from, 7, 1e-8);
+          const { cast, changed } = guard.castChunk(bytes, from, 7, tolerance);
           expect(Buffer.from(cast).equals(Buffer.from(castElements(bytes, from, to)))).toBe(true);
           const unfit = firstUnfitValue(bytes, from, to);
           // One row holding every value, its columns numbered as the values: the error names the index.
@@ -67,7 +69,7 @@ describe('CastGuard.castChunk: one pass fewer, the same answers (C10)', () => {
           }
           if (unfit === undefined) {
             expect(refused).toBeUndefined();
-            expect(changed).toBe(from === to ? 0 : countChanged(bytes, from, cast, to, 1e-8));
+            expect(changed).toBe(from === to ? 0 : countChanged(bytes, from, cast, to, tolerance));
           } else {
             expect(isBinscopeError(refused, 'FormatError') && refused.code).toBe('InvalidValue');
             expect((refused as Error).message).toContain(
