@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as v8 from 'node:v8';
 import {
   type NodeGCPerformanceDetail,
   type PerformanceEntry,
@@ -32,6 +33,8 @@ export interface Row {
    * before each run not counted): a ratio that moves with this moved with the heap, not the code.
    */
   majorGcs?: number;
+  /** JS heap bytes one untimed run of the subject allocated, per `Operation.allocation` unit. */
+  heapBytesPer?: { bytes: number; unit: string };
   note?: string;
 }
 
@@ -45,6 +48,12 @@ export interface Operation {
   runs?: number;
   warmup?: number;
   note?: string;
+  /**
+   * For a hot loop: after the timed runs, one more run of the subject is measured for the JS
+   * heap it allocates, reported per `unit` (`count` of them in a run) in the row's figure, so
+   * a change that allocates more shows even when the time hides it.
+   */
+  allocation?: { count: number; unit: string };
 }
 
 /** For rows whose ratio sits near its goal: on a shared VM a 7-run median moves by ±0.15. */
@@ -108,6 +117,10 @@ export class Bench {
     await new Promise((resolve) => setImmediate(resolve));
     collect(gcs.takeRecords());
     gcs.disconnect();
+    const heapBytesPer = op.allocation && {
+      bytes: (await heapAllocated(subject)).bytes / op.allocation.count,
+      unit: op.allocation.unit,
+    };
     const majorGcs = median(
       subjectWindows.map(([from, to]) => majors.filter((t) => t >= from && t <= to).length),
     );
@@ -130,6 +143,8 @@ export class Bench {
       peakRssMb: peakRssMb(),
       note: op.note,
       majorGcs,
+      heapBytesPer,
+      figure: heapBytesPer && heapFigure(heapBytesPer),
     };
     this.rows.push(row);
     printRow(row);
@@ -149,6 +164,31 @@ async function timeOnce(work: Work, windows?: [number, number][]): Promise<numbe
   const end = performance.now();
   windows?.push([start, end]);
   return end - start;
+}
+
+/**
+ * JS heap bytes a run allocates: what each GC during it freed plus the heap's growth from start
+ * to end (v8.GCProfiler reports the heap before and after every GC). Buffers' backing stores
+ * live outside the JS heap and are not counted.
+ */
+export async function heapAllocated(work: Work): Promise<{ bytes: number; gcs: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const before = v8.getHeapStatistics().used_heap_size;
+  const profiler = new v8.GCProfiler();
+  profiler.start();
+  await work();
+  const after = v8.getHeapStatistics().used_heap_size;
+  const stats = profiler.stop();
+  let freed = 0;
+  for (const s of stats?.statistics ?? []) {
+    freed += s.beforeGC.heapStatistics.usedHeapSize - s.afterGC.heapStatistics.usedHeapSize;
+  }
+  return { bytes: after - before + freed, gcs: stats?.statistics.length ?? 0 };
+}
+
+export function heapFigure({ bytes, unit }: { bytes: number; unit: string }): string {
+  const shown = bytes >= 10 ? Math.round(bytes).toLocaleString('en-US') : bytes.toFixed(1);
+  return `${shown} B of JS heap per ${unit}`;
 }
 
 export function median(values: number[]): number {
@@ -184,7 +224,7 @@ export function throughput(row: Row): string {
 function printRow(row: Row): void {
   const ratio =
     row.ratio === undefined ? '' : ` ratio ${row.ratio.toFixed(2)}${row.goal ? ` (goal ${row.goal})` : ''}`;
-  const gcs = row.majorGcs ? ` | ${row.majorGcs} mark-compact GC(s) per run` : '';
+  const gcs = `${row.majorGcs ? ` | ${row.majorGcs} mark-compact GC(s) per run` : ''}${row.heapBytesPer ? ` | ${heapFigure(row.heapBytesPer)}` : ''}`;
   process.stderr.write(
     `  ${row.format} ${row.operation}: ${row.medianMs.toFixed(1)} ms ${throughput(row)}${row.floor ? ` | floor ${row.floor} ${row.floorMs!.toFixed(1)} ms` : ''}${ratio}${gcs}\n`,
   );

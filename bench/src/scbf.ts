@@ -40,6 +40,7 @@ export default async function run(b: Bench): Promise<void> {
       bytes: value.blocks[0].uncompressedSize,
       items: rows,
       goal: '≤ 1.15',
+      allocation: { count: rows, unit: 'row' },
     },
     async () => {
       // The caller opens the file, so the caller closes it (a reader never closes its source).
@@ -59,7 +60,14 @@ export default async function run(b: Bench): Promise<void> {
     for (const block of allBlocks) inflateRaw(block);
   };
   await b.compare(
-    { format: 'scbf', operation: 'read all columns', bytes: uncompressed, items: rows, goal: '≤ 1.15' },
+    {
+      format: 'scbf',
+      operation: 'read all columns',
+      bytes: uncompressed,
+      items: rows,
+      goal: '≤ 1.15',
+      allocation: { count: rows, unit: 'row' },
+    },
     async () => {
       // The caller opens the file, so the caller closes it (a reader never closes its source).
       const source = NodeFileSource.open(scbfPath);
@@ -88,6 +96,7 @@ export default async function run(b: Bench): Promise<void> {
       items: rows,
       goal: '≤ 1.5',
       note: 'every utf8 value as a JS string',
+      allocation: { count: rows, unit: 'row' },
     },
     async () => {
       // The caller opens the file, so the caller closes it (a reader never closes its source).
@@ -121,6 +130,7 @@ export default async function run(b: Bench): Promise<void> {
       items: rows,
       goal: '≤ 1.5',
       note: 'MB/s of CSV',
+      allocation: { count: rows, unit: 'row' },
     },
     cpuTimed('subject', () => csvToScbf(csvPath, converted)),
     { name: deflateFloor.name, run: cpuTimed('floor', deflateFloor.run) },

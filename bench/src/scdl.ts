@@ -134,6 +134,7 @@ export default async function run(b: Bench): Promise<void> {
       items: reads,
       bytes: randomBytes,
       goal: '≤ 1.2',
+      allocation: { count: reads, unit: 'row' },
     },
     async () => {
       for (const i of picks) {
@@ -151,6 +152,7 @@ export default async function run(b: Bench): Promise<void> {
       items: reads,
       bytes: randomBytes,
       goal: '≤ 1.2',
+      allocation: { count: reads, unit: 'row' },
     },
     async () => {
       for (const i of picks) {
@@ -170,6 +172,7 @@ export default async function run(b: Bench): Promise<void> {
         items: reads,
         bytes: randomBytes,
         goal: '≤ 1.2',
+        allocation: { count: reads, unit: 'row' },
       },
       () => {
         const options = { reuse };
@@ -198,7 +201,13 @@ export default async function run(b: Bench): Promise<void> {
       }
     },
   };
-  const pass = { format: 'scdl', items: nnz, bytes: dataBytes + colBytes, note: 'items/s = non-zeros/s' };
+  const pass = {
+    format: 'scdl',
+    items: nnz,
+    bytes: dataBytes + colBytes,
+    note: 'items/s = non-zeros/s',
+    allocation: { count: reader.numRows, unit: 'row' },
+  };
   await b.compare(
     {
       ...pass,

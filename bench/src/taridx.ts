@@ -122,7 +122,14 @@ export default async function run(b: Bench): Promise<void> {
   const items = built.rows;
 
   await b.compare(
-    { format: 'taridx', operation: 'index shards (vs tar -tf)', items, goal: '≤ 1.0', runs: RUNS_NEAR_GOAL },
+    {
+      format: 'taridx',
+      operation: 'index shards (vs tar -tf)',
+      items,
+      goal: '≤ 1.0',
+      runs: RUNS_NEAR_GOAL,
+      allocation: { count: items, unit: 'header' },
+    },
     index,
     {
       name: 'tar -tf',
@@ -141,6 +148,7 @@ export default async function run(b: Bench): Promise<void> {
       items,
       goal: '≤ 1.3',
       runs: RUNS_NEAR_GOAL,
+      allocation: { count: items, unit: 'header' },
     },
     index,
     {
@@ -188,6 +196,7 @@ export default async function run(b: Bench): Promise<void> {
       bytes: payloadBytes,
       goal: '≤ 1.2',
       runs: RUNS_NEAR_GOAL,
+      allocation: { count: lookups, unit: 'sample' },
     },
     async () => {
       for (const pick of picks)
@@ -205,6 +214,7 @@ export default async function run(b: Bench): Promise<void> {
       bytes: payloadBytes,
       goal: '≤ 1.2',
       runs: RUNS_NEAR_GOAL,
+      allocation: { count: lookups, unit: 'sample' },
     },
     async () => {
       const options = { reuse: true };
@@ -225,6 +235,7 @@ export default async function run(b: Bench): Promise<void> {
       items: lookups,
       bytes: payloadBytes,
       goal: '≥ 50,000 keys/s',
+      allocation: { count: lookups, unit: 'key' },
     },
     async () => {
       for (const key of keys) {

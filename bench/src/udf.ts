@@ -127,6 +127,7 @@ export default async function run(b: Bench): Promise<void> {
       operation: `open + walk ${n.toLocaleString('en-US')} datasets (headers, DATASET tables)`,
       bytes: graphSize,
       items: n,
+      allocation: { count: n, unit: 'dataset' },
     },
     async () => {
       const reader = await openUdfFile(graphFile);
@@ -144,6 +145,7 @@ export default async function run(b: Bench): Promise<void> {
       operation: `open + walk ${n.toLocaleString('en-US')} datasets step by step (no promise on a local file)`,
       bytes: graphSize,
       items: n,
+      allocation: { count: n, unit: 'dataset' },
     },
     async () => {
       const reader = await openUdfFile(graphFile);
@@ -167,6 +169,7 @@ export default async function run(b: Bench): Promise<void> {
       operation: `open + walk ${n.toLocaleString('en-US')} datasets × 8 tables, decode every table`,
       bytes: graphSize,
       items: n * 8,
+      allocation: { count: n * 8, unit: 'table' },
     },
     async () => {
       const reader = await openUdfFile(graphFile);

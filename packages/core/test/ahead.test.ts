@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type Awaitable,
   type ByteSource,
@@ -132,6 +132,54 @@ describe('ReadAhead', () => {
     for (let i = 1; i < source.reads.length; i++)
       expect(source.reads[i][0]).toBe(source.reads[i - 1][0] + source.reads[i - 1][1]);
     expect(source.reads.length).toBeLessThanOrEqual(Math.ceil(ranges[ranges.length - 1][1] / 4096) + 1);
+  });
+
+  it('hands out fresh windows whose whole buffer holds only bytes read or zeros, never old memory', async () => {
+    // Fresh windows come from Node's uninitialised memory; here it is full of 0xAA, so any
+    // byte of a window's buffer that was neither read nor cleared would show.
+    const unsafe = vi
+      .spyOn(Buffer, 'allocUnsafeSlow')
+      .mockImplementation((size: number) => Buffer.alloc(size, 0xaa));
+    try {
+      const window = 64 * 1024;
+      const source = new MemorySource(new Uint8Array(5 * window - 877), 'zeros.bin');
+      const ahead = new ReadAhead(source, { chunk: window });
+      for (let at = 0; at < source.size; ) {
+        const hi = Math.min(source.size, at + 40_000);
+        await ahead.advance(at, hi);
+        ahead.prefetch();
+        const whole = new Uint8Array(ahead.bytes.buffer);
+        if (whole.some((b) => b !== 0)) expect.fail(`the window at ${at} shows bytes nobody read`);
+        at = hi;
+      }
+      await ahead.settle();
+      expect(unsafe).toHaveBeenCalled();
+    } finally {
+      unsafe.mockRestore();
+    }
+  });
+
+  it('clears what a short read left unfilled', async () => {
+    const unsafe = vi
+      .spyOn(Buffer, 'allocUnsafeSlow')
+      .mockImplementation((size: number) => Buffer.alloc(size, 0xaa));
+    // A source that says it holds 3,000 bytes and then delivers 1,000 (a file cut while read).
+    const short: ByteSource = {
+      name: 'short.bin',
+      size: 3000,
+      read: (_offset, _length, request) => {
+        request?.into?.fill(0, 0, 1000);
+        return request?.into ? request.into.subarray(0, 1000) : new Uint8Array(1000);
+      },
+    };
+    try {
+      const ahead = new ReadAhead(short, { chunk: 1024 });
+      await ahead.advance(0, 500);
+      expect(ahead.hi).toBe(1000);
+      expect(new Uint8Array(ahead.bytes.buffer).every((b) => b === 0)).toBe(true);
+    } finally {
+      unsafe.mockRestore();
+    }
   });
 
   it('reads records larger than a chunk directly', async () => {

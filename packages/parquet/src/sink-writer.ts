@@ -3,6 +3,8 @@ import { ByteWriter } from 'hyparquet-writer';
 
 /** Bytes the encoder may hold before they are set aside for the sink (the buffer then restarts). */
 const SPILL_AT = 1 << 20;
+/** Chunks from this size on are handed to the sink as they are (see appendChunk). */
+const HAND_OVER_AT = 16 << 10;
 
 /**
  * hyparquet-writer's `Writer` over a core ByteSink. The encoder writes synchronously into a
@@ -28,6 +30,20 @@ export class SinkWriter extends ByteWriter {
     if (this.index === 0) return;
     this.pending.push(new Uint8Array(this.buffer.slice(0, this.index)));
     this.index = 0;
+  }
+
+  /**
+   * Appends bytes the caller hands over (a compressed page, never written to again): a large
+   * chunk goes to the sink as it is, after the buffered bytes, instead of through the buffer.
+   */
+  appendChunk(bytes: Uint8Array): void {
+    if (bytes.length < HAND_OVER_AT) {
+      this.appendBytes(bytes);
+      return;
+    }
+    this.setAside();
+    this.pending.push(bytes);
+    this.offset += bytes.length;
   }
 
   async flush(): Promise<void> {

@@ -143,12 +143,19 @@ describe('broken files', () => {
 
   it('a page header counting 2^32 - 1 values is refused before hyparquet loops over them', async () => {
     // A mutant the fuzzer found: hyparquet filled an array of the page's stated count for minutes.
-    const bytes = applyMutations(await sampleFile('gzip', true), [
-      { kind: 'u64', at: 1075, value: 4294967295n },
-      { kind: 'copy', from: 8, to: 1717, length: 8 },
+    // Found at fixed offsets (1075, 1717) of a file whose first row group was longer; here at the
+    // same places: 15 bytes into row group 1's `name` chunk (its page header's row count), the
+    // same eight bytes there (the u64 was written big-endian at an odd offset), and 5 bytes
+    // before row group 2.
+    const sample = await sampleFile('gzip', true);
+    const groups = (await parquetPlugin.open(fileTarget(new MemorySource(sample)))).metadata.row_groups;
+    const name = Number(groups[1].columns[1].meta_data!.data_page_offset);
+    const bytes = applyMutations(sample, [
+      { kind: 'u64', at: name + 15, value: (name + 15) % 2 ? 4294967295n : 0xffffffff00000000n },
+      { kind: 'copy', from: 8, to: Number(groups[2].columns[0].meta_data!.data_page_offset) - 5, length: 8 },
     ]);
     const report = await parquetPlugin.validate(fileTarget(new MemorySource(bytes)));
-    expect(report.errors[0]).toMatchObject({ code: 'InvalidValue', offset: 1278 });
+    expect(report.errors[0]).toMatchObject({ code: 'InvalidValue', offset: name + 218 });
     expect(report.errors[0].message).toMatch(/column name: a page header does not decode/);
   }, 60_000);
 

@@ -113,6 +113,8 @@ export class Utf8Column implements Iterable<string> {
 /** V8 copies a slice shorter than this (a longer one is a view of the decoded text). */
 const SHORT = 13;
 const INTERNED_MAX = 1024;
+/** Open-addressing slots for the interned values: a power of two, at most half full. */
+const SLOTS = 2 * INTERNED_MAX;
 /** Values looked at before interning stops when under half of them were repeats. */
 const INTERN_TRIAL = 4096;
 
@@ -125,7 +127,7 @@ const INTERN_TRIAL = 4096;
  */
 function sliceAscii(text: string, bytes: Uint8Array, offsets: Uint32Array, out: string[]): string[] {
   const first = offsets[0];
-  const interned = new Map<number, string>();
+  const table = new InternTable(bytes);
   let shorts = 0;
   let repeats = 0;
   let interning = true;
@@ -136,20 +138,61 @@ function sliceAscii(text: string, bytes: Uint8Array, offsets: Uint32Array, out: 
       out[i] = text.slice(start - first, end - first);
       continue;
     }
-    let hash = end - start;
-    for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k], 0x01000193);
-    const known = interned.get(hash);
-    if (known !== undefined && known.length === end - start && text.startsWith(known, start - first)) {
+    const slot = table.find(start, end);
+    const known = table.values[slot];
+    if (known !== undefined) {
       out[i] = known;
       repeats++;
     } else {
       const value = text.slice(start - first, end - first);
       out[i] = value;
-      if (known === undefined && interned.size < INTERNED_MAX) interned.set(hash, value);
+      table.add(slot, start, end, value);
     }
     if (++shorts === INTERN_TRIAL && repeats < INTERN_TRIAL / 2) interning = false;
   }
   return out;
+}
+
+/**
+ * Short values by their bytes: a typed-array hash table compared byte by byte, so a repeat
+ * costs a hash and a compare of at most 12 bytes, not a Map lookup and a string compare.
+ */
+class InternTable {
+  readonly values: (string | undefined)[] = new Array(SLOTS).fill(undefined);
+  private readonly starts = new Int32Array(SLOTS);
+  private readonly lengths = new Int32Array(SLOTS);
+  private size = 0;
+
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** The slot holding bytes[start, end), or the empty slot where it would go. */
+  find(start: number, end: number): number {
+    const bytes = this.bytes;
+    const length = end - start;
+    let hash = length;
+    for (let k = start; k < end; k++) hash = Math.imul(hash ^ bytes[k], 0x01000193);
+    let slot = (hash ^ (hash >>> 15)) & (SLOTS - 1);
+    while (this.values[slot] !== undefined) {
+      if (this.lengths[slot] === length && this.sameBytes(this.starts[slot], start, length)) return slot;
+      slot = (slot + 1) & (SLOTS - 1);
+    }
+    return slot;
+  }
+
+  /** Keeps `value` in the empty `slot` find returned, while the table has room. */
+  add(slot: number, start: number, end: number, value: string): void {
+    if (this.size >= INTERNED_MAX) return;
+    this.values[slot] = value;
+    this.starts[slot] = start;
+    this.lengths[slot] = end - start;
+    this.size++;
+  }
+
+  private sameBytes(a: number, b: number, length: number): boolean {
+    const bytes = this.bytes;
+    for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
+    return true;
+  }
 }
 
 function isAscii(bytes: Uint8Array): boolean {

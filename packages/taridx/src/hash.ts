@@ -12,6 +12,11 @@ export async function loadHasher(): Promise<XXHashAPI> {
   return ready;
 }
 
+/** Whether `hasher` is xxhash-wasm's (loadHasher's): XXH64 itself, which other code may compute too. */
+export function isXxh64(hasher: XXHashAPI): boolean {
+  return hasher === ready;
+}
+
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(256);
 

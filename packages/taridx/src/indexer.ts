@@ -9,7 +9,7 @@ import {
 } from '@binscope/core';
 import { MAX_SHARDS, fail } from './layout.js';
 import { compareShardNames, listShards } from './shards.js';
-import { nameEnd, walkTar } from './tar.js';
+import { walkTar } from './tar-walk.js';
 import { TaridxBuilder } from './write.js';
 
 export interface IndexOptions extends ReadOptions {
@@ -115,20 +115,14 @@ async function walkShards(
     const fid = firstFid + i;
     const source = sources[i];
     const file = source.name;
-    const origin = { file, offset: 0 };
     try {
-      await walkTar(
-        source,
-        (h) => {
-          origin.offset = h.offset;
-          builder.addName(fid, h.offset, h.size, h.block, h.at, nameEnd(h.block, h.at), origin);
-        },
-        {
-          signal: options.signal,
-          onBytes:
-            progress && ((done) => progress({ phase: 'index', done: before + done, total, unit: 'bytes' })),
-        },
-      );
+      // The walk hands each header straight to the builder: no object or closure per header.
+      builder.beginShard(fid, file);
+      await walkTar(source, builder, {
+        signal: options.signal,
+        onBytes:
+          progress && ((done) => progress({ phase: 'index', done: before + done, total, unit: 'bytes' })),
+      });
     } catch (error) {
       throw withLocation(error, { file });
     }

@@ -1,10 +1,13 @@
-import { readU64 } from '@binscope/core/binary';
 import type { XXHashAPI } from 'xxhash-wasm';
-import { splitName } from './tar.js';
-import { hashBytes, loadHasher } from './hash.js';
-import { assemble, textBlock } from './encode.js';
+import { NAME_NEW_SLOT, NAME_SAME, NAME_UNCACHED } from './header-wasm.js';
+import { scanName, splitName } from './tar.js';
+import type { HeaderSink } from './tar-walk.js';
+import { hashBytes, isXxh64, loadHasher } from './hash.js';
+import { hashStemText } from './stem-hash.js';
+import { headBytes, textBlock } from './encode.js';
 import { markPartial, type PartialRange } from './partial-layout.js';
-import { MAX_EXTENSIONS, MAX_SHARDS, putU64, R, ROW_SIZE, fail } from './layout.js';
+import { MAX_SHARDS, putU64, R, ROW_SIZE, fail } from './layout.js';
+import { ExtensionTable } from './extensions.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // replacement mode, as upstream's decode('utf-8', 'replace')
@@ -26,18 +29,22 @@ export interface MemberOrigin {
  * hash into cache-sized buckets. A hash-table probe per new stem during the walk costs
  * random memory accesses that, at a 512-byte read per header, slow the walk down by a third.
  */
-export class TaridxBuilder {
-  private rows: Uint8Array = new Uint8Array(ROW_SIZE * 1024);
-  private view = new DataView(this.rows.buffer);
+export class TaridxBuilder implements HeaderSink {
+  /**
+   * The rows as they arrive, a column each: fid | extid << 16, offset, size. The 32-byte
+   * records are written once, into the index itself, in finish(): a growing record table
+   * (fresh zeroed memory, copied on each doubling) cost more during the walk than the records.
+   */
+  private rowTag = new Uint32Array(1024);
+  private rowOffset = new Float64Array(1024);
+  private rowSize = new Float64Array(1024);
   private count = 0;
-  private readonly extIds = new Map<string, number>();
-  private readonly extensions: string[] = [];
-  /** Recently seen raw extension bytes → id, checked before decoding anything. */
-  private readonly extCache: Array<{ bytes: Uint8Array; id: number }> = [];
+  private readonly extensions = new ExtensionTable();
   /** Stem occurrences (a new one whenever the stem differs from the previous member's). */
   private occTotal = 0;
-  private occLo: Uint32Array = new Uint32Array(1024);
-  private occHi: Uint32Array = new Uint32Array(1024);
+  /** Each occurrence's hash halves: filled in finish(). */
+  private occLo = new Uint32Array(0);
+  private occHi = new Uint32Array(0);
   /** First row of each occurrence; its rows run to the next occurrence's first row. */
   private occRow: Uint32Array = new Uint32Array(1024);
   private occTextStart: Uint32Array = new Uint32Array(1024);
@@ -45,10 +52,14 @@ export class TaridxBuilder {
   /** Stem text (UTF-8, after U+FFFD replacement) of every occurrence, back to back. */
   private stemText: Uint8Array = new Uint8Array(16 * 1024);
   private stemTextUsed = 0;
-  /** File names by fid, for errors found in `finish`. */
+  /** File names by fid, for errors. */
   private readonly files: string[] = [];
   private readonly prevStem = new Uint8Array(100);
   private prevStemLength = -1;
+  /** The shard addHeader's headers belong to (beginShard). */
+  private fid = 0;
+  /** Extension ids by the slots of the walk's name scan (NameCode). */
+  private readonly slotExt = new Int32Array(64);
 
   private constructor(private readonly hasher: XXHashAPI) {}
 
@@ -76,109 +87,187 @@ export class TaridxBuilder {
     end: number,
     origin?: MemberOrigin,
   ): void {
-    if (fid < 0 || fid >= MAX_SHARDS || !Number.isInteger(fid)) {
-      throw fail(
-        'UnsupportedFeature',
-        `fid ${fid}: a .taridx addresses at most ${MAX_SHARDS} shards`,
-        undefined,
-      );
-    }
+    checkFid(fid);
     if (origin?.file !== undefined && this.files[fid] === undefined) this.files[fid] = origin.file;
     const { stemStart, dot } = splitName(block, start, end);
-    const stemEnd = dot < 0 ? end : dot;
-    const stemLength = stemEnd - stemStart;
-    if (
-      this.count === 0 ||
-      stemLength !== this.prevStemLength ||
-      !sameBytes(block, stemStart, this.prevStem, stemLength)
-    ) {
-      this.addOccurrence(block, stemStart, stemEnd);
-      if (stemLength <= this.prevStem.byteLength) {
-        const prev = this.prevStem;
-        for (let k = 0; k < stemLength; k++) prev[k] = block[stemStart + k];
-        this.prevStemLength = stemLength;
-      } else {
-        this.prevStemLength = -1;
+    this.addRow(fid, offset, size, block, stemStart, dot, end, origin?.offset, origin?.file);
+  }
+
+  /** The shard whose headers addHeader adds next: its fid and name (for errors). */
+  beginShard(fid: number, file: string): void {
+    checkFid(fid);
+    this.fid = fid;
+    if (this.files[fid] === undefined) this.files[fid] = file;
+  }
+
+  /**
+   * Adds the row for the tar header `block[at..at + 512)` of the shard of beginShard (the
+   * indexer's walk calls this once per member). `name`, when the walk has it, is the name
+   * field already scanned by header-wasm.ts (a NameCode): then what is left here is a few bit
+   * operations, a stem comparison when the stem may be new, and the row.
+   */
+  addHeader(block: Uint8Array, at: number, offset: number, size: number, name = -1): void {
+    const fid = this.fid;
+    if (name < 0) {
+      const { stemStart, dot, end } = scanName(block, at);
+      this.addRow(fid, offset, size, block, stemStart, dot, end, offset, this.files[fid]);
+      return;
+    }
+    const end = at + (name & 0x7f);
+    const stemStart = at + ((name >>> 7) & 0x7f);
+    const dotField = (name >>> 14) & 0x7f;
+    const dot = dotField === 0 ? -1 : at + dotField - 1;
+    if ((name & NAME_SAME) === 0) {
+      // Not the stem of the walk's previous header (or its first): compared with the last row's.
+      const stemEnd = dot < 0 ? end : dot;
+      const stemLength = stemEnd - stemStart;
+      if (stemLength !== this.prevStemLength || !sameBytes(block, stemStart, this.prevStem, stemLength)) {
+        this.newStem(block, stemStart, stemEnd);
       }
     }
-    const extid = this.extId(block, dot, end, origin);
-
-    if ((this.count + 1) * ROW_SIZE > this.rows.byteLength) {
-      const bigger = new Uint8Array(this.rows.byteLength * 2);
-      bigger.set(this.rows);
-      this.rows = bigger;
-      this.view = new DataView(bigger.buffer);
+    let extid: number;
+    if ((name & NAME_UNCACHED) !== 0) extid = this.extIdOf(block, dot, end, offset);
+    else {
+      // The walk's slot for this extension: mapped to its id the first time the walk meets it.
+      const slot = (name >>> 22) & 0x3f;
+      if ((name & NAME_NEW_SLOT) !== 0) this.slotExt[slot] = this.extIdOf(block, dot, end, offset);
+      extid = this.slotExt[slot];
     }
-    const at = this.count * ROW_SIZE;
-    const view = this.view;
-    view.setUint16(at + R.fid, fid, true);
-    putU64(view, at + R.offset, offset);
-    putU64(view, at + R.size, size);
-    view.setUint16(at + R.extid, extid, true);
-    // Crash ids are settled and keyhashes written in finish(); almost every row keeps crash id 0.
-    view.setUint32(at + R.crashid, 0, true);
-    this.count++;
+    this.appendRow(fid, extid, offset, size);
+  }
+
+  /** The id of the extension after `dot` (-1: none) up to `end` of a header at `offset`. */
+  private extIdOf(block: Uint8Array, dot: number, end: number, offset: number): number {
+    const id = this.extensions.cached(block, dot < 0 ? end : dot + 1, end);
+    return id >= 0 ? id : this.extensions.idOf(block, dot, end, offset, this.files[this.fid]);
+  }
+
+  /**
+   * Adds the row of a member whose name is `block[..end)`, its stem starting at `stemStart`
+   * and its extension after `dot` (-1: none); `offset` and `file` locate errors.
+   */
+  private addRow(
+    fid: number,
+    offset: number,
+    size: number,
+    block: Uint8Array,
+    stemStart: number,
+    dot: number,
+    end: number,
+    errorOffset: number | undefined,
+    errorFile: string | undefined,
+  ): void {
+    const stemEnd = dot < 0 ? end : dot;
+    const stemLength = stemEnd - stemStart;
+    if (stemLength !== this.prevStemLength || !sameBytes(block, stemStart, this.prevStem, stemLength)) {
+      this.newStem(block, stemStart, stemEnd);
+    }
+    const extStart = dot < 0 ? end : dot + 1;
+    let extid = this.extensions.cached(block, extStart, end);
+    if (extid < 0) extid = this.extensions.idOf(block, dot, end, errorOffset, errorFile);
+    this.appendRow(fid, extid, offset, size);
+  }
+
+  private appendRow(fid: number, extid: number, offset: number, size: number): void {
+    const row = this.count;
+    if (row === this.rowTag.length) this.growRows();
+    this.rowTag[row] = fid | (extid << 16);
+    this.rowOffset[row] = offset;
+    this.rowSize[row] = size;
+    this.count = row + 1;
+  }
+
+  private growRows(): void {
+    const tag = new Uint32Array(this.rowTag.length * 2);
+    tag.set(this.rowTag);
+    this.rowTag = tag;
+    const offset = new Float64Array(this.rowOffset.length * 2);
+    offset.set(this.rowOffset);
+    this.rowOffset = offset;
+    const size = new Float64Array(this.rowSize.length * 2);
+    size.set(this.rowSize);
+    this.rowSize = size;
+  }
+
+  /**
+   * A member whose stem differs from the previous member's: a new occurrence, and the stem
+   * kept for the next comparison (stems longer than a tar name field are not: -1 never matches).
+   */
+  private newStem(block: Uint8Array, start: number, end: number): void {
+    this.addOccurrence(block, start, end);
+    const length = end - start;
+    if (length <= this.prevStem.length) {
+      const prev = this.prevStem;
+      for (let k = 0; k < length; k++) prev[k] = block[start + k];
+      this.prevStemLength = length;
+    } else {
+      this.prevStemLength = -1;
+    }
   }
 
   /** Records a stem occurrence starting at the next row: its text (hashed in finish). */
   private addOccurrence(block: Uint8Array, start: number, end: number): void {
-    let ascii = true;
-    for (let i = start; i < end; i++) {
-      if (block[i] >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    // Non-ASCII names hash the re-encoded text, so U+FFFD replacements hash as EF BF BD, and
-    // two byte strings that decode alike are one stem.
-    let text = block;
-    let textStart = start;
-    let textEnd = end;
-    if (!ascii) {
-      text = encoder.encode(decoder.decode(block.subarray(start, end)));
-      textStart = 0;
-      textEnd = text.byteLength;
-    }
-    const length = textEnd - textStart;
     const index = this.occTotal++;
-    if (index === this.occLo.length) {
-      this.occLo = grow32(this.occLo);
-      this.occHi = grow32(this.occHi);
+    if (index === this.occRow.length) {
       this.occRow = grow32(this.occRow);
       this.occTextStart = grow32(this.occTextStart);
       this.occTextLength = grow32(this.occTextLength);
     }
-    if (this.stemTextUsed + length > this.stemText.byteLength) {
-      const bigger = new Uint8Array(Math.max(2 * this.stemText.byteLength, this.stemTextUsed + length));
-      bigger.set(this.stemText.subarray(0, this.stemTextUsed));
-      this.stemText = bigger;
-    }
-    const arena = this.stemText;
     const at = this.stemTextUsed;
-    for (let k = 0; k < length; k++) arena[at + k] = text[textStart + k];
-    this.stemTextUsed += length;
+    let length = end - start;
+    let arena = this.reserveStemText(length);
+    let high = 0;
+    for (let k = 0; k < length; k++) {
+      const b = block[start + k];
+      arena[at + k] = b;
+      high |= b;
+    }
+    if (high >= 0x80) {
+      // Non-ASCII names hash the re-encoded text, so U+FFFD replacements hash as EF BF BD, and
+      // two byte strings that decode alike are one stem.
+      const text = encoder.encode(decoder.decode(block.subarray(start, end)));
+      length = text.byteLength;
+      arena = this.reserveStemText(length);
+      arena.set(text, at);
+    }
+    this.stemTextUsed = at + length;
     this.occRow[index] = this.count;
     this.occTextStart[index] = at;
     this.occTextLength[index] = length;
   }
 
+  /** The stem arena, grown to hold `length` more bytes. */
+  private reserveStemText(length: number): Uint8Array {
+    if (this.stemTextUsed + length > this.stemText.length) {
+      const bigger = new Uint8Array(Math.max(2 * this.stemText.length, this.stemTextUsed + length));
+      bigger.set(this.stemText.subarray(0, this.stemTextUsed));
+      this.stemText = bigger;
+    }
+    return this.stemText;
+  }
+
   /**
-   * Each stem's hash, written into its rows' keyhash: in one pass at the end, not between the
-   * header reads, whose cost a call per new stem raised (bench/NOTES.md, 2026-11-27).
+   * Each occurrence's stem hash: in one pass at the end, not between the header reads, whose
+   * cost a call per new stem raised (bench/NOTES.md, 2026-11-27).
    */
   private hashStems(): void {
-    const { hasher, stemText, occTextStart, occTextLength, occRow, occLo, occHi, view } = this;
-    for (let k = 0; k < this.occTotal; k++) {
+    const n = this.occTotal;
+    if (this.occLo.length !== n) {
+      this.occLo = new Uint32Array(n);
+      this.occHi = new Uint32Array(n);
+    }
+    const { hasher, stemText, occTextStart, occTextLength, occLo, occHi } = this;
+    // XXH64 of every stem in one WebAssembly call (stem-hash.ts), unless a test gave a hasher of its own.
+    if (
+      isXxh64(hasher) &&
+      hashStemText(stemText, this.stemTextUsed, occTextStart, occTextLength, n, occLo, occHi)
+    ) {
+      return;
+    }
+    for (let k = 0; k < n; k++) {
       const hash = hashBytes(hasher, stemText, occTextStart[k], occTextStart[k] + occTextLength[k]);
-      const lo = hash[0];
-      const hi = hash[1];
-      occLo[k] = lo;
-      occHi[k] = hi;
-      const end = k + 1 < this.occTotal ? occRow[k + 1] : this.count;
-      for (let row = occRow[k]; row < end; row++) {
-        view.setUint32(row * ROW_SIZE + R.keyhash, lo, true);
-        view.setUint32(row * ROW_SIZE + R.keyhash + 4, hi, true);
-      }
+      occLo[k] = hash[0];
+      occHi[k] = hash[1];
     }
   }
 
@@ -296,13 +385,13 @@ export class TaridxBuilder {
       const stem = decoder.decode(stemText.subarray(occTextStart[k], occTextStart[k] + occTextLength[k]));
       if (stem.includes('\n')) {
         const row = this.occRow[k];
-        const fid = this.view.getUint16(row * ROW_SIZE + R.fid, true);
+        const fid = this.rowTag[row] & 0xffff;
         throw fail(
           everyStem ? 'UnsupportedFeature' : 'InvalidValue',
           everyStem
             ? `stem ${JSON.stringify(stem)} contains "\\n", which a partial index cannot list; index the fold in one pass`
             : `stem ${JSON.stringify(stem)} needs a crash-table entry but contains "\\n"`,
-          readU64(this.view, row * ROW_SIZE + R.offset),
+          this.rowOffset[row],
           this.files[fid],
         );
       }
@@ -310,40 +399,6 @@ export class TaridxBuilder {
       crashOf[k] = crashStems.length;
     }
     return { same, crashOf, crashStems, stems };
-  }
-
-  private extId(block: Uint8Array, dot: number, end: number, origin?: MemberOrigin): number {
-    const start = dot < 0 ? end : dot + 1;
-    const length = end - start;
-    for (const entry of this.extCache) {
-      if (entry.bytes.byteLength === length && sameBytes(block, start, entry.bytes, length)) return entry.id;
-    }
-    const raw = block.subarray(start, end);
-    const ext = dot < 0 ? '' : decoder.decode(raw).toLowerCase();
-    let id = this.extIds.get(ext);
-    if (id === undefined) {
-      if (ext.includes('\n')) {
-        throw fail(
-          'InvalidValue',
-          `extension ${JSON.stringify(ext)} contains "\\n", which the index cannot store`,
-          origin?.offset,
-          origin?.file,
-        );
-      }
-      id = this.extensions.length;
-      if (id >= MAX_EXTENSIONS) {
-        throw fail(
-          'UnsupportedFeature',
-          `more than ${MAX_EXTENSIONS} distinct extensions (extid is 16 bits)`,
-          origin?.offset,
-          origin?.file,
-        );
-      }
-      this.extIds.set(ext, id);
-      this.extensions.push(ext);
-    }
-    if (this.extCache.length < 32) this.extCache.push({ bytes: raw.slice(), id });
-    return id;
   }
 
   /**
@@ -354,7 +409,6 @@ export class TaridxBuilder {
   finish(partial?: PartialRange): Uint8Array {
     this.hashStems();
     const { same, crashOf, crashStems, stems } = this.settleStems(partial !== undefined);
-    const view = this.view;
     let runs = 0;
     let prevLo = 0;
     let prevHi = 0;
@@ -367,24 +421,56 @@ export class TaridxBuilder {
       prevLo = lo;
       prevHi = hi;
       prevCrash = crashid;
-      if (crashid === 0) continue;
-      const end = k + 1 < this.occTotal ? this.occRow[k + 1] : this.count;
-      for (let row = this.occRow[k]; row < end; row++)
-        view.setUint32(row * ROW_SIZE + R.crashid, crashid, true);
     }
-    const ext = textBlock(this.extensions, 'extension');
+    const ext = textBlock(this.extensions.names, 'extension');
     const crash = textBlock(crashStems, 'crash stem');
-    const out = assemble(
+    const head = headBytes(
       ext,
       crash,
-      this.extensions.length,
+      this.extensions.names.length,
       crashStems.length,
-      { bytes: this.rows, count: this.count },
+      this.count,
       stems,
-      runs,
+      runs === stems,
     );
+    const out = new Uint8Array(head.byteLength + this.count * ROW_SIZE);
+    out.set(head);
+    this.writeRows(out, head.byteLength, same, crashOf);
     if (partial) markPartial(out, partial);
     return out;
+  }
+
+  /** The 32-byte records, from `at` in `out`: each occurrence's rows get its keyhash and crash id. */
+  private writeRows(out: Uint8Array, at: number, same: Int32Array, crashOf: Uint32Array): void {
+    const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+    const { occRow, occLo, occHi, rowTag, rowOffset, rowSize } = this;
+    for (let k = 0; k < this.occTotal; k++) {
+      const crashid = crashOf[same[k]];
+      const lo = occLo[k];
+      const hi = occHi[k];
+      const end = k + 1 < this.occTotal ? occRow[k + 1] : this.count;
+      for (let row = occRow[k]; row < end; row++) {
+        const record = at + row * ROW_SIZE;
+        const tag = rowTag[row];
+        view.setUint16(record + R.fid, tag & 0xffff, true);
+        putU64(view, record + R.offset, rowOffset[row]);
+        putU64(view, record + R.size, rowSize[row]);
+        view.setUint16(record + R.extid, tag >>> 16, true);
+        view.setUint32(record + R.crashid, crashid, true);
+        view.setUint32(record + R.keyhash, lo, true);
+        view.setUint32(record + R.keyhash + 4, hi, true);
+      }
+    }
+  }
+}
+
+function checkFid(fid: number): void {
+  if (fid < 0 || fid >= MAX_SHARDS || !Number.isInteger(fid)) {
+    throw fail(
+      'UnsupportedFeature',
+      `fid ${fid}: a .taridx addresses at most ${MAX_SHARDS} shards`,
+      undefined,
+    );
   }
 }
 
