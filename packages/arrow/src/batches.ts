@@ -1,5 +1,7 @@
 import {
+  type ColumnBatch,
   FormatError,
+  type NumericArray,
   type TabularField,
   type TabularOptions,
   type Value,
@@ -7,7 +9,7 @@ import {
 } from '@binscope/core';
 import type { Field as CoreField } from '@binscope/core';
 import { makeData, RecordBatch, type Schema, Struct } from 'apache-arrow';
-import { type ColumnFill, columnFill } from './columns.js';
+import { type ColumnFill, columnFill, FixedFill } from './columns.js';
 import type { ExportSchema } from './schema-out.js';
 
 /** Default most rows per record batch: large enough that per-batch costs vanish. */
@@ -51,16 +53,52 @@ export class BatchBuilder {
 
   /** Adds one record's values (a missing value is a null). */
   append(values: { readonly [field: string]: Value | undefined }, index: number): void {
-    for (const column of this.columns) {
-      const plain = tabularValue(values[column.source.name], column.source.type, this.options);
-      if (plain === null && !column.field.nullable)
-        throw new FormatError(
-          'InvalidValue',
-          `record ${index}: ${column.field.name} is null, but its schema says it is never null`,
-        );
-      column.fill.append(plain);
-    }
+    for (const column of this.columns) this.appendValue(column, values[column.source.name], index);
     this.rows++;
+  }
+
+  /**
+   * Rows of a column run from `from` on, as many as fit this batch's bounds: how many were
+   * added. When every column is a typed array of its Arrow type, they are copied whole, up to
+   * the row where the records would have filled the batch; otherwise one row, value by value.
+   */
+  appendRun(run: ColumnBatch, from: number): number {
+    const whole = this.wholeRows(run, from);
+    if (whole === 0) {
+      for (const column of this.columns)
+        this.appendValue(column, run.columns[column.source.name]?.[from], run.offset + from);
+      this.rows++;
+      return 1;
+    }
+    for (const column of this.columns) {
+      const values = run.columns[column.source.name] as NumericArray;
+      (column.fill as FixedFill).appendArray(values.subarray(from, from + whole));
+    }
+    this.rows += whole;
+    return whole;
+  }
+
+  /** How many rows of `run` from `from` on go in whole (0: not every column can). */
+  private wholeRows(run: ColumnBatch, from: number): number {
+    let rowBytes = 0;
+    for (const column of this.columns) {
+      const fill = column.fill;
+      if (!(fill instanceof FixedFill) || !fill.takesWhole(run.columns[column.source.name])) return 0;
+      rowBytes += fill.elementBytes;
+    }
+    // The records would end the batch at the first row that brings it to its byte bound.
+    const byBytes = Math.max(1, Math.ceil((this.limits.bytes - this.bytes) / Math.max(1, rowBytes)));
+    return Math.min(run.rows - from, this.limits.rows - this.rows, byBytes);
+  }
+
+  private appendValue(column: Column, raw: Value | undefined, index: number): void {
+    const plain = tabularValue(raw, column.source.type, this.options);
+    if (plain === null && !column.field.nullable)
+      throw new FormatError(
+        'InvalidValue',
+        `record ${index}: ${column.field.name} is null, but its schema says it is never null`,
+      );
+    column.fill.append(plain);
   }
 
   /** Roughly the bytes of the batch so far. */

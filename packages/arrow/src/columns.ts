@@ -45,7 +45,7 @@ const INITIAL = 1024;
 type Fixed = NumericArray | BigInt64Array | BigUint64Array;
 
 /** Fixed-width numbers: 8 to 64-bit integers (64-bit ones as bigint, never through a double), floats. */
-class FixedFill implements ColumnFill {
+export class FixedFill implements ColumnFill {
   private readonly ctor: new (
     length: number,
   ) => Fixed;
@@ -78,6 +78,16 @@ class FixedFill implements ColumnFill {
     // A bigint in a narrower column is a schema that declares it so (UDF's catalogue holds every
     // table's elements as float64): the nearest value of the declared type, as Parquet writes it.
     else (this.values as Float64Array)[i] = typeof value === 'bigint' ? Number(value) : (value as number);
+  }
+
+  /** Whether `items` is a typed array of this column's own kind, which `appendArray` copies whole. */
+  takesWhole(items: unknown): items is NumericArray {
+    return ArrayBuffer.isView(items) && items.constructor === this.ctor;
+  }
+
+  /** Bytes one value takes. */
+  get elementBytes(): number {
+    return this.values.BYTES_PER_ELEMENT;
   }
 
   /** Adds every item of a typed array of this column's own kind in one copy (an ndarray's data). */

@@ -77,11 +77,23 @@ async function writeRecords(
     batches++;
     options.onProgress?.({ phase, done: rows, total: chosen.count, unit: 'items' });
   };
-  for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
-    if (record.problem) throw problemError(record.problem, input);
-    batch.append(record.values, record.index);
-    rows++;
-    if (batch.full) await flush();
+  const runs = await input.columns?.({ table: chosen.table, signal: options.signal });
+  if (runs) {
+    for await (const run of runs) {
+      for (let at = 0; at < run.rows; ) {
+        const added = batch.appendRun(run, at);
+        at += added;
+        rows += added;
+        if (batch.full) await flush();
+      }
+    }
+  } else {
+    for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
+      if (record.problem) throw problemError(record.problem, input);
+      batch.append(record.values, record.index);
+      rows++;
+      if (batch.full) await flush();
+    }
   }
   if (batch.rows > 0) await flush();
   await writer.close();

@@ -9,7 +9,7 @@ import type {
   Summary,
   Target,
 } from './plugin.js';
-import type { DataRecord, Schema, TableInfo } from './schema.js';
+import type { ColumnBatch, DataRecord, Schema, TableInfo } from './schema.js';
 import type { Scratch } from './scratch.js';
 import type { ByteSink, DirectorySink } from './sink.js';
 
@@ -120,6 +120,11 @@ export interface RecordsInput {
   /** Records of the main table or of `options.table`, streamed. */
   records(options?: RecordOptions): AsyncIterable<DataRecord>;
   /**
+   * The records as runs of columns, when the input's plugin stores them so (see
+   * `PluginCapabilities.columns`); undefined otherwise, and then `records()` is the way.
+   */
+  columns?(options?: RecordOptions): Promise<AsyncIterable<ColumnBatch> | undefined>;
+  /**
    * The stored bytes of one bytes-typed value as a source read in pieces, when the format
    * offers that (a large tar member), so an export need not hold the value whole.
    */
@@ -135,6 +140,7 @@ export interface RecordsInput {
 export function recordsInput(plugin: AnyFormatPlugin, reader: FormatReader, name: string): RecordsInput {
   const caps = plugin.capabilities;
   const valueSource = caps?.valueSource;
+  const columns = caps?.columns;
   return {
     kind: 'records',
     name,
@@ -144,6 +150,7 @@ export function recordsInput(plugin: AnyFormatPlugin, reader: FormatReader, name
       ? (options) => (caps.tables as NonNullable<typeof caps.tables>)(reader, options)
       : () => listed(reader.tables ?? []),
     records: (options) => plugin.records(reader, options),
+    columns: columns ? (options) => columns(reader, options) : undefined,
     valueSource: valueSource
       ? (index, field, options) => valueSource(reader, index, field, options)
       : undefined,

@@ -164,6 +164,7 @@ export {
 } from './registry.js';
 export {
   type ByteLocation,
+  type ColumnBatch,
   type DataRecord,
   type Field,
   fieldsByName,

@@ -4,7 +4,7 @@ import type { Problem, ValidationReport } from './errors.js';
 import type { InspectNode, InspectResult } from './inspect.js';
 import type { JsonValue } from './json.js';
 import type { NearMiss } from './registry.js';
-import type { ByteLocation, DataRecord, Schema, TableInfo } from './schema.js';
+import type { ByteLocation, ColumnBatch, DataRecord, Schema, TableInfo } from './schema.js';
 import type { DirectorySink } from './sink.js';
 import type { RowFilter } from './where.js';
 
@@ -203,6 +203,14 @@ export interface PluginCapabilities<R extends FormatReader = FormatReader> {
    * leaves `reader.tables` unset; `records(reader, { table })` and `locateRecord` take these names.
    */
   tables?(reader: R, options?: ReadOptions): AsyncIterable<TableInfo>;
+  /**
+   * The records of `options.table` (or the main records) as runs of columns, for a table the
+   * format stores by column (UDF's numeric tables): a columnar export then copies arrays instead
+   * of building a record a row. Undefined when the records asked for are not stored that way;
+   * the caller then reads `records()`. The batches hold exactly the values `records()` gives
+   * and raise the same errors; `offset` and `limit` count records, `where` is never passed.
+   */
+  columns?(reader: R, options?: RecordOptions): Promise<AsyncIterable<ColumnBatch> | undefined>;
   /**
    * The position of the record whose `schema.key` field equals `key` (in `options.table`'s
    * records when given), found without scanning every record where the format can (TARIDX

@@ -97,6 +97,20 @@ export interface ByteLocation {
   field?: string;
 }
 
+/**
+ * A run of consecutive records as one array per field (`PluginCapabilities.columns`): what a
+ * columnar export (Parquet) takes without a record object per row. Entry `k` of each column is
+ * the value of record `offset + k`, exactly as `records()` would give it: a typed array for a
+ * numeric field (one element a record), else an array of the records' values.
+ */
+export interface ColumnBatch {
+  /** Position of the batch's first record, as records() numbers them. */
+  readonly offset: number;
+  readonly rows: number;
+  /** By field name, every field of the schema read (or of `RecordOptions.columns`). */
+  readonly columns: { readonly [field: string]: ArrayLike<Value | undefined> };
+}
+
 /** One record of a table: typed values, and where they are when asked (`RecordOptions.locations`). */
 export interface DataRecord {
   /** Position in its table, as records() numbers it (what locateRecord takes). */

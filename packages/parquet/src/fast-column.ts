@@ -51,6 +51,21 @@ export class FastColumn {
     this.rows++;
   }
 
+  /**
+   * Adds a run of rows' values at once (a column batch's slice): a flat column's values go to
+   * the leaf in one call, which copies a typed array of its own type whole.
+   */
+  addRun(values: ArrayLike<unknown>): void {
+    if (this.items) {
+      for (let k = 0; k < values.length; k++) this.add(values[k]);
+      return;
+    }
+    this.defs = grown(this.defs, this.slots + values.length);
+    this.leaf.pushItems(values, this.defs, this.slots, this.maxDef, this.maxDef > 0);
+    this.slots += values.length;
+    this.rows += values.length;
+  }
+
   private addFlat(value: unknown): void {
     if (this.maxDef > 0 && this.slots === this.defs.length) this.defs = grown(this.defs, this.slots + 1);
     if (value === null || value === undefined) this.defs[this.slots] = 0;

@@ -1,10 +1,12 @@
 import {
+  type ColumnBatch,
   type ConvertOptions,
   type DataRecord,
   type ErrorCode,
   type Field,
   FormatError,
   isBinscopeError,
+  type NumericArray,
   type RecordsInput,
   type Schema,
   type TabularField,
@@ -13,6 +15,7 @@ import {
   tabularField,
   tabularValue,
   throwIfAborted,
+  type Value,
 } from '@binscope/core';
 import type { ByteSink } from '@binscope/core/binary';
 import { gzipSync } from 'fflate';
@@ -110,10 +113,22 @@ export async function writeParquet(
     rowGroups++;
     options.onProgress?.({ phase: 'export', done: rows, total: chosen.count, unit: 'items' });
   };
-  for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
-    group.add(record);
-    rows++;
-    if (group.full(limit)) await flush();
+  const runs = await input.columns?.({ table: chosen.table, signal: options.signal });
+  if (runs) {
+    for await (const batch of runs) {
+      for (let at = 0; at < batch.rows; ) {
+        const added = group.addRun(batch, at, limit);
+        at += added;
+        rows += added;
+        if (group.full(limit)) await flush();
+      }
+    }
+  } else {
+    for await (const record of input.records({ table: chosen.table, signal: options.signal })) {
+      group.add(record);
+      rows++;
+      if (group.full(limit)) await flush();
+    }
   }
   await flush();
   await encoding(where, () => writer.finish());
@@ -136,6 +151,15 @@ async function encoding(
 }
 
 type RowGroupMeta = ParquetWriter['row_groups'][number];
+
+/** "record 7", or "one of records 0–63" for a run. */
+function rowsNamed(first: number, count: number): string {
+  return count === 1 ? `record ${first}` : `one of records ${first}–${first + count - 1}`;
+}
+
+function isTypedArray(values: ArrayLike<Value | undefined> | undefined): values is NumericArray {
+  return ArrayBuffer.isView(values) && !(values instanceof DataView);
+}
 
 /**
  * The values of one row group, column by column. A column of numbers, bools, strings or bytes,
@@ -169,24 +193,60 @@ class RowGroup {
     // A record standing in for one the reader could not read carries the reader's own error.
     if (record.problem)
       throw new FormatError(record.problem.code as ErrorCode, record.problem.message, record.problem);
-    for (let i = 0; i < this.fields.length; i++) {
-      const field = this.fields[i];
-      const raw = record.values[field.name];
-      const value = this.own[i] ? (raw ?? null) : tabularValue(raw, field.type, this.tabular);
-      if (value === null && !this.columns[i].nullable)
-        throw new FormatError(
-          'InvalidValue',
-          `record ${record.index}: ${field.name} is null, but its schema says it is never null`,
-          this.where,
-        );
-      const fast = this.fast[i];
-      if (fast) this.addFast(fast, value, record.index, field.name);
-      else {
-        this.slow[i].push(columnValue(value as TabularValue, this.columns[i].type));
-        this.slowBytes += approximateSize(value as TabularValue) + VALUE_OVERHEAD;
-      }
-    }
+    for (let i = 0; i < this.fields.length; i++)
+      this.addValue(i, record.values[this.fields[i].name], record.index);
     this.rows++;
+  }
+
+  /**
+   * Rows of a column batch from `from` on, up to the next byte check (so row groups end where
+   * the same records would end them) and the row limit: how many were added. A typed array of
+   * a column the column writer takes is copied in one call; other columns go value by value.
+   */
+  addRun(batch: ColumnBatch, from: number, limit: number): number {
+    const n = Math.min(batch.rows - from, Math.max(1, this.nextCheck - this.rows), limit - this.rows);
+    for (let i = 0; i < this.fields.length; i++) {
+      const values = batch.columns[this.fields[i].name];
+      const fast = this.fast[i];
+      if (fast && this.own[i] && isTypedArray(values)) {
+        this.addFastRun(fast, values.subarray(from, from + n), batch.offset + from, i);
+        continue;
+      }
+      for (let k = from; k < from + n; k++) this.addValue(i, values?.[k], batch.offset + k);
+    }
+    this.rows += n;
+    return n;
+  }
+
+  /** Column `i`'s value of record `index` (`raw` as the record holds it). */
+  private addValue(i: number, raw: Value | undefined, index: number): void {
+    const field = this.fields[i];
+    const value = this.own[i] ? (raw ?? null) : tabularValue(raw, field.type, this.tabular);
+    if (value === null && !this.columns[i].nullable)
+      throw new FormatError(
+        'InvalidValue',
+        `record ${index}: ${field.name} is null, but its schema says it is never null`,
+        this.where,
+      );
+    const fast = this.fast[i];
+    if (fast) this.addFast(fast, value, index, field.name);
+    else {
+      this.slow[i].push(columnValue(value as TabularValue, this.columns[i].type));
+      this.slowBytes += approximateSize(value as TabularValue) + VALUE_OVERHEAD;
+    }
+  }
+
+  private addFastRun(column: FastColumn, values: NumericArray, first: number, i: number): void {
+    try {
+      column.addRun(values);
+    } catch (error) {
+      if (!(error instanceof ValueError)) throw error;
+      throw new FormatError(
+        'InvalidValue',
+        `Parquet cannot hold a value: ${rowsNamed(first, values.length)}: ${this.fields[i].name}: ${error.message}`,
+        this.where,
+      );
+    }
   }
 
   /**

@@ -13,7 +13,7 @@ import { withExtensions } from './extensions-info.js';
 import { inspectParse, inspectScbf } from './inspect.js';
 import { scbfFormat } from './magic.js';
 import { readFooterState, ScbfReader } from './read.js';
-import { scbfLocateRow, scbfRecords } from './records.js';
+import { scbfColumns, scbfLocateRow, scbfRecords } from './records.js';
 import { checkScbf, parseScbf, type ScbfParse } from './validate.js';
 
 function summarize(reader: ScbfReader): Summary {
@@ -77,6 +77,7 @@ export const scbfPlugin = definePlugin<ScbfParse, ScbfReader, 'file'>({
   locateRecord: async (reader, index) => scbfLocateRow(reader, index),
   capabilities: {
     filter: true,
+    columns: scbfColumns,
     // The S8 dialect, the same chunks the SCBF → CSV converter writes.
     csv: (reader, options = {}) =>
       scbfToCsvChunks(reader, {

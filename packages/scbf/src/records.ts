@@ -1,6 +1,7 @@
-import type { ByteLocation, DataRecord, RecordOptions, Value } from '@binscope/core';
+import type { ByteLocation, ColumnBatch, DataRecord, RecordOptions, Value } from '@binscope/core';
 import { applyCells, cellExtensions } from './cells.js';
 import type { ScbfReader } from './read.js';
+import { Utf8Column } from './utf8.js';
 import { excludedBy } from './where.js';
 
 /**
@@ -78,5 +79,31 @@ export async function* scbfRecords(
     for (const name of wanted) values[name] = row[name];
     yield { index, values, locations: located(values) };
     if (--left <= 0) return;
+  }
+}
+
+/**
+ * The rows as runs of columns (`capabilities.columns`): each decoded batch's int32 and float64
+ * arrays as they are, a utf8 column's strings as an array. Only for a file whose cells are
+ * their values (no null bitmap or dictionary in the footer) and a read without `where`;
+ * otherwise undefined, and records() is the way.
+ */
+export async function scbfColumns(
+  reader: ScbfReader,
+  options: RecordOptions = {},
+): Promise<AsyncIterable<ColumnBatch> | undefined> {
+  if (options.table !== undefined || options.where || options.locations) return undefined;
+  if ((await cellExtensions(reader)).any) return undefined;
+  return columnRuns(reader, options);
+}
+
+async function* columnRuns(reader: ScbfReader, options: RecordOptions): AsyncGenerator<ColumnBatch> {
+  for await (const batch of reader.batches(options)) {
+    const columns: Record<string, ArrayLike<Value>> = {};
+    for (let c = 0; c < batch.columns.length; c++) {
+      const values = batch.values[c];
+      columns[batch.columns[c].name] = values instanceof Utf8Column ? values.toArray() : values;
+    }
+    yield { offset: batch.start, rows: batch.length, columns };
   }
 }

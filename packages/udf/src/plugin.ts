@@ -13,7 +13,7 @@ import type { TableInfo } from './descriptor.js';
 import { inspectParse, inspectUdf } from './inspect.js';
 import { udfFormat } from './magic.js';
 import { type UdfOpenOptions, UdfReader } from './read.js';
-import { udfLocateRecord, udfRecords } from './records.js';
+import { udfColumns, udfLocateRecord, udfRecords } from './records.js';
 import { CATALOGUE_LAYOUT_FIELDS } from './schema.js';
 import { namedTables, recordTable } from './tables.js';
 import { checkUdf, parseUdf, type UdfParse } from './validate.js';
@@ -106,6 +106,7 @@ export const udfPlugin = definePlugin<UdfParse, UdfReader, 'file'>({
   layoutFields: CATALOGUE_LAYOUT_FIELDS,
   capabilities: {
     tables: udfTables,
+    columns: udfColumns,
     // Loaded when asked: readers never need the writer.
     sample: async (out) => (await import('./sample.js')).writeUdfSample(out),
   },

@@ -1,5 +1,6 @@
 import {
   type ByteLocation,
+  type ColumnBatch,
   type DataRecord,
   type FormatError,
   isBinscopeError,
@@ -12,7 +13,7 @@ import { UdfDataset } from './dataset.js';
 import type { TableInfo } from './descriptor.js';
 import type { UdfReader, UnloadedDataset } from './read.js';
 import { rowCount } from './schema.js';
-import { findTable, rowLocation, tableRows } from './tables.js';
+import { findTable, rowLocation, tableColumns, tableRows } from './tables.js';
 import {
   DATA_SHAPE,
   INDEX_NAME,
@@ -184,6 +185,15 @@ export async function* udfRecords(
     return;
   }
   yield* tableRows(await findTable(reader, options.table, options), options);
+}
+
+/** A numeric table's rows as runs of typed values (`capabilities.columns`); the catalogue is not stored by column. */
+export async function udfColumns(
+  reader: UdfReader,
+  options: RecordOptions = {},
+): Promise<AsyncIterable<ColumnBatch> | undefined> {
+  if (options.table === undefined) return undefined;
+  return tableColumns(await findTable(reader, options.table, options), options);
 }
 
 /**

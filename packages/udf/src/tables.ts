@@ -1,5 +1,6 @@
 import {
   type ByteLocation,
+  type ColumnBatch,
   type DataRecord,
   isBinscopeError,
   type NdArrayValue,
@@ -189,6 +190,37 @@ export async function* tableRows(table: NamedTable, options: RecordOptions = {})
   }
   const decoded = await dataset.read(info, options);
   for (let i = first; i < end; i++) yield record(i, decodedRow(info, decoded, i, per));
+}
+
+/**
+ * The rows of a numeric table stored plainly with one number a row, as runs of its typed
+ * values (`capabilities.columns`), read and checked a piece at a time exactly as `tableRows`
+ * reads them; undefined for any other table (tableRows then gives its records).
+ */
+export function tableColumns(
+  table: NamedTable,
+  options: RecordOptions = {},
+): AsyncIterable<ColumnBatch> | undefined {
+  const { info } = table;
+  if (rowKind(info) !== 'numeric' || info.compressInfo !== 0 || rowShape(info).length !== 0) return undefined;
+  if (options.locations) return undefined;
+  return numericRuns(table, options);
+}
+
+async function* numericRuns(table: NamedTable, options: RecordOptions): AsyncGenerator<ColumnBatch> {
+  const { info, dataset } = table;
+  const broken = dataset.broken.get(info.index);
+  if (broken) throw broken;
+  const count = rowCount(info);
+  const first = Math.min(count, Math.max(0, Math.floor(options.offset ?? 0)));
+  const end = Math.min(count, first + Math.max(0, options.limit ?? Number.POSITIVE_INFINITY));
+  const wanted = !options.columns || options.columns.includes(info.name);
+  for (let r = first; r < end; r += CHUNK_ELEMENTS) {
+    const stop = Math.min(end, r + CHUNK_ELEMENTS);
+    const values = await dataset.readValues(info, r, stop, options);
+    if (info.hint === 'index' || info.hint === 'range') checkIndexTable(dataset, info, values, r);
+    yield { offset: r, rows: stop - r, columns: wanted ? { [info.name]: values } : {} };
+  }
 }
 
 function numericRow(info: TableInfo, values: NumericArray, at: number, per: number): Value {

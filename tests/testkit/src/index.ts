@@ -48,4 +48,4 @@ export { expectProgressToEnd } from './progress.js';
 export { PYTHON, pythonModules, runPython } from './python.js';
 export { publicApi } from './public-api.js';
 export { digest, expectSameBytes } from './same.js';
-export { convertRecordsInMemory, syntheticRecords } from './records.js';
+export { columnarRecords, columnRuns, convertRecordsInMemory, syntheticRecords } from './records.js';

@@ -1,4 +1,5 @@
 import {
+  type ColumnBatch,
   type ConverterInfo,
   type ConvertReport,
   type DataRecord,
@@ -62,5 +63,51 @@ export async function convertRecordsInMemory(
     return { bytes: sink.bytes(), report };
   } finally {
     scratch.close();
+  }
+}
+
+/**
+ * A RecordsInput over columns (`columns[field][i]` is record i's value); with `run`, it also
+ * offers them as column runs of `run` rows (typed arrays as subarrays, other arrays as slices),
+ * so a test can export the same table both ways and compare.
+ */
+export function columnarRecords(
+  fields: Field[],
+  columns: Record<string, ArrayLike<Value | undefined>>,
+  count: number,
+  run?: number,
+): RecordsInput {
+  return {
+    kind: 'records',
+    name: 'columnar',
+    format: 'test',
+    schema: { fields },
+    async *tables() {},
+    async *records() {
+      for (let i = 0; i < count; i++) {
+        const values: Record<string, Value | undefined> = {};
+        for (const f of fields) values[f.name] = columns[f.name][i];
+        yield { index: i, values } satisfies DataRecord;
+      }
+    },
+    columns: run === undefined ? undefined : async () => columnRuns(columns, count, run),
+    summary: async () => ({ format: 'test', title: 'columnar', counts: {}, properties: [] }),
+  };
+}
+
+/** `columns` as runs of `run` rows. */
+export async function* columnRuns(
+  columns: Record<string, ArrayLike<Value | undefined>>,
+  count: number,
+  run: number,
+): AsyncGenerator<ColumnBatch> {
+  for (let at = 0; at < count; at += run) {
+    const end = Math.min(count, at + run);
+    const slice: Record<string, ArrayLike<Value | undefined>> = {};
+    for (const [name, values] of Object.entries(columns))
+      slice[name] = ArrayBuffer.isView(values)
+        ? (values as Float64Array).subarray(at, end)
+        : Array.prototype.slice.call(values, at, end);
+    yield { offset: at, rows: end - at, columns: slice };
   }
 }

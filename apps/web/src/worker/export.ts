@@ -123,23 +123,26 @@ function windowInput(r: Reading, w: Window, name: string): RecordsInput {
   const fields = fieldsByName(r.schema);
   const schema: Schema = w.columns ? { ...r.schema, fields: w.columns.map((c) => fields.get(c)!) } : r.schema;
   const tableOption = w.table ? { table: w.table } : {};
+  // What the window asks of the table, whichever way its records are read.
+  const windowed = (options: RecordOptions = {}): RecordOptions => {
+    const skip = Math.max(0, options.offset ?? 0);
+    const left = w.limit === undefined ? undefined : Math.max(0, w.limit - skip);
+    const limit = left === undefined ? options.limit : Math.min(left, options.limit ?? left);
+    const columns = options.columns ?? w.columns;
+    return {
+      ...options,
+      ...tableOption,
+      offset: w.offset + skip,
+      ...(limit === undefined ? {} : { limit }),
+      ...(columns ? { columns } : {}),
+    };
+  };
   return {
     ...whole,
     schema,
     tables: async function* () {},
-    records(options = {}) {
-      const skip = Math.max(0, options.offset ?? 0);
-      const left = w.limit === undefined ? undefined : Math.max(0, w.limit - skip);
-      const limit = left === undefined ? options.limit : Math.min(left, options.limit ?? left);
-      const columns = options.columns ?? w.columns;
-      return r.plugin.records(r.reader, {
-        ...options,
-        ...tableOption,
-        offset: w.offset + skip,
-        ...(limit === undefined ? {} : { limit }),
-        ...(columns ? { columns } : {}),
-      });
-    },
+    records: (options) => r.plugin.records(r.reader, windowed(options)),
+    columns: whole.columns ? (options) => whole.columns!(windowed(options)) : undefined,
     valueSource: whole.valueSource
       ? (index, field, options) => whole.valueSource!(index, field, { ...options, ...tableOption })
       : undefined,
