@@ -1,5 +1,6 @@
 import {
   type ContentField,
+  type ColumnBatch,
   type DataRecord,
   definePlugin,
   type FormatPlugin,
@@ -89,6 +90,24 @@ async function* records(reader: ArrowReader, options: RecordOptions = {}): Async
   }
 }
 
+/** The records as column runs (`capabilities.columns`): one a record batch. */
+async function columns(
+  reader: ArrowReader,
+  options: RecordOptions = {},
+): Promise<AsyncIterable<ColumnBatch> | undefined> {
+  if (options.table !== undefined || options.where || options.locations) return undefined;
+  return located(reader, reader.columnRuns(options));
+}
+
+/** Errors of a run as records() names them: with the file and format. */
+async function* located(reader: ArrowReader, runs: AsyncIterable<ColumnBatch>): AsyncGenerator<ColumnBatch> {
+  try {
+    yield* runs;
+  } catch (error) {
+    throw withLocation(error, { file: reader.name, format: reader.format });
+  }
+}
+
 function arrowPluginOf(format: LazyFormat, kind: 'file' | 'stream'): FormatPlugin<ArrowReader> {
   const { load: _load, detect: _detect, ...info } = format;
   return definePlugin<ArrowLayout, ArrowReader, 'file'>({
@@ -103,6 +122,7 @@ function arrowPluginOf(format: LazyFormat, kind: 'file' | 'stream'): FormatPlugi
     info: (reader) => summarize(format, reader),
     records,
     contentFields,
+    capabilities: { columns },
     locateRecord: async (reader, index) => {
       const at = await reader.locate(index);
       return at ? [{ offset: at.offset, length: at.metaLength + at.bodyLength }] : [];

@@ -1,4 +1,5 @@
 import {
+  type ColumnBatch,
   type DataRecord,
   type FormatReader,
   Phase,
@@ -149,7 +150,37 @@ export class ArrowReader implements FormatReader {
 
   /** Records from `offset`, batch by batch; `columns` picks and orders the fields. */
   async *records(options: RecordOptions = {}): AsyncGenerator<DataRecord> {
-    const wanted = (options.columns ?? this.schema.fields.map((f) => f.name)).map((name) => {
+    const wanted = this.wanted(options.columns);
+    for await (const { batch, first, from, to } of this.batchWindows(options)) {
+      const vectors = wanted.map((i) => batch.getChildAt(i));
+      for (let r = from; r < to; r++) {
+        const values: Record<string, Value> = {};
+        for (const [k, i] of wanted.entries()) {
+          const vector = vectors[k];
+          values[this.schema.fields[i].name] = vector ? this.columns[i].value(vector, r) : null;
+        }
+        yield { index: first + r, values };
+      }
+    }
+  }
+
+  /**
+   * The same records as column runs, one a record batch: a column of plain numbers without
+   * nulls is the batch's own typed array (no copy), any other each value as records() gives it.
+   */
+  async *columnRuns(options: RecordOptions = {}): AsyncGenerator<ColumnBatch> {
+    const wanted = this.wanted(options.columns);
+    for await (const { batch, first, from, to } of this.batchWindows(options)) {
+      const columns: Record<string, ArrayLike<Value>> = {};
+      for (const i of wanted)
+        columns[this.schema.fields[i].name] = this.columns[i].values(batch.getChildAt(i), from, to);
+      yield { offset: first + from, rows: to - from, columns };
+    }
+  }
+
+  /** Field indexes of `columns` (default: all), refusing a name the schema lacks. */
+  private wanted(columns: readonly string[] | undefined): number[] {
+    return (columns ?? this.schema.fields.map((f) => f.name)).map((name) => {
       const index = this.schema.fields.findIndex((f) => f.name === name);
       if (index < 0)
         throw new RangeError(
@@ -157,6 +188,12 @@ export class ArrowReader implements FormatReader {
         );
       return index;
     });
+  }
+
+  /** Each batch holding records of the window `offset`/`limit`, with its rows [from, to) in it. */
+  private async *batchWindows(
+    options: RecordOptions,
+  ): AsyncGenerator<{ batch: RecordBatch; first: number; from: number; to: number }> {
     let skip = Math.max(0, options.offset ?? 0);
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let first = 0;
@@ -168,15 +205,9 @@ export class ArrowReader implements FormatReader {
         continue;
       }
       const batch = await this.batch(b);
-      const vectors = wanted.map((i) => batch.getChildAt(i));
-      for (let r = skip; r < batch.numRows && left > 0; r++, left--) {
-        const values: Record<string, Value> = {};
-        for (const [k, i] of wanted.entries()) {
-          const vector = vectors[k];
-          values[this.schema.fields[i].name] = vector ? this.columns[i].value(vector, r) : null;
-        }
-        yield { index: first + r, values };
-      }
+      const to = Math.min(batch.numRows, skip + left);
+      if (to > skip) yield { batch, first, from: skip, to };
+      left -= Math.max(0, to - skip);
       skip = 0;
       first += rows;
       throwIfAborted(options.signal);

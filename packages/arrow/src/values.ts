@@ -33,6 +33,34 @@ export class ColumnReader {
     return this.convert(vector.get(row));
   }
 
+  /**
+   * Values [from, to) of `vector` (null: the batch lacks the column): the vector's own typed
+   * array where every value is a plain number of the field's type (integers and 32/64-bit
+   * floats, no nulls, one chunk: what `value` would give, element for element), else each
+   * value as `value` gives it.
+   */
+  values(vector: Vector | null, from: number, to: number): ArrayLike<Value> {
+    if (vector && vector.nullCount === 0 && vector.data.length === 1 && this.plainNumbers(vector.type)) {
+      const data = vector.data[0];
+      return (data.values as NumericArray).subarray(data.offset + from, data.offset + to);
+    }
+    const out: Value[] = new Array(to - from);
+    for (let r = from; r < to; r++) out[r - from] = vector ? this.value(vector, r) : null;
+    return out;
+  }
+
+  private plainNumbers(type: DataType): boolean {
+    if (this.mapped.asText) return false;
+    const kind = this.mapped.type.kind;
+    if (type.typeId === Type.Int) return kind === 'int';
+    // Float16 is a Uint16Array of half-float bits; its values are decoded numbers.
+    return (
+      type.typeId === Type.Float &&
+      kind === 'float' &&
+      (type as unknown as { precision: number }).precision !== 0
+    );
+  }
+
   convert(raw: unknown): Value {
     if (raw === null || raw === undefined) return null;
     if (this.mapped.asText) return String(raw);
