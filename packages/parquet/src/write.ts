@@ -240,13 +240,18 @@ class RowGroup {
     try {
       column.addRun(values);
     } catch (error) {
-      if (!(error instanceof ValueError)) throw error;
-      throw new FormatError(
-        'InvalidValue',
-        `Parquet cannot hold a value: ${rowsNamed(first, values.length)}: ${this.fields[i].name}: ${error.message}`,
-        this.where,
-      );
+      this.refused(error, rowsNamed(first, values.length), this.fields[i].name);
     }
+  }
+
+  /** The column writer's ValueError as a typed error naming the record(s) and field; others as they are. */
+  private refused(error: unknown, rows: string, name: string): never {
+    if (!(error instanceof ValueError)) throw error;
+    throw new FormatError(
+      'InvalidValue',
+      `Parquet cannot hold a value: ${rows}: ${name}: ${error.message}`,
+      this.where,
+    );
   }
 
   /**
@@ -270,12 +275,7 @@ class RowGroup {
     try {
       column.add(value);
     } catch (error) {
-      if (!(error instanceof ValueError)) throw error;
-      throw new FormatError(
-        'InvalidValue',
-        `Parquet cannot hold a value: record ${index}: ${name}: ${error.message}`,
-        this.where,
-      );
+      this.refused(error, `record ${index}`, name);
     }
   }
 
